@@ -1,0 +1,19 @@
+"""redaction-pressure: a verifiers v1 environment for exact, character-level secret
+redaction. The scoring core (corpus, rules, scanner, reward) imports without
+`verifiers`; the taskset adapter is loaded on first access to `RedactionTaskset`."""
+
+from __future__ import annotations
+
+from . import policies
+from ._answer import RedactionError
+from ._corpus import Record, Span
+from ._scoring import Score, score_completion
+from ._splits import PRIVATE_SEED_ENV, PrivateSeedError
+from ._task import RedactionTask, load_task
+from ._versions import CORPUS_VERSION, ENVIRONMENT_VERSION, REWARD_SCHEMA_VERSION
+
+__all__ = [
+    "CORPUS_VERSION", "ENVIRONMENT_VERSION", "PRIVATE_SEED_ENV", "REWARD_SCHEMA_VERSION",
+    "PrivateSeedError", "Record", "RedactionError", "RedactionTask", "Score", "Span",
+    "load_task", "policies", "score_completion",
+]

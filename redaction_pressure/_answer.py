@@ -1,0 +1,132 @@
+"""Turns a model reply into rules, or into error entries with stable codes.
+
+The reply is untrusted: it is capped in size before anything parses it, JSON
+parsing cannot recurse without bound (Python's decoder raises RecursionError, which
+is caught), and the rule list is checked against the versioned answer schema, whose
+failures map onto the error codes of SPEC §4.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+
+import jsonschema
+import regex
+
+from ._schemas import load_schema
+from ._versions import ANSWER_SCHEMA_VERSION
+
+MAX_REPLY_CHARS = 200_000
+MAX_RULES = 24
+MAX_PATTERN_CHARS = 512
+ALLOWED_REPLACEMENTS = ("[REDACTED]", "")
+
+_FENCE = regex.compile(r"```(?:json|JSON)?[ \t]*\n(.*?)```", regex.DOTALL)
+
+
+@dataclass(frozen=True)
+class RedactionError:
+    code: str
+    message: str
+    rule: int | None = None
+
+    def as_dict(self) -> dict:
+        out: dict = {"code": self.code, "message": self.message}
+        if self.rule is not None:
+            out["rule"] = self.rule
+        return out
+
+
+@dataclass(frozen=True)
+class Rule:
+    pattern: str
+    replacement: str
+
+
+@lru_cache(maxsize=1)
+def _validator() -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(load_schema(ANSWER_SCHEMA_VERSION))
+
+
+def _plainly_valid(obj: dict) -> bool:
+    """A shortcut for the common case: True only when ``obj`` plainly satisfies the
+    answer schema (tests check it never accepts what the schema rejects). Anything
+    else goes through the schema validator, which is the definition and names the
+    errors. Saves ~0.2 ms a reply, a fifth of a typical scan."""
+    rules = obj.get("rules")
+    return (len(obj) == 1 and type(rules) is list and len(rules) <= MAX_RULES
+            and all(type(r) is dict and len(r) == 2 and type(r.get("pattern")) is str
+                    and 1 <= len(r["pattern"]) <= MAX_PATTERN_CHARS
+                    and type(r.get("replacement")) is str and r["replacement"] in ALLOWED_REPLACEMENTS
+                    for r in rules))
+
+
+def _candidates(reply: str) -> list[str]:
+    """The texts that may hold the answer, best first: the last fenced block, the
+    whole reply, then the outermost braces."""
+    out = [m.group(1) for m in _FENCE.finditer(reply)][::-1][:1]
+    out.append(reply.strip())
+    first, last = reply.find("{"), reply.rfind("}")
+    if 0 <= first < last:
+        out.append(reply[first:last + 1])
+    return out
+
+
+def _reject_constant(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _load_object(reply: str) -> tuple[object, RedactionError | None]:
+    last_problem = "no JSON object found"
+    for text in _candidates(reply):
+        try:
+            value = json.loads(text, parse_constant=_reject_constant)
+        except RecursionError:
+            return None, RedactionError("malformed_json", "JSON nests too deeply to parse")
+        except ValueError as exc:
+            last_problem = f"not valid JSON: {exc}"
+            continue
+        if isinstance(value, dict):
+            return value, None
+        last_problem = f"expected a JSON object, got {type(value).__name__}"
+    return None, RedactionError("malformed_json", last_problem)
+
+
+def _code_for(error: jsonschema.ValidationError) -> str:
+    path = list(error.absolute_path)
+    if error.validator == "maxItems" and path == ["rules"]:
+        return "too_many_rules"
+    if path and path[-1] == "replacement" and error.validator == "enum":
+        return "unsafe_replacement"
+    return "bad_entry"
+
+
+def _json_path(error: jsonschema.ValidationError) -> str:
+    return "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+
+
+def parse_reply(reply: object) -> tuple[list[Rule], list[RedactionError]]:
+    """Returns the rules and the errors; any error makes the episode invalid."""
+    if not isinstance(reply, str):
+        return [], [RedactionError("malformed_json", f"reply is {type(reply).__name__}, not text")]
+    if len(reply) > MAX_REPLY_CHARS:
+        return [], [RedactionError("malformed_json",
+                                   f"reply has {len(reply)} characters; at most {MAX_REPLY_CHARS} are read")]
+    if "</think>" in reply:
+        reply = reply.rsplit("</think>", 1)[1]
+    obj, error = _load_object(reply)
+    if error is not None:
+        return [], [error]
+    if _plainly_valid(obj):
+        return [Rule(r["pattern"], r["replacement"]) for r in obj["rules"]], []
+    errors = []
+    for e in sorted(_validator().iter_errors(obj), key=lambda e: (list(map(str, e.absolute_path)), e.validator)):
+        path = list(e.absolute_path)
+        rule = path[1] if len(path) >= 2 and path[0] == "rules" and isinstance(path[1], int) else None
+        message = e.message if len(e.message) <= 300 else e.message[:300] + "..."
+        errors.append(RedactionError(_code_for(e), f"{_json_path(e)}: {message}", rule))
+    if errors:
+        return [], errors
+    return [Rule(r["pattern"], r["replacement"]) for r in obj["rules"]], []

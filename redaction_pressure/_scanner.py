@@ -1,0 +1,130 @@
+"""Applies rules in order to records, tracking where every output character came from.
+
+Each record's current text is described by segments ``(source_start, length)`` in
+output order, ``source_start = -1`` for inserted replacement text. A rule's matches
+are replaced by literal text; the source characters under a match are what that
+match removed. So "which source characters are gone" stays exact even when a later
+rule matches an earlier marker or a zero-width match inserts one, and the work per
+rule is proportional to its matches, not to the length of the record.
+
+All regex calls of an episode share one time budget: each call gets the remaining
+budget as its `timeout` and runs with ``concurrent=True`` so it releases the GIL.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import regex
+
+from ._answer import RedactionError
+
+DEFAULT_BUDGET_S = 2.0
+MAX_MATCHES = 10_000  # per episode, zero-width matches included
+
+
+@dataclass(frozen=True)
+class CompiledRule:
+    pattern: regex.Pattern
+    replacement: str
+
+
+@dataclass
+class ScanResult:
+    removed: list[bytearray]  # per record: 1 where the source character is gone
+    outputs: list[str]
+    matches: int
+    errors: list[RedactionError]
+
+
+class _Stop(Exception):
+    def __init__(self, error: RedactionError) -> None:
+        self.error = error
+
+
+class _Record:
+    """One record's current text, its segments, and the source intervals removed so far."""
+
+    __slots__ = ("text", "segments", "removed")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.segments: list[tuple[int, int]] = [(0, len(text))] if text else []
+        self.removed: list[tuple[int, int]] = []
+
+    def splice(self, spans: list[tuple[int, int]], repl: str) -> None:
+        old, new = self.segments, []
+        si = off = cursor = 0
+
+        def take(upto: int, keep: bool) -> None:
+            nonlocal si, off, cursor
+            while cursor < upto:
+                src, length = old[si]
+                n = min(length - off, upto - cursor)
+                start = src + off if src >= 0 else -1
+                if keep:
+                    if new and start >= 0 and new[-1][0] >= 0 and new[-1][0] + new[-1][1] == start:
+                        new[-1] = (new[-1][0], new[-1][1] + n)
+                    else:
+                        new.append((start, n))
+                elif start >= 0:
+                    self.removed.append((start, start + n))
+                off += n
+                cursor += n
+                if off == length:
+                    si, off = si + 1, 0
+
+        pieces, prev = [], 0
+        for start, end in spans:
+            take(start, True)
+            take(end, False)
+            if repl:
+                new.append((-1, len(repl)))
+            pieces += (self.text[prev:start], repl)
+            prev = end
+        take(len(self.text), True)
+        pieces.append(self.text[prev:])
+        self.text, self.segments = "".join(pieces), new
+
+
+def _matches(rule: CompiledRule, index: int, text: str, deadline: float, counted: list[int]) -> list:
+    remaining = deadline - time.perf_counter()
+    if remaining <= 0:
+        raise _Stop(RedactionError("budget_exhausted", "the episode's regex time budget ran out", index))
+    spans = []
+    try:
+        for m in rule.pattern.finditer(text, timeout=remaining, concurrent=True):
+            spans.append(m.span())
+            counted[0] += 1
+            if counted[0] > MAX_MATCHES:
+                raise _Stop(RedactionError(
+                    "excessive_matches", f"more than {MAX_MATCHES} matches in the episode", index))
+            if time.perf_counter() > deadline:
+                raise _Stop(RedactionError("budget_exhausted", "the episode's regex time budget ran out", index))
+    except TimeoutError:
+        raise _Stop(RedactionError("timeout", f"regex call timed out after {remaining:.3f} s "
+                                   "(the rest of the episode budget)", index)) from None
+    return spans
+
+
+def scan(rules: list[CompiledRule], texts: list[str], deadline: float) -> ScanResult:
+    """Runs every rule over every text before ``deadline`` (a `time.perf_counter` value)."""
+    records = [_Record(t) for t in texts]
+    counted = [0]
+    errors: list[RedactionError] = []
+    try:
+        for i, rule in enumerate(rules):
+            for record in records:
+                spans = _matches(rule, i, record.text, deadline, counted)
+                if spans:
+                    record.splice(spans, rule.replacement)
+    except _Stop as stop:
+        errors.append(stop.error)
+    removed = []
+    for text, record in zip(texts, records):
+        gone = bytearray(len(text))
+        for start, end in record.removed:
+            gone[start:end] = b"\x01" * (end - start)
+        removed.append(gone)
+    return ScanResult(removed, [r.text for r in records], counted[0], errors)

@@ -1,0 +1,75 @@
+"""A task: one seed's stream cut into shown and held-out records, with its identity."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ._corpus import Record, build_stream
+from ._identity import build_identity
+from ._prompt import SYSTEM_PROMPT, render_prompt
+from ._scanner import DEFAULT_BUDGET_S
+from ._splits import PUBLIC, SPLITS, private_commitment, private_seed, read_private_secret
+
+DEFAULT_N_SHOWN = 8
+DEFAULT_N_EVAL = 16
+
+
+@dataclass(frozen=True)
+class RedactionTask:
+    id: str
+    split: str
+    index: int
+    n_shown: int
+    n_eval: int
+    budget_s: float
+    shown: tuple[Record, ...]
+    heldout: tuple[Record, ...]
+    secret_families: tuple[str, ...]
+    decoy_families: tuple[str, ...]
+    templates: tuple[str, ...]
+    prompt: str
+    system_prompt: str
+    identity: dict
+    seed: int = field(repr=False)  # private splits: never put this in task data
+
+    @property
+    def params(self) -> dict:
+        return {"n_shown": self.n_shown, "n_eval": self.n_eval, "budget_s": self.budget_s}
+
+    def task_data(self) -> dict:
+        """What a task publishes before it is scored. The seed of a private task is
+        absent: it is revealed only by the scored trace."""
+        data = {"id": self.id, "identity": dict(self.identity)}
+        if self.split != "private_eval":
+            data["identity"]["task_seed"] = self.seed
+        return data
+
+
+def load_task(split: str, index: int, n_shown: int = DEFAULT_N_SHOWN, n_eval: int = DEFAULT_N_EVAL,
+              budget_s: float = DEFAULT_BUDGET_S, *, private_secret: bytes | None = None) -> RedactionTask:
+    """Builds task ``index`` of ``split``. ``private_eval`` reads its secret from
+    REDACTION_PRESSURE_PRIVATE_SEED unless ``private_secret`` is given."""
+    if split not in SPLITS:
+        raise ValueError(f"unknown split {split!r}; expected one of {', '.join(SPLITS)}")
+    if not isinstance(index, int) or isinstance(index, bool):
+        raise TypeError("index must be an int")
+    if not (isinstance(budget_s, (int, float)) and 0 < budget_s <= 60):
+        raise ValueError("budget_s must be in (0, 60] seconds")
+    if not (1 <= n_shown <= 64 and 1 <= n_eval <= 256):
+        raise ValueError("n_shown must be in 1..64 and n_eval in 1..256")
+    if split == "private_eval":
+        secret = private_secret if private_secret is not None else read_private_secret()
+        seed, commitment = private_seed(secret, index), private_commitment(secret)
+    else:
+        seed, commitment = PUBLIC[split].seed(index), PUBLIC[split].commitment
+    stream = build_stream(seed, n_shown, n_eval)
+    identity = build_identity() | {
+        "split": split, "split_commitment": commitment, "task_index": index,
+        "task_params": {"n_shown": n_shown, "n_eval": n_eval, "budget_s": float(budget_s)},
+    }
+    return RedactionTask(
+        id=f"{split}-{index:06d}", split=split, index=index, n_shown=n_shown, n_eval=n_eval,
+        budget_s=float(budget_s), shown=stream.shown, heldout=stream.heldout,
+        secret_families=stream.secret_families, decoy_families=stream.decoy_families,
+        templates=stream.templates, prompt=render_prompt(stream.shown, n_eval),
+        system_prompt=SYSTEM_PROMPT, identity=identity, seed=seed)

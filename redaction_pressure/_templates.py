@@ -1,0 +1,115 @@
+"""Record templates of corpus-v1, declared as data.
+
+A template says how a record of one kind looks: its header lines, how it renders a
+``key``/value pair (several alternative line formats), a PEM block, or a shell
+command, and the filler lines that make up the rest of the record. ``{v}`` marks
+where a family's fragment goes; every other ``{field}`` is filled from the record's
+random context (see ``_corpus._context``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Template:
+    name: str
+    key_case: str  # "upper" | "lower"
+    kv: tuple[str, ...]
+    fillers: tuple[str, ...]
+    header: tuple[str, ...] = ()
+    footer: tuple[str, ...] = ()
+    block: str | None = None  # format of a PEM block; {indent} is applied to its lines
+    block_indent: str = ""
+    shell: str | None = None
+
+    @property
+    def contexts(self) -> frozenset[str]:
+        return frozenset({"kv"} if self.kv else set()) | frozenset(
+            c for c, f in (("block", self.block), ("shell", self.shell)) if f)
+
+
+TEMPLATES: tuple[Template, ...] = (
+    Template("dotenv", "upper",
+             kv=("{k}={v}", '{k}="{v}"', "export {k}={v}"),
+             header=("# {app} — environment for {env}",),
+             fillers=("NODE_ENV={env}", "PORT={port}", "LOG_LEVEL={level}", "AWS_REGION={region}",
+                      "FEATURE_FLAGS=checkout_v2,{feature}", "WORKERS={small}", "# rotated {date}")),
+    Template("yaml_config", "lower",
+             kv=("  {k}: {v}", '  {k}: "{v}"'),
+             header=("# {app}.yaml", "service:", "  name: {app}"),
+             fillers=("  replicas: {small}", "  region: {region}", "  timeout_ms: {n}",
+                      "  log_level: {level}", "  image: ghcr.io/acme/{app}:1.{small}.{n}"),
+             block="  {k}: |\n    {v}", block_indent="    "),
+    Template("json_config", "lower",
+             kv=('  "{k}": "{v}",',),
+             header=("{{", '  "service": "{app}",'),
+             footer=('  "version": {small}', "}}"),
+             fillers=('  "region": "{region}",', '  "port": {port},', '  "retries": {small},',
+                      '  "debug": false,', '  "owner": "{user}",')),
+    Template("ini_config", "lower",
+             kv=("{k} = {v}", "{k}={v}", '{k} = "{v}"'),
+             header=("; {app} settings", "[{section}]"),
+             fillers=("host = {host}", "port = {port}", "pool_size = {small}", "timeout = {n}",
+                      "charset = utf8mb4", "[{section}]")),
+    Template("toml_config", "lower",
+             kv=('{k} = "{v}"',),
+             header=("[{section}]",),
+             fillers=('name = "{app}"', "port = {port}", "workers = {small}", 'region = "{region}"',
+                      'log_level = "{level}"')),
+    Template("http_access_log", "lower",
+             kv=('{ip} - - [{clf}] "GET /{path}?{k}={v} HTTP/1.1" {status} {n} "-" "{ua}"',
+                 '{ip} - - [{clf}] "{method} /{path} HTTP/1.1" {status} {n} "{ua}" {k}="{v}"'),
+             fillers=('{ip} - - [{clf}] "GET /{path} HTTP/1.1" {status} {n} "-" "{ua}"',
+                      '{ip} - - [{clf}] "{method} /{path}?page={small} HTTP/1.1" {status} {n} "-" "{ua}" rt={ms}')),
+    Template("shell_history", "upper",
+             kv=("export {k}={v}", "export {k}='{v}'"),
+             fillers=("cd ~/src/{app}", "git pull --rebase origin main", "kubectl get pods -n {env}",
+                      "make test", "ls -la", "tail -f /var/log/{app}.log", "git log -1 --format=%H"),
+             shell="{v}"),
+    Template("python_source", "upper",
+             kv=('{k} = "{v}"', "{k} = '{v}'"),
+             header=('"""Settings for {app}."""', "import os", ""),
+             fillers=("DEBUG = False", "TIMEOUT_SECONDS = {small}", 'REGION = "{region}"',
+                      'ALLOWED_HOSTS = ["{host}"]', "MAX_RETRIES = {small}"),
+             block='{k} = """{v}"""'),
+    Template("js_source", "upper",
+             kv=("const {k} = '{v}';", 'export const {k} = "{v}";'),
+             header=("// {app} client config",),
+             fillers=("const TIMEOUT = {n};", "const REGION = '{region}';", "module.exports = {{ TIMEOUT, REGION }};",
+                      "const RETRIES = {small};")),
+    Template("stack_trace", "lower",
+             kv=("    {k} = '{v}'",),
+             header=("Traceback (most recent call last):",
+                     '  File "/srv/{app}/db.py", line {n}, in connect',
+                     "    engine = create_engine(settings.database_url, pool_size={small})",
+                     "  Locals:"),
+             footer=("sqlalchemy.exc.OperationalError: (psycopg2.OperationalError) connection to "
+                     "server at \"{host}\", port {port} failed: timeout expired",),
+             fillers=("    attempt = {small}", "    elapsed_ms = {ms}", "    pool_size = {small}",
+                      "    host = '{host}'")),
+    Template("ci_log", "upper",
+             kv=("{ts} ##[debug]Setting env {k}={v}", "{ts} {k}: {v}", '{ts} ##[debug]Setting env {k}="{v}"'),
+             header=("{ts} ##[group]Run {app} deploy",),
+             footer=("{ts} ##[endgroup]",),
+             fillers=("{ts} Downloading action repository 'actions/checkout@v4'", "{ts} Step {small}/9 : RUN make build",
+                      "{ts} ---> Running in {short}", "{ts} Successfully built {short}", "{ts} ok  {app}/internal {ms}s"),
+             shell="{ts} + {v}"),
+    Template("logfmt", "lower",
+             kv=('ts={ts} level={level} msg="config loaded" {k}={v} request_id={uuid}',
+                 'ts={ts} level=debug msg="outbound request" {k}="{v}" duration_ms={ms}'),
+             fillers=('ts={ts} level={level} msg="request done" request_id={uuid} status={status} duration_ms={ms}',
+                      'ts={ts} level=info msg="cache warm" keys={n} host={host}')),
+    Template("syslog", "lower",
+             kv=("{syslog_ts} {host} {app}[{pid}]: loaded {k}={v}", '{syslog_ts} {host} {app}[{pid}]: {k}="{v}" rejected by upstream'),
+             fillers=("{syslog_ts} {host} {app}[{pid}]: listening on :{port}", "{syslog_ts} {host} systemd[1]: Started {app}.service.",
+                      "{syslog_ts} {host} sshd[{pid}]: Accepted publickey for {user} from {ip} port {port}")),
+    Template("pem_file", "lower",
+             kv=(),
+             header=("# {app} TLS material, {date}",),
+             fillers=("# owner: {user}", ""),
+             block="{v}"),
+)
+
+BY_NAME: dict[str, Template] = {t.name: t for t in TEMPLATES}
