@@ -13,7 +13,18 @@ from ._task import RedactionTask, load_task
 from ._versions import CORPUS_VERSION, ENVIRONMENT_VERSION, REWARD_SCHEMA_VERSION
 
 __all__ = [
+    "RedactionTaskset", "RedactionHarness",
     "CORPUS_VERSION", "ENVIRONMENT_VERSION", "PRIVATE_SEED_ENV", "REWARD_SCHEMA_VERSION",
     "PrivateSeedError", "Record", "RedactionError", "RedactionTask", "Score", "Span",
     "load_task", "policies", "score_completion",
 ]
+
+
+def __getattr__(name: str):
+    # The verifiers adapter is loaded on first use: importing verifiers.v1 takes
+    # seconds, and the scoring core must not pay for it.
+    if name in ("RedactionTaskset", "RedactionHarness"):
+        from . import taskset
+
+        return getattr(taskset, name)
+    raise AttributeError(f"module 'redaction_pressure' has no attribute {name!r}")

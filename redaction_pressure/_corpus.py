@@ -127,7 +127,7 @@ def _oracle_agrees(text: str, secrets: list[Span]) -> bool:
 def _place(template: Template, family: Family, frag: Fragment, r: Rng) -> tuple[str, int]:
     """Renders one fragment as a line of ``template``; returns the line and the offset
     of the fragment inside it."""
-    key = r.choice(family.keys)
+    key = frag.key or r.choice(family.keys)
     key = key.upper() if template.key_case == "upper" else key.lower()
     if "block" in family.contexts:
         fmt, value = template.block, frag.text.replace("\n", "\n" + template.block_indent)

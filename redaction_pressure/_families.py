@@ -39,6 +39,7 @@ HOSTS = ("db.internal", "pg-primary.prod.svc", "10.0.3.17", "mysql.shop.local",
 class Fragment:
     text: str
     spans: tuple[tuple[int, int], ...]
+    key: str | None = None  # set when the value only makes sense under one key
 
 
 @dataclass(frozen=True)
@@ -231,9 +232,11 @@ DECOYS: tuple[Family, ...] = (
            why="Values that are already masked carry no secret; redacting them again deletes "
                "characters for nothing."),
     Family("keyword_setting", "decoy", frozenset({"kv"}),
-           ("token_ttl", "password_policy", "secret_rotation_days", "max_token_length",
-            "password_min_length", "token_endpoint"),
-           lambda r: _whole(r.choice(("3600", "strict", "30", "4096", "12", "/oauth/token", "900"))),
+           ("token_ttl",),
+           lambda r: (lambda k, v: Fragment(v, ((0, len(v)),), k))(*r.choice((
+               ("token_ttl", r.choice(("3600", "900", "86400"))), ("password_policy", "strict"),
+               ("secret_rotation_days", "30"), ("max_token_length", "4096"),
+               ("password_min_length", "12"), ("token_endpoint", "/oauth/token")))),
            why="A secret keyword inside a longer setting name (token_ttl, password_policy): "
                "the value is a number, a policy name or a path, never a credential."),
     Family("public_key_material", "decoy", frozenset({"block"}), ("public_key", "ca_cert"),
