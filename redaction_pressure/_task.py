@@ -62,6 +62,14 @@ def load_task(split: str, index: int, n_shown: int = DEFAULT_N_SHOWN, n_eval: in
         seed, commitment = private_seed(secret, index), private_commitment(secret)
     else:
         seed, commitment = PUBLIC[split].seed(index), PUBLIC[split].commitment
+    return task_from_seed(split, index, seed, commitment, n_shown, n_eval, budget_s)
+
+
+def task_from_seed(split: str, index: int, seed: int, commitment: str, n_shown: int = DEFAULT_N_SHOWN,
+                   n_eval: int = DEFAULT_N_EVAL, budget_s: float = DEFAULT_BUDGET_S) -> RedactionTask:
+    """Rebuilds a task from a seed a scored trace revealed: how an auditor without the
+    private secret regenerates a private episode. It does not check that the seed
+    belongs to the split; the audit does that separately."""
     stream = build_stream(seed, n_shown, n_eval)
     identity = build_identity() | {
         "split": split, "split_commitment": commitment, "task_index": index,
