@@ -25,15 +25,27 @@ def reply(rules) -> str:
     return json.dumps({"rules": [{"pattern": p, "replacement": r} for p, r in rules]})
 
 
-def literal_rules(task, cut) -> str:
-    """One rule per held-out secret, removing ``cut(secret_text)`` -> (keep_before,
-    removed, keep_after) exactly, as literal lookaround patterns."""
+def positional_rules(task, cut) -> str:
+    """Rules removing, from every held-out secret, the characters ``cut(length)`` ->
+    (start, end) relative to the secret. Each removal is anchored by 16 characters of
+    literal context before it and characters from its middle (random, so unique) and
+    matches an exact count of characters, so patterns stay short for any secret."""
     alts = []
     for record in task.heldout:
-        for s in record.secrets:
-            before, gone, after = cut(record.text[s.start:s.end])
-            alts.append(f"(?<={regex.escape(before)}){regex.escape(gone)}(?={regex.escape(after)})")
-    rules = []
-    for i in range(0, len(alts), 8):
-        rules.append(("|".join(alts[i:i + 8]), ""))
-    return reply(rules[:24])
+        for s in reversed(record.secrets):  # later first: a removal never breaks a later anchor
+            a, b = cut(s.end - s.start)
+            start = s.start + a
+            before = record.text[max(0, start - 16):start]
+            mid = start + (b - a) // 2  # the middle of a secret is random, so unique
+            probe = regex.escape(record.text[mid:min(mid + 10, s.start + b)])
+            alts.append(f"(?<={regex.escape(before)})(?=[\\s\\S]{{{mid - start}}}{probe})[\\s\\S]{{{b - a}}}")
+    rules, current = [], []
+    for alt in alts:
+        if current and len("|".join(current + [alt])) > 500:
+            rules.append(("|".join(current), ""))
+            current = []
+        current.append(alt)
+    if current:
+        rules.append(("|".join(current), ""))
+    assert len(rules) <= 24
+    return reply(rules)

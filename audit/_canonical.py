@@ -1,0 +1,66 @@
+"""Strict JSON reading and the canonical JSON form that per-trace digests cover.
+
+Why strict: a sealed file is read by other tools too. Duplicate object keys (which
+parsers resolve differently), NaN/Infinity (not JSON) and unparseable numbers could let
+one archive say two things, so they are errors here, never silently resolved.
+
+Canonical form ``rp-canonical-json-v1`` of a parsed JSON value: Python's
+``json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
+allow_nan=False)`` encoded as ASCII. That is: no insignificant whitespace; object keys
+sorted by Unicode code point; every non-ASCII character written as ``\\uXXXX``
+(lowercase hex, astral characters as a surrogate pair) and the usual short escapes
+(``\\" \\\\ \\n \\r \\t \\b \\f``); integers in decimal; floats as Python's ``repr`` (the
+shortest text that reads back as the same double, e.g. ``0.1``, ``1e-07``, ``1.0``).
+The digest of a trace is the SHA-256 of the canonical form of the trace object (one
+element of an Episode line's ``traces`` array). Because it is computed from the parsed
+value, re-indenting a file does not change trace digests, but the traces-file digest
+(over the raw bytes) still changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+CANONICALIZATION = "rp-canonical-json-v1"
+
+
+class StrictJSONError(ValueError):
+    pass
+
+
+def _pairs(pairs: list) -> dict:
+    out: dict = {}
+    for key, value in pairs:
+        if key in out:
+            raise StrictJSONError(f"duplicate object key {key[:80]!r}")
+        out[key] = value
+    return out
+
+
+def _constant(name: str):
+    raise StrictJSONError(f"{name} is not JSON")
+
+
+def loads_strict(data: bytes | str):
+    """Parses JSON, refusing duplicate keys and NaN/Infinity. Raises StrictJSONError
+    (a ValueError) for every kind of bad input, including too-deep nesting, invalid
+    UTF-8 and numbers Python refuses to convert."""
+    try:
+        return json.loads(data, object_pairs_hook=_pairs, parse_constant=_constant)
+    except StrictJSONError:
+        raise
+    except RecursionError:
+        raise StrictJSONError("JSON nested too deeply") from None
+    except (ValueError, TypeError) as exc:  # JSONDecodeError, UnicodeDecodeError, int limits
+        raise StrictJSONError(str(exc)[:300]) from None
+
+
+def canonical_json(value) -> bytes:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
+                      allow_nan=False).encode("ascii")
+
+
+def trace_digest(trace) -> str:
+    """Hex SHA-256 of the trace's canonical JSON."""
+    return hashlib.sha256(canonical_json(trace)).hexdigest()

@@ -1,0 +1,99 @@
+"""Ed25519 signing keys: generation, loading, and key ids.
+
+The private key file is created with mode 0600 from its first byte (``os.open`` with
+``O_EXCL`` and that mode, then ``fchmod`` in case a umask or ACL widened nothing but
+the intent should be explicit), written to a temporary name and hard-linked into
+place, so a key is never world-readable, a half-written key never appears under the
+real name, and an existing key is never overwritten (``link`` fails if the name is
+taken). A key id is the hex SHA-256 of the public key's DER SubjectPublicKeyInfo: it
+names exactly one key, whatever its PEM formatting.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+from cryptography.exceptions import UnsupportedAlgorithm
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+PRIVATE_NAME = "signing-key.pem"
+PUBLIC_NAME = "signing-key.pub.pem"
+MAX_KEY_FILE_BYTES = 64 * 1024
+
+
+class KeyFileError(Exception):
+    """A key file that is missing, unreadable, or not an Ed25519 key."""
+
+
+def keyid(public_key: Ed25519PublicKey) -> str:
+    der = public_key.public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
+    return hashlib.sha256(der).hexdigest()
+
+
+def _write_new(path: Path, data: bytes, mode: int) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), mode)
+    try:
+        os.fchmod(fd, mode)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.link(tmp, path)  # atomic, and fails with FileExistsError if path exists
+    finally:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+
+
+def keygen(out_dir: Path) -> tuple[Path, Path, str]:
+    """Writes a new key pair into ``out_dir``; returns (private path, public path, key id).
+    Raises FileExistsError if either key file already exists."""
+    out_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    private_path, public_path = out_dir / PRIVATE_NAME, out_dir / PUBLIC_NAME
+    for p in (private_path, public_path):
+        if os.path.lexists(p):
+            raise FileExistsError(f"{p} already exists; refusing to overwrite a key")
+    key = Ed25519PrivateKey.generate()
+    private_pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                    serialization.NoEncryption())
+    public_pem = key.public_key().public_bytes(serialization.Encoding.PEM,
+                                               serialization.PublicFormat.SubjectPublicKeyInfo)
+    _write_new(private_path, private_pem, 0o600)
+    _write_new(public_path, public_pem, 0o644)
+    return private_path, public_path, keyid(key.public_key())
+
+
+def _read(path: Path) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_KEY_FILE_BYTES + 1)
+    except OSError as exc:
+        raise KeyFileError(f"cannot read key file {path}: {exc.strerror or exc}") from None
+    if len(data) > MAX_KEY_FILE_BYTES:
+        raise KeyFileError(f"{path} is too large to be a key file")
+    return data
+
+
+def load_private_key(path: Path) -> Ed25519PrivateKey:
+    try:
+        key = serialization.load_pem_private_key(_read(path), password=None)
+    except (ValueError, TypeError, UnsupportedAlgorithm) as exc:
+        raise KeyFileError(f"{path} is not an unencrypted PEM private key: {exc}") from None
+    if not isinstance(key, Ed25519PrivateKey):
+        raise KeyFileError(f"{path} is not an Ed25519 private key")
+    return key
+
+
+def load_public_key(path: Path) -> Ed25519PublicKey:
+    try:
+        key = serialization.load_pem_public_key(_read(path))
+    except (ValueError, TypeError, UnsupportedAlgorithm) as exc:
+        raise KeyFileError(f"{path} is not a PEM public key: {exc}") from None
+    if not isinstance(key, Ed25519PublicKey):
+        raise KeyFileError(f"{path} is not an Ed25519 public key")
+    return key

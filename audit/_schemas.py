@@ -1,0 +1,94 @@
+"""Schema validation against the versioned JSON Schemas in ``schemas/``.
+
+Every ``$ref`` resolves from a local ``referencing.Registry`` built from the installed
+schema files; a reference to anything else fails instead of fetching it, so validation
+never touches the network. Formats (``date-time``...) are asserted, not just
+annotated, and the module refuses to run when the checker for ``date-time`` is
+missing (the ``jsonschema[format]`` extra), rather than silently accepting bad dates.
+All errors are reported, each with the JSON path of the offending value.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+import jsonschema
+from referencing import Registry, Resource
+from referencing.exceptions import NoSuchResource
+from referencing.jsonschema import DRAFT202012
+
+from redaction_pressure._schemas import schema_dir
+
+BASE_URI = "https://redaction-pressure.dev/schemas/"
+IDENTITY, TRACE, EPISODE, MANIFEST, ENVELOPE = "identity-v1", "trace-v1", "episode-v1", "manifest-v1", "envelope-v1"
+_MAX_MESSAGE = 300
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+@dataclass(frozen=True)
+class SchemaError:
+    path: str  # JSONPath-style, "$" for the document root
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
+
+
+def _no_network(uri: str):
+    raise NoSuchResource(ref=uri)
+
+
+@lru_cache(maxsize=1)
+def registry() -> Registry:
+    resources = []
+    for path in sorted(schema_dir().glob("*.schema.json")):
+        contents = json.loads(path.read_text(encoding="utf-8"))
+        resources.append((contents["$id"], Resource.from_contents(contents, default_specification=DRAFT202012)))
+    return Registry(retrieve=_no_network).with_resources(resources).crawl()
+
+
+def format_checker() -> jsonschema.FormatChecker:
+    checker = jsonschema.FormatChecker()
+    if "date-time" not in checker.checkers:
+        raise RuntimeError("jsonschema cannot check the date-time format: install jsonschema[format]")
+    return checker
+
+
+@lru_cache(maxsize=None)
+def validator(name: str) -> jsonschema.Draft202012Validator:
+    schema = registry().contents(f"{BASE_URI}{name}.schema.json")
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema, registry=registry(), format_checker=format_checker())
+
+
+def json_path(parts) -> str:
+    out = "$"
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif _IDENT.match(str(part)):
+            out += f".{part}"
+        else:
+            out += "[" + json.dumps(str(part)) + "]"
+    return out
+
+
+def _short(message: str) -> str:
+    return message if len(message) <= _MAX_MESSAGE else message[:_MAX_MESSAGE] + "…"
+
+
+def schema_errors(name: str, instance, prefix: tuple = ()) -> list[SchemaError]:
+    """Every schema error of ``instance`` under schema ``name``, in the validator's order.
+    ``prefix`` is prepended to paths (e.g. to report a trace inside an Episode)."""
+    out: dict[SchemaError, None] = {}
+    try:
+        for error in validator(name).iter_errors(instance):
+            # anyOf/oneOf keep each branch's reasons in error.context; the umbrella
+            # message at the value's path is the one a reader can act on.
+            out[SchemaError(json_path(prefix + tuple(error.absolute_path)), _short(error.message))] = None
+    except RecursionError:
+        out[SchemaError(json_path(prefix), "value nested too deeply to validate")] = None
+    return list(out)

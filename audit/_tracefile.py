@@ -1,0 +1,116 @@
+"""Reads a traces.jsonl (vf-eval's or `redaction-pressure eval`'s: one verifiers
+Episode per line, each holding ``traces[]``) without trusting it.
+
+One pass hashes the raw bytes (the traces-file digest) and parses each line strictly.
+Lines are read with a size cap, so a hostile file cannot make the reader buffer an
+unbounded line; a bad line becomes a problem entry naming its line number, never an
+exception. No verifiers import: traces stay plain JSON dicts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ._canonical import StrictJSONError, loads_strict, trace_digest
+
+TRACES_NAME = "traces.jsonl"
+MAX_LINE_BYTES = 64 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class TraceEntry:
+    line: int        # 1-based line of traces.jsonl
+    position: int    # index in that line's traces[]
+    trace: object    # the parsed trace (untrusted: any JSON value)
+    digest: str      # SHA-256 of its canonical JSON
+
+    @property
+    def task_id(self) -> str:
+        return describe_task(self.trace)
+
+    @property
+    def where(self) -> str:
+        return f"line {self.line} trace {self.position} ({self.task_id})"
+
+
+@dataclass
+class TraceFile:
+    path: Path
+    sha256: str = ""
+    size: int = 0
+    episodes: list[tuple[int, object]] = field(default_factory=list)  # (line, parsed Episode)
+    entries: list[TraceEntry] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # "line N: reason"
+    data: bytes | None = None  # the raw bytes, when asked for (sealing copies exactly what it hashed)
+
+
+def describe_task(trace) -> str:
+    """A short, safe label for a trace: its task id if it has a sane one."""
+    try:
+        tid = trace["info"]["environment"]["task_id"]
+    except (TypeError, KeyError, IndexError):
+        try:
+            tid = trace["task"]["data"]["id"]
+        except (TypeError, KeyError, IndexError):
+            return "no task id"
+    if isinstance(tid, str) and len(tid) <= 64 and tid.isprintable():
+        return tid
+    return "unprintable task id"
+
+
+def read_trace_file(path: Path, keep_bytes: bool = False) -> TraceFile:
+    """Raises OSError only if the file cannot be opened or read."""
+    result = TraceFile(path)
+    h = hashlib.sha256()
+    kept = bytearray() if keep_bytes else None
+    with open(path, "rb") as f:
+        number = 0
+        while True:
+            raw = f.readline(MAX_LINE_BYTES + 1)
+            if not raw:
+                break
+            number += 1
+            h.update(raw)
+            result.size += len(raw)
+            if kept is not None:
+                kept += raw
+            if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+                result.problems.append(f"line {number}: longer than {MAX_LINE_BYTES} bytes")
+                while raw and not raw.endswith(b"\n"):  # hash and skip the rest of the line
+                    raw = f.readline(MAX_LINE_BYTES)
+                    h.update(raw)
+                    result.size += len(raw)
+                    if kept is not None:
+                        kept += raw
+                continue
+            if not raw.strip():
+                continue
+            _parse_line(result, number, raw)
+    result.sha256 = h.hexdigest()
+    if kept is not None:
+        result.data = bytes(kept)
+    if not result.entries and not result.problems:
+        result.problems.append("no traces in the file")
+    return result
+
+
+def _parse_line(result: TraceFile, number: int, raw: bytes) -> None:
+    try:
+        episode = loads_strict(raw)
+    except StrictJSONError as exc:
+        result.problems.append(f"line {number}: not valid JSON: {exc}")
+        return
+    result.episodes.append((number, episode))
+    traces = episode.get("traces") if isinstance(episode, dict) else None
+    if not isinstance(traces, list):
+        result.problems.append(f"line {number}: not an Episode with a traces array")
+        return
+    for position, trace in enumerate(traces):
+        try:
+            digest = trace_digest(trace)
+        except (ValueError, RecursionError) as exc:
+            result.problems.append(f"line {number} trace {position}: cannot be canonicalised: {exc}")
+            continue
+        result.entries.append(TraceEntry(number, position, trace, digest))

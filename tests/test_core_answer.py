@@ -1,0 +1,128 @@
+"""Answer parsing and validation: every error code, and hostile replies that must
+yield a scored, invalid result instead of an exception."""
+
+from __future__ import annotations
+
+import json
+import unittest
+
+from redaction_pressure import load_task, policies, score_completion
+from redaction_pressure._answer import MAX_REPLY_CHARS, _plainly_valid, _validator, parse_reply
+
+from tests._util import reply
+
+TASK = load_task("dev", 1)
+
+
+def codes(text) -> list[str]:
+    s = score_completion(TASK, text)
+    if s.errors:
+        self_check = (s.valid, s.reward, s.recall, s.precision, s.clean)
+        assert self_check == (0, 0, 0, 0, 0), self_check
+    return [e.code for e in s.errors]
+
+
+class ErrorCodes(unittest.TestCase):
+    def test_malformed_json(self):
+        for text in ("", "no json here", "{rules: []}", '{"rules": [', "[1, 2]", '"rules"', "NaN",
+                     '{"rules": [{"pattern": "a", "replacement": NaN}]}'):
+            with self.subTest(text=text):
+                self.assertEqual(codes(text), ["malformed_json"])
+
+    def test_bad_entry(self):
+        for obj in ({"rules": "x"}, {"rule": []}, {"rules": [], "extra": 1}, {"rules": [{"pattern": "a"}]},
+                    {"rules": [{"pattern": "", "replacement": ""}]}, {"rules": [{"pattern": 3, "replacement": ""}]},
+                    {"rules": [{"pattern": "a" * 513, "replacement": ""}]},
+                    {"rules": [{"pattern": "a", "replacement": "", "flags": "i"}]}):
+            with self.subTest(obj=obj):
+                self.assertEqual(set(codes(json.dumps(obj))), {"bad_entry"})
+
+    def test_bad_entry_names_the_rule(self):
+        s = score_completion(TASK, json.dumps({"rules": [{"pattern": "a", "replacement": ""}, {"pattern": 1, "replacement": ""}]}))
+        self.assertEqual([(e.code, e.rule) for e in s.errors], [("bad_entry", 1)])
+        self.assertIn("$.rules[1].pattern", s.errors[0].message)
+
+    def test_too_many_rules(self):
+        self.assertEqual(codes(reply([("a", "")] * 25)), ["too_many_rules"])
+        self.assertEqual(codes(reply([("a", "")] * 24)), [])
+
+    def test_unsafe_replacement(self):
+        for repl in (r"\1", r"\g<0>", "[REDACTED] ", "***", "[redacted]", None, 0):
+            with self.subTest(repl=repl):
+                s = score_completion(TASK, json.dumps({"rules": [{"pattern": "(AKIA)", "replacement": repl}]}))
+                self.assertIn("unsafe_replacement",
+                              [e.code for e in s.errors])
+
+    def test_invalid_regex(self):
+        for pattern in ("(", "[a-", "a{2,1}", r"\L<names>", "(?L)abc", "\ud800", "a{4294967296}", "(?V1)[[a]--"):
+            with self.subTest(pattern=pattern):
+                self.assertEqual(codes(reply([(pattern, "")])), ["invalid_regex"])
+
+    def test_excessive_matches(self):
+        self.assertEqual(codes(reply([("(?:)", "")] * 2)), ["excessive_matches"])  # zero-width count
+        # the cap is per episode, not per rule: two rules of ~8,000 matches each exceed it
+        self.assertEqual(codes(reply([(r"[\s\S]", "[REDACTED]")] * 2)), ["excessive_matches"])
+
+    def test_all_errors_are_reported(self):
+        obj = {"rules": [{"pattern": 1, "replacement": ""}, {"pattern": "a", "replacement": "x"}]}
+        self.assertEqual(sorted(codes(json.dumps(obj))), ["bad_entry", "unsafe_replacement"])
+
+
+class ReplyForms(unittest.TestCase):
+    def test_fenced_bare_and_after_think(self):
+        body = policies.oracle(TASK)
+        bare = body.split("```json\n", 1)[1].rsplit("```", 1)[0]
+        for text in (body, bare, "Sure!\n" + body + "\nDone.", "<think>{\"rules\": []}</think>" + body,
+                     "prose then " + bare.replace("\n", " ") + " trailing prose"):
+            with self.subTest(text=text[:40]):
+                self.assertEqual(score_completion(TASK, text).reward, 1.0)
+
+    def test_thinking_only_counts_after_last_think(self):
+        self.assertEqual(codes(policies.oracle(TASK) + "</think>nothing"), ["malformed_json"])
+
+
+class HostileReplies(unittest.TestCase):
+    def test_never_raises(self):
+        hostile = [
+            "{" * 1_000_000, "[" * 200_000 + "]" * 200_000, '{"rules":' + "[" * 200_000 + "]" * 200_000 + "}",
+            "\x00\xff\ufffe" * 1000, "\ud800\udfff", b"bytes".decode(), "x" * (MAX_REPLY_CHARS + 1),
+            '{"rules": [{"pattern": "\\ud800", "replacement": ""}]}', "```json\n```", "```json\n{\"rules\": 1}\n```",
+            json.dumps({"rules": [{"pattern": "a" * 512, "replacement": ""}] * 24}),
+            json.dumps({"rules": [{"pattern": "(?:" * 170 + "a" + ")" * 170, "replacement": ""}]}),
+            json.dumps({"rules": [{"pattern": "(" * 256 + ")" * 256, "replacement": ""}]}),
+            "\u202e{\"rules\": []}", "\uff5b\"rules\": []\uff5d",
+        ]
+        for text in hostile + [None, 42, ["list"]]:
+            with self.subTest(text=repr(text)[:40]):
+                s = score_completion(TASK, text)
+                self.assertIsInstance(s.reward, float)
+                self.assertTrue(s.errors or s.valid == 1.0)
+
+    def test_shortcut_agrees_with_schema(self):
+        """_plainly_valid is a fast path; it must never accept what the schema rejects."""
+        from hypothesis import given, settings, strategies as st
+        leaf = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False),
+                         st.text(max_size=6), st.sampled_from(["[REDACTED]", "", "a", "pattern", "replacement"]))
+        values = st.recursive(leaf, lambda c: st.lists(c, max_size=3) | st.dictionaries(
+            st.sampled_from(["pattern", "replacement", "rules", "x"]), c, max_size=3), max_leaves=12)
+        rule = st.fixed_dictionaries({"pattern": st.one_of(st.text(max_size=3), values),
+                                      "replacement": st.one_of(st.sampled_from(["[REDACTED]", ""]), values)})
+        answer = st.dictionaries(st.sampled_from(["rules", "x"]), st.one_of(st.lists(rule, max_size=26), values),
+                                 min_size=1, max_size=2)
+
+        @settings(max_examples=400, deadline=None)
+        @given(answer)
+        def check(obj):
+            if _plainly_valid(obj):
+                self.assertEqual(list(_validator().iter_errors(obj)), [])
+
+        check()
+        self.assertTrue(_plainly_valid({"rules": [{"pattern": "a", "replacement": ""}]}))
+
+    def test_parse_reply_returns_rules(self):
+        rules, errors = parse_reply(reply([("a", "[REDACTED]")]))
+        self.assertEqual((len(rules), errors), (1, []))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,62 @@
+"""The scanner against a slow, obviously-correct reference (property-based)."""
+
+from __future__ import annotations
+
+import time
+import unittest
+
+import regex
+from hypothesis import given, settings, strategies as st
+
+from redaction_pressure._scanner import CompiledRule, scan
+
+ATOMS = ["a", "b+", "a|b", "(?<=a)b", "(?=b)", "", r"\w", "[ab]{2}", "c*", r"\[", "E", "D]",
+         "(?<=R)E", r"\s", "-", "b(?=-)", "$", "^a", ".", "a?b?"]
+
+
+def reference(rules, texts):
+    """Each character carries its source index (None for inserted text); a rule
+    rebuilds the list character by character from the matches of the joined text."""
+    out_texts, removed = [], []
+    for text in texts:
+        chars = [(c, i) for i, c in enumerate(text)]
+        for pattern, repl in rules:
+            current = "".join(c for c, _ in chars)
+            new, prev = [], 0
+            for m in regex.finditer(pattern, current):
+                new.extend(chars[prev:m.start()])
+                new.extend((c, None) for c in repl)
+                prev = m.end()
+            new.extend(chars[prev:])
+            chars = new
+        kept = {i for _, i in chars if i is not None}
+        out_texts.append("".join(c for c, _ in chars))
+        removed.append(bytearray(0 if i in kept else 1 for i in range(len(text))))
+    return out_texts, removed
+
+
+patterns = st.lists(st.sampled_from(ATOMS), min_size=1, max_size=3).map("".join)
+rules = st.lists(st.tuples(patterns, st.sampled_from(["", "[REDACTED]", "R"])), max_size=6)
+texts = st.lists(st.text(alphabet="abc-[]RED \n", max_size=30), min_size=1, max_size=4)
+
+
+class AgainstReference(unittest.TestCase):
+    @settings(max_examples=600, deadline=None)
+    @given(rules, texts)
+    def test_same_output_and_same_removed_characters(self, rule_list, text_list):
+        compiled = [CompiledRule(regex.compile(p), r) for p, r in rule_list]
+        got = scan(compiled, text_list, time.perf_counter() + 10)
+        want_texts, want_removed = reference(rule_list, text_list)
+        self.assertEqual(got.errors, [])
+        self.assertEqual(got.outputs, want_texts)
+        self.assertEqual(got.removed, want_removed)
+
+    def test_marker_inserted_then_partly_removed(self):
+        rules = [CompiledRule(regex.compile("b"), "[REDACTED]"), CompiledRule(regex.compile(r"D\]c"), "")]
+        got = scan(rules, ["abc"], time.perf_counter() + 10)
+        self.assertEqual(got.outputs, ["a[REDACTE"])
+        self.assertEqual(got.removed, [bytearray(b"\x00\x01\x01")])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,104 @@
+"""Hostile patterns: runtime interrupted under the shared budget, compile bombs
+refused before compilation, fast and without memory growth."""
+
+from __future__ import annotations
+
+import resource
+import time
+import unittest
+
+from redaction_pressure import load_task, score_completion
+from redaction_pressure._pattern_guard import MAX_COMPILED_COST, Refused, clear_cache, compile_bounded
+
+from tests._util import reply
+
+TASK = load_task("dev", 0)
+SLACK_S = 0.15
+
+HOSTILE_RUNTIME = [r"(?:.|..)+$x", r"(\w|\w\w)+#", r"((?R)|\w)+#"]
+COMPILE_BOMBS = ["(?:a{1000}){1000}", "((a{1000}){1000}){1000}", "(?:x{10}|y{1000}){1000}",
+                 "a{100000}", "[ab]{100000}", "(?:a{0,1000}){0,1000}", "(?:(?:a{30}){30}){30}",
+                 "(?:[\\s\\S]{64}){300}", "(?:a{2,}){20000}"]
+
+
+def max_rss_kib() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+class RuntimeBudget(unittest.TestCase):
+    def assert_interrupted(self, rules, budget_s):
+        start = time.perf_counter()
+        s = score_completion(TASK, reply(rules), budget_s=budget_s)
+        elapsed = time.perf_counter() - start
+        self.assertLessEqual(elapsed, budget_s + SLACK_S, rules)
+        self.assertEqual(s.reward, 0.0)
+        self.assertIn(s.errors[0].code, ("timeout", "budget_exhausted"))
+        return s, elapsed
+
+    def test_each_hostile_pattern_is_interrupted(self):
+        for pattern in HOSTILE_RUNTIME:
+            with self.subTest(pattern=pattern):
+                s, _ = self.assert_interrupted([(pattern, "")], 0.5)
+                self.assertEqual(s.errors[0].rule, 0)
+
+    def test_default_budget_is_two_seconds_and_shared(self):
+        # 24 hostile rules still cost one budget, not 24.
+        s, elapsed = self.assert_interrupted([(HOSTILE_RUNTIME[0], "")] * 24, 2.0)
+        self.assertGreater(elapsed, 1.9)
+        self.assertEqual(TASK.budget_s, 2.0)
+
+    def test_hostile_rule_after_good_ones(self):
+        rules = [(r"AKIA[0-9A-Z]{16}", "[REDACTED]")] * 5 + [(HOSTILE_RUNTIME[1], "")]
+        s, _ = self.assert_interrupted(rules, 0.4)
+        self.assertEqual((s.errors[0].code, s.errors[0].rule), ("timeout", 5))
+
+    def test_budget_exhausted(self):
+        s = score_completion(TASK, reply([(r"AKIA[0-9A-Z]{16}", "")]), budget_s=1e-9)
+        self.assertEqual([e.code for e in s.errors], ["budget_exhausted"])
+
+
+class CompileBombs(unittest.TestCase):
+    def test_refused_fast_without_memory_growth(self):
+        clear_cache()
+        compile_bounded("a")  # warm the parser
+        before = max_rss_kib()
+        for pattern in COMPILE_BOMBS:
+            with self.subTest(pattern=pattern):
+                start = time.perf_counter()
+                with self.assertRaises(Refused):
+                    compile_bounded(pattern)
+                self.assertLess(time.perf_counter() - start, 0.050)
+        self.assertLess(max_rss_kib() - before, 2048)  # KiB: no bomb was ever built
+
+    def test_refused_bomb_is_invalid_regex_in_a_reply(self):
+        start = time.perf_counter()
+        s = score_completion(TASK, reply([(p, "") for p in COMPILE_BOMBS]))
+        self.assertLess(time.perf_counter() - start, 0.5)
+        self.assertEqual({e.code for e in s.errors}, {"invalid_regex"})
+        self.assertEqual(len(s.errors), len(COMPILE_BOMBS))
+
+    def test_realistic_patterns_are_accepted(self):
+        for p in (r"-----BEGIN[A-Z ]*PRIVATE KEY-----[\s\S]*?-----END[A-Z ]*PRIVATE KEY-----",
+                  r"\bsk-ant-api03-[A-Za-z0-9_\-]{93}AA", r"[A-Za-z0-9+/]{40,400}", "a{19000}"):
+            compile_bounded(p)
+
+    def test_many_costly_rules_are_capped_together(self):
+        s = score_completion(TASK, reply([(f"a{{{15000 + i}}}", "") for i in range(24)]))
+        self.assertEqual(s.errors[0].code, "invalid_regex")
+        self.assertIn("combined", s.errors[0].message)
+        self.assertLess(MAX_COMPILED_COST, 100_000)
+
+
+class CaptureLeaks(unittest.TestCase):
+    def test_group_references_never_expand(self):
+        for repl in (r"\1", r"\g<0>", r"\g<name>", "$1", "[REDACTED]\\1"):
+            s = score_completion(TASK, reply([(r"(AKIA[0-9A-Z]{16})", repl)]))
+            self.assertEqual([e.code for e in s.errors], ["unsafe_replacement"])
+
+    def test_backslashes_in_allowed_text_stay_literal(self):
+        s = score_completion(TASK, reply([(r"(?<=x)\d", "")]))
+        self.assertEqual(s.errors, ())
+
+
+if __name__ == "__main__":
+    unittest.main()
