@@ -1,0 +1,130 @@
+"""The verifiers v1 adapter, scored offline through the library's own `Task.score`."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import os
+import tempfile
+import unittest
+from pathlib import Path
+from unittest import mock
+
+import verifiers.v1 as vf
+
+import redaction_pressure as rp
+from redaction_pressure import PRIVATE_SEED_ENV, load_task, policies
+from redaction_pressure._identity import DIGEST_ALGORITHM, source_digest
+from redaction_pressure._run import read_traces, run_policy
+from redaction_pressure.taskset import RedactionConfig, RedactionRow, RedactionTaskset, offline_trace
+
+SECRET = "taskset-test private secret, long enough: 0123456789"
+IDENTITY_KEYS = {"environment_version", "corpus_version", "reward_schema_version", "split",
+                 "split_commitment", "source_digest", "source_digest_algorithm", "task_index",
+                 "task_params", "task_seed", "regex_version"}
+
+
+def rows(split="dev", n=3, **kw) -> list[RedactionRow]:
+    return list(vf.load_taskset(RedactionConfig(id="redaction-pressure", split=split, num_tasks=n, **kw)))
+
+
+def scored(row: RedactionRow, reply: str) -> vf.Trace:
+    trace = offline_trace(row, reply)
+    asyncio.run(row.score(trace))
+    return trace
+
+
+class Discovery(unittest.TestCase):
+    def test_exactly_one_taskset_exported(self):
+        from verifiers.v1.utils.loaders import _plugin_class
+        self.assertIs(_plugin_class(rp, vf.Taskset, "taskset"), RedactionTaskset)
+        self.assertIn("RedactionTaskset", rp.__all__)
+
+    def test_config_fields(self):
+        fields = set(RedactionConfig.model_fields)
+        self.assertLessEqual({"split", "num_tasks", "n_shown", "n_eval", "budget_s"}, fields)
+
+    def test_core_imports_without_verifiers(self):
+        import subprocess
+        import sys
+        code = "import sys, redaction_pressure as r; r.load_task('dev', 0); print('verifiers' in sys.modules)"
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        self.assertEqual(out.stdout.strip(), "False")
+
+
+class OfflineScoring(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.rows = rows(n=3)
+        cls.tasks = [load_task("dev", r.data.index) for r in cls.rows]
+
+    def test_oracle_one(self):
+        trace = scored(self.rows[0], policies.oracle(self.tasks[0]))
+        self.assertAlmostEqual(trace.reward, 1.0, places=12)
+        self.assertEqual({k: (v.score, v.weight) for k, v in trace.rewards.items()},
+                         {"recall": (1.0, 0.35), "precision": (1.0, 0.35), "clean": (1.0, 0.30)})
+        self.assertEqual(trace.metrics["valid"], 1.0)
+        self.assertEqual(trace.info["redaction_errors"], [])
+
+    def test_inaction_zero(self):
+        trace = scored(self.rows[1], policies.inaction(self.tasks[1]))
+        self.assertEqual(trace.reward, 0.0)
+        self.assertEqual(trace.info["redaction_errors"], [])
+
+    def test_invalid_reply_zero_with_code(self):
+        trace = scored(self.rows[2], '{"rules": [{"pattern": "(a{1000}){1000}", "replacement": ""}]}')
+        self.assertEqual(trace.reward, 0.0)
+        self.assertEqual(trace.metrics["valid"], 0.0)
+        self.assertEqual([e["code"] for e in trace.info["redaction_errors"]], ["invalid_regex"])
+
+    def test_trace_reward_equals_core_reward(self):
+        for row, task in zip(self.rows, self.tasks):
+            trace = scored(row, policies.baseline(task))
+            self.assertAlmostEqual(trace.reward, rp.score_completion(task, policies.baseline(task)).reward, places=12)
+
+    def test_identity_in_task_data_and_trace(self):
+        row = self.rows[0]
+        self.assertEqual(row.data.identity["source_digest"], source_digest())
+        trace = scored(row, policies.inaction(self.tasks[0]))
+        env = trace.info["environment"]
+        self.assertLessEqual(IDENTITY_KEYS, set(env))
+        self.assertEqual(env["source_digest_algorithm"], DIGEST_ALGORITHM)
+        self.assertEqual(env["split"], "dev")
+        self.assertEqual(env["task_seed"], self.tasks[0].seed)
+
+    def test_single_turn_stop(self):
+        trace = offline_trace(self.rows[0], "x")
+        self.assertTrue(asyncio.run(self.rows[0].single_turn(trace)))
+
+
+class PrivateRun(unittest.TestCase):
+    def test_secret_never_written_seed_only_in_scored_trace(self):
+        with tempfile.TemporaryDirectory() as tmp, mock.patch.dict(os.environ, {PRIVATE_SEED_ENV: SECRET}):
+            path = run_policy("private_eval", "oracle", 3, Path(tmp))
+            private_rows = rows("private_eval", n=3)
+            for f in Path(tmp).rglob("*"):
+                if f.is_file():
+                    self.assertNotIn(SECRET.encode(), f.read_bytes(), f)
+            traces = read_traces(path)
+        self.assertEqual(len(traces), 3)
+        for trace, row in zip(traces, private_rows):
+            seed = trace["info"]["environment"]["task_seed"]
+            self.assertGreaterEqual(seed, 1 << 63)
+            self.assertNotIn(str(seed), row.data.model_dump_json())
+            self.assertNotIn(str(seed), str(trace["task"]["data"]))
+            self.assertEqual(trace["info"]["environment"]["split"], "private_eval")
+            self.assertAlmostEqual(sum(r["score"] * r["weight"] for r in trace["rewards"].values()), 1.0)
+
+    def test_scoring_private_without_secret_fails_clearly(self):
+        with mock.patch.dict(os.environ, {PRIVATE_SEED_ENV: SECRET}):
+            row = rows("private_eval", n=1)[0]
+        env = {k: v for k, v in os.environ.items() if k != PRIVATE_SEED_ENV}
+        with mock.patch.dict(os.environ, env, clear=True):
+            importlib.import_module("redaction_pressure.taskset")._core_task.cache_clear()
+            with self.assertRaisesRegex(Exception, PRIVATE_SEED_ENV):
+                from redaction_pressure.taskset import core_task
+                core_task(row.data)
+
+
+if __name__ == "__main__":
+    unittest.main()
