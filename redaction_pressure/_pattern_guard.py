@@ -14,6 +14,8 @@ module cache, so hostile replies cannot grow it.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import regex
 from regex import _regex_core
 
@@ -58,9 +60,31 @@ def _cost(node: object, budget: int) -> int:
     return total
 
 
-def estimate_cost(pattern: str) -> int:
-    """Parses without compiling and returns the cost bound. Raises `regex.error` for
-    a syntax error and `Refused` for a parse that itself misbehaves."""
+def _literal_runs(node: object, runs: list[str]) -> None:
+    """Collects runs of case-sensitive literal characters that every match needs in
+    the searched text: consecutive characters of the top-level sequence, of plain
+    groups inside it and of positive lookarounds (which see the same text). Repeats,
+    branches, conditionals and fuzzy items are not entered."""
+    items = node.items if isinstance(node, _regex_core.Sequence) else [node]
+    run: list[str] = []
+    for item in items:
+        if (type(item) is _regex_core.Character and item.positive and not item.zerowidth
+                and item.case_flags == _regex_core.NOCASE):
+            run.append(chr(item.value))
+            continue
+        if run:
+            runs.append("".join(run))
+            run = []
+        if isinstance(item, _regex_core.Sequence):
+            _literal_runs(item, runs)
+        elif type(item) in (_regex_core.Group, _regex_core.Atomic) or (
+                type(item) is _regex_core.LookAround and item.positive):
+            _literal_runs(item.subpattern, runs)
+    if run:
+        runs.append("".join(run))
+
+
+def _parse(pattern: str):
     source = _regex_core.Source(pattern)
     info = _regex_core.Info(FLAGS, source.char_type, {})
     try:
@@ -74,15 +98,27 @@ def estimate_cost(pattern: str) -> int:
                 info = _regex_core.Info(info.global_flags, source.char_type, {})
     except RecursionError as exc:
         raise Refused("pattern nests too deeply to parse") from exc
-    return _cost(parsed, MAX_COMPILED_COST)
+    return parsed
+
+
+def estimate_cost(pattern: str) -> int:
+    """Parses without compiling and returns the cost bound. Raises `regex.error` for
+    a syntax error and `Refused` for a parse that itself misbehaves."""
+    return _cost(_parse(pattern), MAX_COMPILED_COST)
+
+
+class Compiled(NamedTuple):
+    pattern: regex.Pattern
+    cost: int
+    required: str  # a literal every match needs in the text ("" if none is known)
 
 
 _CACHE_COST_LIMIT = 200_000  # bounds the memory the cache can hold, whatever replies say
-_cache: dict[str, tuple[regex.Pattern, int]] = {}
+_cache: dict[str, Compiled] = {}
 _cache_cost = 0
 
 
-def compile_cached(pattern: str) -> tuple[regex.Pattern, int]:
+def compile_cached(pattern: str) -> Compiled:
     """`compile_bounded` with a cache weighted by compiled size: training repeats the
     same patterns across rollouts, and compiling dominates scoring when it repeats."""
     global _cache_cost
@@ -90,10 +126,10 @@ def compile_cached(pattern: str) -> tuple[regex.Pattern, int]:
     if hit is not None:
         return hit
     compiled = compile_bounded(pattern)
-    while _cache and _cache_cost + compiled[1] > _CACHE_COST_LIMIT:
-        _cache_cost -= _cache.pop(next(iter(_cache)))[1]
+    while _cache and _cache_cost + compiled.cost > _CACHE_COST_LIMIT:
+        _cache_cost -= _cache.pop(next(iter(_cache))).cost
     _cache[pattern] = compiled
-    _cache_cost += compiled[1]
+    _cache_cost += compiled.cost
     return compiled
 
 
@@ -103,13 +139,15 @@ def clear_cache() -> None:
     _cache_cost = 0
 
 
-def compile_bounded(pattern: str) -> tuple[regex.Pattern, int]:
+def compile_bounded(pattern: str) -> Compiled:
     """Compiles ``pattern`` only if its compiled size is bounded; returns it with its
-    cost bound. Raises `Refused`, or what `regex` raises for a bad pattern (`regex.error`,
+    cost bound and a required literal (the scanner skips texts that lack it, saving
+    a regex call: on short records the per-call cost of `timeout` dominates). Raises `Refused`, or what `regex` raises for a bad pattern (`regex.error`,
     `ValueError`, ...), and never takes long."""
     if any(0xD800 <= ord(c) <= 0xDFFF for c in pattern):
         raise Refused("pattern contains a lone surrogate")
-    cost = estimate_cost(pattern)
+    parsed = _parse(pattern)
+    cost = _cost(parsed, MAX_COMPILED_COST)
     if cost > MAX_COMPILED_COST:
         raise Refused(f"compiled size bound exceeds {MAX_COMPILED_COST}"
                       " (nested or large counted repetition)")
@@ -119,4 +157,9 @@ def compile_bounded(pattern: str) -> tuple[regex.Pattern, int]:
         raise Refused("pattern nests too deeply to compile") from exc
     if compiled.flags & regex.LOCALE:
         raise Refused("the LOCALE flag makes matching depend on the machine's locale")
-    return compiled, cost
+    runs: list[str] = []
+    try:
+        _literal_runs(parsed, runs)
+    except RecursionError:
+        runs = []
+    return Compiled(compiled, cost, max(runs, key=len, default=""))

@@ -28,6 +28,7 @@ MAX_MATCHES = 10_000  # per episode, zero-width matches included
 class CompiledRule:
     pattern: regex.Pattern
     replacement: str
+    required: str = ""  # a literal every match needs; texts without it are skipped
 
 
 @dataclass
@@ -36,11 +37,6 @@ class ScanResult:
     outputs: list[str]
     matches: int
     errors: list[RedactionError]
-
-
-class _Stop(Exception):
-    def __init__(self, error: RedactionError) -> None:
-        self.error = error
 
 
 class _Record:
@@ -88,43 +84,42 @@ class _Record:
         self.text, self.segments = "".join(pieces), new
 
 
-def _matches(rule: CompiledRule, index: int, text: str, deadline: float, counted: list[int]) -> list:
-    remaining = deadline - time.perf_counter()
-    if remaining <= 0:
-        raise _Stop(RedactionError("budget_exhausted", "the episode's regex time budget ran out", index))
-    spans = []
-    try:
-        for m in rule.pattern.finditer(text, timeout=remaining, concurrent=True):
-            spans.append(m.span())
-            counted[0] += 1
-            if counted[0] > MAX_MATCHES:
-                raise _Stop(RedactionError(
-                    "excessive_matches", f"more than {MAX_MATCHES} matches in the episode", index))
-            if time.perf_counter() > deadline:
-                raise _Stop(RedactionError("budget_exhausted", "the episode's regex time budget ran out", index))
-    except TimeoutError:
-        raise _Stop(RedactionError("timeout", f"regex call timed out after {remaining:.3f} s "
-                                   "(the rest of the episode budget)", index)) from None
-    return spans
-
-
 def scan(rules: list[CompiledRule], texts: list[str], deadline: float) -> ScanResult:
     """Runs every rule over every text before ``deadline`` (a `time.perf_counter` value)."""
     records = [_Record(t) for t in texts]
-    counted = [0]
+    matches = 0
     errors: list[RedactionError] = []
-    try:
-        for i, rule in enumerate(rules):
-            for record in records:
-                spans = _matches(rule, i, record.text, deadline, counted)
-                if spans:
-                    record.splice(spans, rule.replacement)
-    except _Stop as stop:
-        errors.append(stop.error)
+    clock = time.perf_counter
+    for i, rule in enumerate(rules):
+        finditer, repl, required = rule.pattern.finditer, rule.replacement, rule.required
+        for record in records:
+            if required and required not in record.text:
+                continue
+            remaining = deadline - clock()
+            if remaining <= 0:
+                errors.append(RedactionError("budget_exhausted", "the episode's regex time budget ran out", i))
+                break
+            try:
+                # The timeout bounds the whole iteration, not each match; one call yields
+                # at most len(text) + 1 matches, so the cap is checked after the call.
+                spans = [m.span() for m in finditer(record.text, timeout=remaining, concurrent=True)]
+            except TimeoutError:
+                errors.append(RedactionError("timeout", f"regex call timed out after {remaining:.3f} s "
+                                             "(the rest of the episode budget)", i))
+                break
+            if spans:
+                matches += len(spans)
+                if matches > MAX_MATCHES:
+                    errors.append(RedactionError("excessive_matches",
+                                                 f"more than {MAX_MATCHES} matches in the episode", i))
+                    break
+                record.splice(spans, repl)
+        if errors:
+            break
     removed = []
     for text, record in zip(texts, records):
         gone = bytearray(len(text))
         for start, end in record.removed:
             gone[start:end] = b"\x01" * (end - start)
         removed.append(gone)
-    return ScanResult(removed, [r.text for r in records], counted[0], errors)
+    return ScanResult(removed, [r.text for r in records], matches, errors)

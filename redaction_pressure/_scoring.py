@@ -42,7 +42,7 @@ def _compile(rules, deadline: float) -> tuple[list[CompiledRule], list[Redaction
         if time.perf_counter() > deadline:
             return [], [RedactionError("budget_exhausted", "the regex time budget ran out while compiling", i)]
         try:
-            pattern, cost = compile_cached(rule.pattern)
+            pattern, cost, required = compile_cached(rule.pattern)
         except Refused as exc:
             errors.append(RedactionError("invalid_regex", f"refused as too costly to compile: {exc}", i))
             continue
@@ -54,7 +54,7 @@ def _compile(rules, deadline: float) -> tuple[list[CompiledRule], list[Redaction
             errors.append(RedactionError("invalid_regex", f"refused as too costly to compile: the rules' "
                                          f"combined compiled size bound exceeds {MAX_REPLY_COST}", i))
             break
-        compiled.append(CompiledRule(pattern, rule.replacement))
+        compiled.append(CompiledRule(pattern, rule.replacement, required))
     return compiled, errors
 
 

@@ -11,7 +11,7 @@ validity.
 from __future__ import annotations
 
 import asyncio
-from functools import lru_cache
+from collections import OrderedDict
 
 import verifiers.v1 as vf
 from verifiers.v1.harnesses.null import NullHarness
@@ -34,19 +34,34 @@ class RedactionData(vf.TaskData):
     identity: dict
 
 
-@lru_cache(maxsize=256)
-def _core_task(split: str, index: int, n_shown: int, n_eval: int, budget_s: float,
-               commitment: str | None) -> RedactionTask:
-    # `commitment` keys private tasks by secret without putting the secret in the key.
-    return load_task(split, index, n_shown, n_eval, budget_s)
+_CACHE_SIZE = 4096
+_tasks: OrderedDict[tuple, RedactionTask] = OrderedDict()
+
+
+def _remember(key: tuple, task: RedactionTask) -> RedactionTask:
+    _tasks[key] = task
+    _tasks.move_to_end(key)
+    while len(_tasks) > _CACHE_SIZE:
+        _tasks.popitem(last=False)
+    return task
+
+
+def _key(split: str, index: int, n_shown: int, n_eval: int, budget_s: float, commitment: str) -> tuple:
+    # The commitment keys private tasks by secret without putting the secret in the key.
+    return (split, index, n_shown, n_eval, float(budget_s), commitment)
 
 
 def core_task(data: RedactionData) -> RedactionTask:
-    commitment = private_commitment(read_private_secret()) if data.split == "private_eval" else None
-    task = _core_task(data.split, data.index, data.n_shown, data.n_eval, data.budget_s, commitment)
-    if task.identity["split_commitment"] != data.identity["split_commitment"]:
-        raise RuntimeError(f"task {data.id} was issued under another split commitment than "
-                           f"this process's (check ${PRIVATE_SEED_ENV})")
+    """The core task behind a row: the one `load` built when it is still cached, else
+    rebuilt (a private one from the secret this process holds)."""
+    commitment = data.identity["split_commitment"]
+    key = _key(data.split, data.index, data.n_shown, data.n_eval, data.budget_s, commitment)
+    task = _tasks.get(key)
+    if task is None:
+        if data.split == "private_eval" and private_commitment(read_private_secret()) != commitment:
+            raise RuntimeError(f"task {data.id} was issued under another private secret than the "
+                               f"one in ${PRIVATE_SEED_ENV}")
+        task = _remember(key, load_task(data.split, data.index, data.n_shown, data.n_eval, data.budget_s))
     return task
 
 
@@ -120,6 +135,8 @@ class RedactionConfig(vf.TasksetConfig):
 
 
 def to_row(task: RedactionTask, config: vf.TaskConfig | None = None) -> RedactionRow:
+    _remember(_key(task.split, task.index, task.n_shown, task.n_eval, task.budget_s,
+                   task.identity["split_commitment"]), task)
     published = task.task_data()
     data = RedactionData(id=task.id, name=task.id, prompt=task.prompt, system_prompt=task.system_prompt,
                          split=task.split, index=task.index, n_shown=task.n_shown, n_eval=task.n_eval,

@@ -120,7 +120,7 @@ class PrivateRun(unittest.TestCase):
             row = rows("private_eval", n=1)[0]
         env = {k: v for k, v in os.environ.items() if k != PRIVATE_SEED_ENV}
         with mock.patch.dict(os.environ, env, clear=True):
-            importlib.import_module("redaction_pressure.taskset")._core_task.cache_clear()
+            importlib.import_module("redaction_pressure.taskset")._tasks.clear()
             with self.assertRaisesRegex(Exception, PRIVATE_SEED_ENV):
                 from redaction_pressure.taskset import core_task
                 core_task(row.data)

@@ -1,0 +1,77 @@
+"""Scoring-core figures over the 64 dev tasks.
+
+- overhead: median over tasks of score_completion time / raw floor, where the floor
+  is the same compiled rules applied in order with `regex.sub` to the same records and
+  nothing else (no parsing, validation, timeouts, tracking or reward). "warm" reuses
+  compiled patterns (as training does, the same rules recurring); "cold" clears the
+  compile cache before every call.
+- task build: median time of load_task.
+- hostile: wall time of a reply whose rule backtracks catastrophically, vs its budget.
+- baseline: mean reward of the task-independent baseline policy (decoys bite).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import regex  # noqa: E402
+
+from _common import machine, median_time, table  # noqa: E402
+from redaction_pressure import load_task, policies, score_completion  # noqa: E402
+from redaction_pressure._pattern_guard import clear_cache  # noqa: E402
+
+
+def rules_of(reply: str) -> list[tuple[regex.Pattern, str]]:
+    body = reply.split("```json\n", 1)[1].rsplit("```", 1)[0]
+    return [(regex.compile(r["pattern"]), r["replacement"]) for r in json.loads(body)["rules"]]
+
+
+def floor(compiled, texts) -> None:
+    for pattern, repl in compiled:
+        texts = [pattern.sub(repl.replace("\\", "\\\\"), t) for t in texts]
+
+
+def main(quick: bool = False) -> dict:
+    repeat = 3 if quick else 7
+    t0 = time.perf_counter()
+    tasks = [load_task("dev", i) for i in range(64)]
+    build = [median_time(lambda i=i: load_task("dev", i), 1 if quick else 3) for i in range(0, 64, 4)]
+    out = {"task_build_ms": statistics.median(build) * 1000}
+    for policy in ("oracle", "baseline"):
+        warm, cold = [], []
+        for task in tasks:
+            reply = getattr(policies, policy)(task)
+            compiled, texts = rules_of(reply), [r.text for r in task.heldout]
+            base = median_time(lambda: floor(compiled, texts), repeat)
+            score_completion(task, reply)
+            warm.append(median_time(lambda: score_completion(task, reply), repeat) / base)
+            cold.append(median_time(lambda: (clear_cache(), score_completion(task, reply)), repeat) / base)
+        out[f"{policy}_overhead_warm"] = statistics.median(warm)
+        out[f"{policy}_overhead_cold"] = statistics.median(cold)
+    out["baseline_mean_reward"] = statistics.mean(score_completion(t, policies.baseline(t)).reward for t in tasks)
+    out["oracle_mean_reward"] = statistics.mean(score_completion(t, policies.oracle(t)).reward for t in tasks)
+    hostile = json.dumps({"rules": [{"pattern": r"(?:.|..)+$x", "replacement": ""}]})
+    start = time.perf_counter()
+    code = score_completion(tasks[0], hostile).errors[0].code
+    out["hostile_wall_s"], out["hostile_budget_s"], out["hostile_error"] = time.perf_counter() - start, 2.0, code
+    rows = [("figure", "value", "target"),
+            ("scoring / raw regex.sub floor, oracle replies (warm)", f"{out['oracle_overhead_warm']:.2f}x", "<= 1.5x"),
+            ("scoring / raw regex.sub floor, oracle replies (cold compile)", f"{out['oracle_overhead_cold']:.2f}x", "-"),
+            ("scoring / raw regex.sub floor, baseline replies (warm)", f"{out['baseline_overhead_warm']:.2f}x", "<= 1.5x"),
+            ("scoring / raw regex.sub floor, baseline replies (cold)", f"{out['baseline_overhead_cold']:.2f}x", "-"),
+            ("median task build (load_task)", f"{out['task_build_ms']:.1f} ms", "-"),
+            ("hostile reply wall time (budget 2.0 s)", f"{out['hostile_wall_s']:.3f} s ({code})", "<= 2.15 s"),
+            ("oracle mean reward, dev", f"{out['oracle_mean_reward']:.3f}", "1.000"),
+            ("baseline mean reward, dev", f"{out['baseline_mean_reward']:.3f}", "well between 0 and 1")]
+    print(f"bench_core on {machine()} ({time.perf_counter() - t0:.0f} s)")
+    print(table(rows))
+    return out
+
+
+if __name__ == "__main__":
+    main(quick="--quick" in sys.argv)
