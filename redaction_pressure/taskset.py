@@ -11,7 +11,9 @@ validity.
 from __future__ import annotations
 
 import asyncio
+import os
 from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
 
 import verifiers.v1 as vf
 from verifiers.v1.harnesses.null import NullHarness
@@ -65,6 +67,21 @@ def core_task(data: RedactionData) -> RedactionTask:
     return task
 
 
+_pool: ThreadPoolExecutor | None = None
+
+
+def _executor() -> ThreadPoolExecutor:
+    """Scans run in their own pool, one thread per core: `regex` releases the GIL while
+    matching, so more threads than cores only queue on the GIL and delay the event
+    loop (measured in benchmarks/bench_concurrency.py), while a hostile reply can hold
+    one thread for its whole budget and the others keep scoring."""
+    global _pool
+    if _pool is None:
+        _pool = ThreadPoolExecutor(max_workers=min(8, max(2, os.cpu_count() or 2)),
+                                   thread_name_prefix="redaction-scan")
+    return _pool
+
+
 def score_trace_info(data: RedactionData, reply: str) -> dict:
     """Scores ``reply`` and returns what goes into ``trace.info``."""
     task = core_task(data)
@@ -88,7 +105,8 @@ class RedactionRow(vf.Task[RedactionData]):
 
     @vf.metric
     async def redaction(self, trace: vf.Trace) -> dict[str, float]:
-        info = await asyncio.to_thread(score_trace_info, self.data, _reply(trace))
+        loop = asyncio.get_running_loop()
+        info = await loop.run_in_executor(_executor(), score_trace_info, self.data, _reply(trace))
         trace.info.update(info)
         r = info["redaction"]
         return {k: float(r[k]) for k in ("valid", "secrets_total", "secrets_removed", "removed_chars",

@@ -97,6 +97,17 @@ class OfflineScoring(unittest.TestCase):
         self.assertTrue(asyncio.run(self.rows[0].single_turn(trace)))
 
 
+class EventLoop(unittest.TestCase):
+    def test_hostile_scan_does_not_block_the_loop(self):
+        import sys
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+        from bench_concurrency import measure
+        out = asyncio.run(measure(n_benign=20, budget_s=1.0))
+        self.assertLess(out["benign_all_done_s"], out["hostile_done_s"])
+        self.assertLessEqual(out["hostile_done_s"], 1.0 + 0.15)
+        self.assertLess(out["worst_loop_delay_ms"], 250)  # generous: shared CI machines are noisy
+
+
 class PrivateRun(unittest.TestCase):
     def test_secret_never_written_seed_only_in_scored_trace(self):
         with tempfile.TemporaryDirectory() as tmp, mock.patch.dict(os.environ, {PRIVATE_SEED_ENV: SECRET}):
