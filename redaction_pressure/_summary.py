@@ -1,0 +1,50 @@
+"""Summaries of scored traces: the figures a run reports, always labelled with the
+split they come from, so a public dev score is never mistaken for private evaluation."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+SPLIT_LABELS = {
+    "dev": "public dev split (not a private evaluation)",
+    "train": "public train split (not a private evaluation)",
+    "private_eval": "private evaluation split",
+}
+
+
+def split_label(split: str) -> str:
+    return SPLIT_LABELS.get(split, f"unknown split {split!r}")
+
+
+def summarize(traces: list[dict]) -> dict:
+    """Aggregates trace dicts (as in traces.jsonl) into the run summary."""
+    n = len(traces)
+    splits = sorted({t["info"]["environment"]["split"] for t in traces})
+    totals = defaultdict(float)
+    secret_fams: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    decoy_fams: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    errors: dict[str, int] = defaultdict(int)
+    for t in traces:
+        r = t["info"]["redaction"]
+        for k in ("reward", "recall", "precision", "clean", "valid"):
+            totals[k] += float(r[k])
+        for fam, (total, removed) in r["secret_families"].items():
+            secret_fams[fam][0] += total
+            secret_fams[fam][1] += removed
+        for fam, (total, damaged) in r["decoy_families"].items():
+            decoy_fams[fam][0] += total
+            decoy_fams[fam][1] += damaged
+        for e in t["info"]["redaction_errors"]:
+            errors[e["code"]] += 1
+    mean = {k: (totals[k] / n if n else 0.0) for k in ("reward", "recall", "precision", "clean")}
+    return {
+        "split": splits[0] if len(splits) == 1 else "mixed",
+        "split_label": split_label(splits[0]) if len(splits) == 1 else f"MIXED splits {splits}",
+        "traces": n,
+        "mean_reward": mean["reward"], "mean_recall": mean["recall"], "mean_precision": mean["precision"],
+        "clean_rate": mean["clean"], "invalid": n - int(totals["valid"]),
+        "errors": dict(sorted(errors.items())),
+        "secret_families": {k: {"labelled": v[0], "removed": v[1], "leaked": v[0] - v[1]}
+                            for k, v in sorted(secret_fams.items())},
+        "decoy_families": {k: {"present": v[0], "destroyed": v[1]} for k, v in sorted(decoy_fams.items())},
+    }
