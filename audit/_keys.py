@@ -1,11 +1,10 @@
 """Ed25519 signing keys: generation, loading, and key ids.
 
 The private key file is created with mode 0600 from its first byte (``os.open`` with
-``O_EXCL`` and that mode, then ``fchmod`` in case a umask or ACL widened nothing but
-the intent should be explicit), written to a temporary name and hard-linked into
-place, so a key is never world-readable, a half-written key never appears under the
-real name, and an existing key is never overwritten (``link`` fails if the name is
-taken). A key id is the hex SHA-256 of the public key's DER SubjectPublicKeyInfo: it
+``O_EXCL`` and that mode; ``fchmod`` then pins the mode whatever the umask), written
+under a temporary name and hard-linked into place, so a key is never world-readable,
+a half-written key never appears under the real name, and an existing key is never
+overwritten (``link`` fails if the name is taken). A key id is the hex SHA-256 of the public key's DER SubjectPublicKeyInfo: it
 names exactly one key, whatever its PEM formatting.
 """
 

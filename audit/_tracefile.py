@@ -35,6 +35,15 @@ class TraceEntry:
         return f"line {self.line} trace {self.position} ({self.task_id})"
 
 
+@dataclass(frozen=True)
+class Problem:
+    line: int | None
+    message: str
+
+    def __str__(self) -> str:
+        return self.message if self.line is None else f"line {self.line}: {self.message}"
+
+
 @dataclass
 class TraceFile:
     path: Path
@@ -42,7 +51,7 @@ class TraceFile:
     size: int = 0
     episodes: list[tuple[int, object]] = field(default_factory=list)  # (line, parsed Episode)
     entries: list[TraceEntry] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)  # "line N: reason"
+    problems: list[Problem] = field(default_factory=list)
     data: bytes | None = None  # the raw bytes, when asked for (sealing copies exactly what it hashed)
 
 
@@ -77,7 +86,7 @@ def read_trace_file(path: Path, keep_bytes: bool = False) -> TraceFile:
             if kept is not None:
                 kept += raw
             if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
-                result.problems.append(f"line {number}: longer than {MAX_LINE_BYTES} bytes")
+                result.problems.append(Problem(number, f"longer than {MAX_LINE_BYTES} bytes"))
                 while raw and not raw.endswith(b"\n"):  # hash and skip the rest of the line
                     raw = f.readline(MAX_LINE_BYTES)
                     h.update(raw)
@@ -92,7 +101,7 @@ def read_trace_file(path: Path, keep_bytes: bool = False) -> TraceFile:
     if kept is not None:
         result.data = bytes(kept)
     if not result.entries and not result.problems:
-        result.problems.append("no traces in the file")
+        result.problems.append(Problem(None, "no traces in the file"))
     return result
 
 
@@ -100,17 +109,17 @@ def _parse_line(result: TraceFile, number: int, raw: bytes) -> None:
     try:
         episode = loads_strict(raw)
     except StrictJSONError as exc:
-        result.problems.append(f"line {number}: not valid JSON: {exc}")
+        result.problems.append(Problem(number, f"not valid JSON: {exc}"))
         return
     result.episodes.append((number, episode))
     traces = episode.get("traces") if isinstance(episode, dict) else None
     if not isinstance(traces, list):
-        result.problems.append(f"line {number}: not an Episode with a traces array")
+        result.problems.append(Problem(number, "not an Episode with a traces array"))
         return
     for position, trace in enumerate(traces):
         try:
             digest = trace_digest(trace)
         except (ValueError, RecursionError) as exc:
-            result.problems.append(f"line {number} trace {position}: cannot be canonicalised: {exc}")
+            result.problems.append(Problem(number, f"trace {position} cannot be canonicalised: {exc}"))
             continue
         result.entries.append(TraceEntry(number, position, trace, digest))

@@ -92,6 +92,7 @@ def scan(rules: list[CompiledRule], texts: list[str], deadline: float) -> ScanRe
     clock = time.perf_counter
     for i, rule in enumerate(rules):
         finditer, repl, required = rule.pattern.finditer, rule.replacement, rule.required
+        backwards = bool(rule.pattern.flags & regex.REVERSE)  # (?r) yields matches right to left
         for record in records:
             if required and required not in record.text:
                 continue
@@ -108,6 +109,8 @@ def scan(rules: list[CompiledRule], texts: list[str], deadline: float) -> ScanRe
                                              "(the rest of the episode budget)", i))
                 break
             if spans:
+                if backwards:
+                    spans.reverse()
                 matches += len(spans)
                 if matches > MAX_MATCHES:
                     errors.append(RedactionError("excessive_matches",

@@ -25,7 +25,7 @@ def reference(rules, texts):
         for pattern, repl in rules:
             current = "".join(c for c, _ in chars)
             new, prev = [], 0
-            for m in regex.finditer(pattern, current):
+            for m in sorted(regex.finditer(pattern, current), key=lambda m: m.start()):
                 new.extend(chars[prev:m.start()])
                 new.extend((c, None) for c in repl)
                 prev = m.end()
@@ -57,7 +57,16 @@ class AgainstReference(unittest.TestCase):
             self.assertGreater(sum(len(t) for t in got.outputs), 1000)
             return
         self.assertEqual(got.outputs, want_texts)
+        for i, text in enumerate(text_list):  # and the text is exactly what regex.sub makes
+            for p, r in rule_list:
+                text = regex.sub(p, r.replace("\\", "\\\\"), text)
+            self.assertEqual(got.outputs[i], text)
         self.assertEqual(got.removed, want_removed)
+
+    def test_reverse_patterns(self):
+        c = compile_bounded("(?r)aba|b")
+        got = scan([CompiledRule(c.pattern, "", c.required)], ["bb"], time.perf_counter() + 10)
+        self.assertEqual((got.outputs, got.removed), ([""], [bytearray(b"\x01\x01")]))
 
     def test_marker_inserted_then_partly_removed(self):
         rules = [CompiledRule(regex.compile("b"), "[REDACTED]"), CompiledRule(regex.compile(r"D\]c"), "")]

@@ -1,0 +1,5 @@
+"""``python -m audit`` runs the audit command."""
+
+from .cli import main
+
+raise SystemExit(main())

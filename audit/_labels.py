@@ -1,0 +1,102 @@
+"""Split labels against commitments: what stops a public result passing as private.
+
+A split label is only a claim; the commitment and the seeds are what bind a trace to
+a split. Public splits commit to their documented seed range, and every seed must be
+that range's start plus the task index. A ``private_eval`` trace must carry a
+``private-sha256:`` commitment that is no public range's, a seed outside every public
+range (private seeds have the top bit of 64 set), and must not have published its seed
+in the task data. Without the secret this proves the seeds are not public ones, not
+that they came from the committed secret: ``private_seed_problems`` does that, given
+the secret.
+"""
+
+from __future__ import annotations
+
+from redaction_pressure._splits import PRIVATE_SIZE, PUBLIC, private_commitment, private_seed
+
+from ._manifest import SPLIT_LABELS
+
+_PUBLIC_COMMITMENTS = {r.commitment: name for name, r in PUBLIC.items()}
+_PRIVATE_MIN_SEED, _SEED_LIMIT = 1 << 63, 1 << 64
+
+
+def commitment_problems(split: str, commitment: str) -> list[str]:
+    if split in PUBLIC:
+        expected = PUBLIC[split].commitment
+        if commitment != expected:
+            return [f"split {split} claims commitment {commitment}, but {split}'s public seed range "
+                    f"commitment is {expected}"]
+        return []
+    if split != "private_eval":
+        return [f"unknown split {split!r}"]
+    if commitment in _PUBLIC_COMMITMENTS:
+        return [f"labelled private_eval but carries the public {_PUBLIC_COMMITMENTS[commitment]} "
+                f"commitment: this is a public result relabelled"]
+    if not commitment.startswith("private-sha256:"):
+        return [f"labelled private_eval but its commitment {commitment} is not a private-sha256 commitment"]
+    return []
+
+
+def manifest_problems(manifest: dict) -> list[str]:
+    split, commitment = manifest["split"]["name"], manifest["split"]["commitment"]
+    problems = commitment_problems(split, commitment)
+    summary = manifest["summary"]
+    if summary["split"] != split:
+        problems.append(f"the summary is labelled split {summary['split']!r} but the archive is split {split!r}")
+    if summary["label"] != SPLIT_LABELS.get(split):
+        problems.append(f"the summary label {summary['label']!r} is not the label of split {split!r} "
+                        f"({SPLIT_LABELS.get(split)!r})")
+    return problems
+
+
+def trace_problems(trace: dict, split: str, commitment: str) -> list[str]:
+    """How a schema-valid trace disagrees with the archive's split and commitment."""
+    env, data = trace["info"]["environment"], trace["task"]["data"]
+    ident = data["identity"]
+    problems = []
+    for where, value in (("info.environment.split", env["split"]), ("task.data.split", data["split"]),
+                         ("task.data.identity.split", ident["split"])):
+        if value != split:
+            problems.append(f"{where} is {value!r}, the archive is split {split!r}")
+    for where, value in (("info.environment", env["split_commitment"]),
+                         ("task.data.identity", ident["split_commitment"])):
+        if value != commitment:
+            problems.append(f"{where} commitment {value} differs from the archive's {commitment}")
+    index, seed = env["task_index"], env["task_seed"]
+    if ident["task_index"] != index:
+        problems.append(f"task.data.identity.task_index {ident['task_index']} differs from info.environment's {index}")
+    if split in PUBLIC:
+        r = PUBLIC[split]
+        if not 0 <= index < r.size:
+            problems.append(f"task index {index} is outside {split}'s {r.size} tasks")
+        elif seed != r.start + index:
+            problems.append(f"revealed seed {seed} is not {split}'s seed for index {index} ({r.start + index})")
+        if ident.get("task_seed") != seed:
+            problems.append(f"task.data.identity.task_seed {ident.get('task_seed')!r} differs from the revealed {seed}")
+    elif split == "private_eval":
+        if not _PRIVATE_MIN_SEED <= seed < _SEED_LIMIT:
+            owner = next((n for n, r in PUBLIC.items() if r.start <= seed < r.start + r.size), None)
+            problems.append(f"revealed seed {seed} cannot be a private seed"
+                            + (f" (it is {owner}'s public seed {seed - PUBLIC[owner].start})" if owner else ""))
+        if index >= PRIVATE_SIZE:
+            problems.append(f"task index {index} is outside private_eval's {PRIVATE_SIZE} tasks")
+        if "task_seed" in ident:
+            problems.append("the private seed was published in the task data (task.data.identity.task_seed)")
+    return problems
+
+
+def private_seed_problems(secret: bytes, commitment: str, traces) -> list[str]:
+    """Checks the commitment against ``secret`` and re-derives every revealed seed."""
+    expected = private_commitment(secret)
+    if commitment != expected:
+        return [f"the archive's commitment {commitment} is not the commitment of the supplied secret "
+                f"({expected}): wrong secret, or seeds not drawn from it"]
+    problems = []
+    for where, trace in traces:
+        env = trace["info"]["environment"]
+        index, seed = env["task_index"], env["task_seed"]
+        if not 0 <= index < PRIVATE_SIZE:
+            problems.append(f"{where}: task index {index} is outside private_eval")
+        elif private_seed(secret, index) != seed:
+            problems.append(f"{where}: revealed seed {seed} is not the seed the secret derives for index {index}")
+    return problems

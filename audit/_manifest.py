@@ -1,0 +1,120 @@
+"""The archive manifest (manifest-v1): what a seal commits to, as TOML.
+
+The manifest is the DSSE payload; ``manifest.toml`` beside it is a readable copy that
+verification only compares byte for byte with the signed payload. Summary scores are
+always written with the split they were measured on and a fixed label for that split,
+so a public dev score cannot be quoted from an archive without saying it is one.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import tomllib
+
+import tomli_w
+
+from redaction_pressure._reward import WEIGHTS
+
+from ._canonical import CANONICALIZATION
+from ._tracefile import TRACES_NAME, TraceFile
+
+MANIFEST_VERSION = "manifest-v1"
+MANIFEST_NAME = "manifest.toml"
+SPLIT_LABELS = {
+    "dev": "public dev split (not private evaluation)",
+    "train": "public train split (not private evaluation)",
+    "private_eval": "private evaluation split",
+}
+BUILD_KEYS = ("environment_version", "corpus_version", "reward_schema_version", "source_digest",
+              "source_digest_algorithm", "regex_version")
+TASK_KEYS = ("split", "split_commitment", "task_index", "task_params", "task_id", "task_seed")
+
+
+class ManifestError(Exception):
+    pass
+
+
+def build_part(environment: dict) -> dict:
+    """The build half of a trace's info.environment (every key but the task's)."""
+    return {k: v for k, v in environment.items() if k not in TASK_KEYS}
+
+
+def trace_reward(trace: dict) -> float:
+    """reward-v1 from a trace's recorded weighted rewards, summed in WEIGHTS order."""
+    return sum(trace["rewards"][k]["score"] * trace["rewards"][k]["weight"] for k in WEIGHTS)
+
+
+def summarize(traces: list[dict], split: str) -> dict:
+    """Summary scores of schema-valid traces, labelled with their split. Means use
+    math.fsum so the result does not depend on the order of additions' rounding."""
+    n = len(traces)
+
+    def mean(values) -> float:
+        return math.fsum(values) / n
+
+    return {
+        "split": split,
+        "label": SPLIT_LABELS[split],
+        "traces": n,
+        "mean_reward": mean(trace_reward(t) for t in traces),
+        "mean_recall": mean(t["rewards"]["recall"]["score"] for t in traces),
+        "mean_precision": mean(t["rewards"]["precision"]["score"] for t in traces),
+        "clean_rate": mean(t["rewards"]["clean"]["score"] for t in traces),
+        "invalid": sum(1 for t in traces if t["info"]["redaction_errors"]),
+    }
+
+
+def build_manifest(tracefile: TraceFile, run_id: str, sealed_by: str,
+                   created: dt.datetime | None = None) -> dict:
+    """The manifest of a schema-valid trace file whose traces agree on build and split."""
+    traces = [e.trace for e in tracefile.entries]
+    env = traces[0]["info"]["environment"]
+    split = env["split"]
+    summary = summarize(traces, split)
+    created = created or dt.datetime.now(dt.timezone.utc)
+    return {
+        "manifest_version": MANIFEST_VERSION,
+        "created": created.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "sealed_by": sealed_by,
+        "run_id": run_id,
+        "identity": build_part(env),
+        "split": {"name": split, "commitment": env["split_commitment"]},
+        "counts": {"episodes": len(tracefile.episodes), "traces": len(traces),
+                   "valid": len(traces) - summary["invalid"], "invalid": summary["invalid"]},
+        "summary": summary,
+        "traces_file": {"path": TRACES_NAME, "sha256": tracefile.sha256, "bytes": tracefile.size},
+        "canonicalization": CANONICALIZATION,
+        "traces": [{"line": e.line, "position": e.position, "task_id": e.task_id, "sha256": e.digest}
+                   for e in tracefile.entries],
+    }
+
+
+def dumps(manifest: dict) -> bytes:
+    return tomli_w.dumps(manifest).encode("utf-8")
+
+
+def loads(data: bytes) -> dict:
+    """Parses manifest bytes (UTF-8 TOML). Raises ManifestError."""
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ManifestError(f"the manifest is not UTF-8: {exc}") from None
+    except (tomllib.TOMLDecodeError, RecursionError, ValueError) as exc:
+        raise ManifestError(f"the manifest is not valid TOML: {str(exc)[:300]}") from None
+
+
+def jsonable(value):
+    """tomllib's values as JSON Schema should see them. TOML has kinds JSON lacks:
+    dates/times and nan/inf floats. They become tagged objects, so the manifest schema
+    (which wants strings and finite numbers) rejects them on type, loudly, instead of
+    a NaN slipping through every numeric bound."""
+    if isinstance(value, dict):
+        return {k: jsonable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [jsonable(v) for v in value]
+    if isinstance(value, (dt.datetime, dt.date, dt.time)):
+        return {"toml-datetime": value.isoformat()}
+    if isinstance(value, float) and not math.isfinite(value):
+        return {"toml-float": repr(value)}
+    return value

@@ -1,0 +1,73 @@
+"""Renders a verification report for people (a rich table) or programs (JSON).
+
+Archive contents are hostile text: everything shown is passed as plain ``Text`` (no
+rich markup is interpreted) after control characters are escaped, so an archive
+cannot restyle the report or send escape sequences to the evaluator's terminal.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from ._verify import FAILED, PASSED, SKIPPED, Report
+
+MAX_HUMAN_DETAILS = 20
+_STYLE = {PASSED: ("PASS", "bold green"), FAILED: ("FAIL", "bold red"), SKIPPED: ("SKIP", "yellow")}
+
+
+def safe(text: object) -> str:
+    s = str(text)
+    if s.isprintable():
+        return s
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in s)
+
+
+def console(file=None) -> Console:
+    file = file or sys.stdout
+    return Console(file=file, highlight=False, soft_wrap=False, width=None if file.isatty() else 120)
+
+
+def render_json(report: Report) -> str:
+    return json.dumps(report.as_dict(), indent=2)
+
+
+def render_human(report: Report, out: Console) -> None:
+    out.print(Text(f"audit verify {safe(report.archive)}", style="bold"))
+    out.print(Text(f"pinned key id: {report.pinned_key_id}"))
+    m = report.manifest
+    if m:
+        out.print(Text.assemble("split: ", (safe(m["split"]["name"]), "bold"), f" — {safe(m['summary']['label'])}"))
+        out.print(Text(f"run: {safe(m['run_id'])}   sealed: {safe(m['created'])}   "
+                       f"traces: {m['counts']['traces']} in {m['counts']['episodes']} episodes"))
+    table = Table(show_lines=False)
+    table.add_column("check")
+    table.add_column("status")
+    table.add_column("result", overflow="fold")
+    for c in report.checks:
+        label, style = _STYLE[c.status]
+        if c.status == SKIPPED and c.summary.startswith("NOT CHECKED"):
+            label, style = "NOT CHECKED", "bold yellow"
+        table.add_row(Text(c.title), Text(label, style=style), Text(safe(c.summary)))
+    out.print(table)
+    for c in report.checks:
+        if c.status != FAILED or not c.details:
+            continue
+        out.print(Text(f"{c.title} — {len(c.details)} problem(s):", style="bold red"))
+        for d in c.details[:MAX_HUMAN_DETAILS]:
+            out.print(Text(f"  - {safe(d)}"))
+        if len(c.details) > MAX_HUMAN_DETAILS:
+            out.print(Text(f"  ... and {len(c.details) - MAX_HUMAN_DETAILS} more (use --json to see them all)"))
+    if report.failed:
+        names = ", ".join(c.name for c in report.failed)
+        out.print(Text(f"FAILED: {len(report.failed)} check(s) failed ({names}); do not trust this result.",
+                       style="bold red"))
+    else:
+        not_checked = [c.title for c in report.checks if c.summary.startswith("NOT CHECKED")]
+        tail = f" ({'; '.join(not_checked)}: not checked)" if not_checked else ""
+        label = m["summary"]["label"] if m else ""
+        out.print(Text(f"VERIFIED: every check that ran passed — {safe(label)}{tail}", style="bold green"))

@@ -1,0 +1,114 @@
+"""`audit seal`: turns a run directory into a signed archive.
+
+Sealing signs only what it checked: the traces file is read once, and the very bytes
+that were hashed and schema-checked are the ones copied into the archive. A run is
+refused (with every reason) when a line does not parse, a trace is not schema-valid,
+the traces disagree on build identity, split or commitment, the Episodes name
+different runs, or one trace appears twice: an archive states one result of one build
+on one split. Files are created exclusively (never overwriting), the envelope last,
+so an archive without its envelope is visibly incomplete.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from redaction_pressure._versions import ENVIRONMENT_VERSION
+
+from . import _dsse
+from ._manifest import MANIFEST_NAME, build_manifest, build_part, dumps, jsonable, loads
+from ._schemas import EPISODE, MANIFEST, schema_errors
+from ._tracefile import TRACES_NAME, TraceFile, read_trace_file
+
+SEALED_BY = f"audit (redaction-pressure {ENVIRONMENT_VERSION})"
+
+
+class SealRefused(Exception):
+    def __init__(self, summary: str, reasons: list[str]):
+        super().__init__(summary)
+        self.summary, self.reasons = summary, reasons
+
+
+@dataclass(frozen=True)
+class Sealed:
+    out_dir: Path
+    manifest: dict
+    keyid: str
+
+
+def _schema_problems(tf: TraceFile) -> list[str]:
+    problems = [f"{TRACES_NAME} {p}" for p in tf.problems]
+    for line, episode in tf.episodes:
+        problems += [f"{TRACES_NAME}:{line} {e}" for e in schema_errors(EPISODE, episode)]
+    return problems
+
+
+def _consistency_problems(tf: TraceFile) -> list[str]:
+    problems = []
+    first = tf.entries[0].trace["info"]["environment"]
+    build, split, commitment = build_part(first), first["split"], first["split_commitment"]
+    for e in tf.entries[1:]:
+        env = e.trace["info"]["environment"]
+        if build_part(env) != build:
+            problems.append(f"{e.where}: another build identity than the first trace's "
+                            f"(source digest {env.get('source_digest')} vs {build.get('source_digest')})")
+        if (env["split"], env["split_commitment"]) != (split, commitment):
+            problems.append(f"{e.where}: split {env['split']} / {env['split_commitment']} differs from the first "
+                            f"trace's {split} / {commitment}")
+    for digest, n in Counter(e.digest for e in tf.entries).items():
+        if n > 1:
+            dup = next(e for e in tf.entries if e.digest == digest)
+            problems.append(f"{dup.where}: the same trace appears {n} times")
+    return problems
+
+
+def _run_id(tf: TraceFile) -> str:
+    ids = {ep.get("run", {}).get("id") if isinstance(ep.get("run"), dict) else None for _, ep in tf.episodes}
+    if len(ids) > 1:
+        shown = sorted(str(i) for i in ids)
+        raise SealRefused("the run mixes Episodes of different runs", [f"run ids: {', '.join(shown)}"])
+    (run_id,) = ids
+    return run_id if isinstance(run_id, str) and run_id else f"unnamed-{tf.sha256[:16]}"
+
+
+def _write_new(path: Path, data: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def seal(run_dir: Path, private_key: Ed25519PrivateKey, out_dir: Path,
+         created: dt.datetime | None = None) -> Sealed:
+    """Raises FileNotFoundError (no traces.jsonl), FileExistsError (out_dir not empty)
+    or SealRefused (the run cannot be sealed)."""
+    source = run_dir / TRACES_NAME
+    if not source.is_file():
+        raise FileNotFoundError(f"{source} does not exist: RUN_DIR must hold a traces.jsonl")
+    if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
+        raise FileExistsError(f"{out_dir} exists and is not an empty directory; refusing to overwrite it")
+    tf = read_trace_file(source, keep_bytes=True)
+    problems = _schema_problems(tf)
+    if problems:
+        raise SealRefused(f"{source} is not a schema-valid run", problems)
+    problems = _consistency_problems(tf)
+    if problems:
+        raise SealRefused(f"{source} does not state one result of one build on one split", problems)
+    manifest = build_manifest(tf, _run_id(tf), SEALED_BY, created)
+    payload = dumps(manifest)
+    errors = schema_errors(MANIFEST, jsonable(loads(payload)))
+    if errors:  # a bug here, not the user's input; still never sign an invalid manifest
+        raise SealRefused("internal error: the manifest built for this run is not valid", [str(e) for e in errors])
+    envelope = _dsse.sign(payload, private_key)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    _write_new(out_dir / TRACES_NAME, tf.data)
+    _write_new(out_dir / MANIFEST_NAME, payload)
+    _write_new(out_dir / _dsse.ENVELOPE_NAME, _dsse.dumps(envelope))
+    return Sealed(out_dir, manifest, envelope["signatures"][0]["keyid"])

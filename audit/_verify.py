@@ -1,0 +1,380 @@
+"""`audit verify`: one check per step of the chain of trust, each failing closed.
+
+The order follows what each step is allowed to trust (as in TUF's or sigstore's
+verifiers): nothing in the archive is believed until the envelope's single signature
+verifies under the key the evaluator pinned; then only the signed payload is parsed
+(``manifest.toml`` on disk is merely compared with it); then the traces file must be
+the one the manifest names, trace by trace; only then are traces read as data. When a
+step of that chain fails, the steps that would have relied on it are reported as
+skipped, naming the failed step, instead of being run on untrusted input. Checks that
+only read authenticated data (identity, rescoring, summary, split labels, private
+seeds) all run, so one report lists every problem. Any unexpected exception inside a
+check becomes a failure of that check, never a traceback and never a pass.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from redaction_pressure._identity import build_identity
+
+from . import _dsse
+from ._keys import keyid
+from ._labels import manifest_problems, private_seed_problems, trace_problems
+from ._manifest import MANIFEST_NAME, ManifestError, build_part, jsonable, loads, summarize
+from ._rescore import rescore
+from ._schemas import EPISODE, MANIFEST, schema_errors
+from ._tracefile import TRACES_NAME, TraceEntry, TraceFile, read_trace_file
+
+PASSED, FAILED, SKIPPED = "passed", "failed", "skipped"
+MAX_DETAILS = 200
+
+
+@dataclass
+class Check:
+    name: str
+    title: str
+    status: str
+    summary: str
+    details: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict:
+        shown = self.details[:MAX_DETAILS]
+        if len(self.details) > MAX_DETAILS:
+            shown.append(f"... and {len(self.details) - MAX_DETAILS} more")
+        return {"name": self.name, "title": self.title, "status": self.status, "summary": self.summary,
+                "details": shown, "seconds": round(self.seconds, 6)}
+
+
+@dataclass
+class Report:
+    archive: str
+    pinned_key_id: str
+    checks: list[Check]
+    manifest: dict | None = None  # set once authenticated and schema-valid
+
+    @property
+    def failed(self) -> list[Check]:
+        return [c for c in self.checks if c.status == FAILED]
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.failed else 0
+
+    def check(self, name: str) -> Check:
+        return next(c for c in self.checks if c.name == name)
+
+    def as_dict(self) -> dict:
+        m = self.manifest or {}
+        return {
+            "archive": self.archive, "verdict": FAILED if self.failed else PASSED, "exit_code": self.exit_code,
+            "pinned_key_id": self.pinned_key_id,
+            "split": m.get("split", {}).get("name"), "label": m.get("summary", {}).get("label"),
+            "run_id": m.get("run_id"), "summary": m.get("summary"),
+            "checks": [c.as_dict() for c in self.checks],
+        }
+
+
+class _Failed(Exception):
+    """Raised inside a check to fail it with a summary and details."""
+
+    def __init__(self, summary: str, details: list[str] | None = None):
+        super().__init__(summary)
+        self.summary, self.details = summary, details or []
+
+
+TITLES = {
+    "signature": "signature under the pinned key",
+    "payload-type": "payload type",
+    "manifest-file": "manifest.toml equals the signed payload",
+    "manifest-schema": "manifest schema",
+    "trace-digests": "traces file and per-trace digests",
+    "trace-schemas": "trace schemas",
+    "identity": "identity against the installed build",
+    "rescoring": "rewards recomputed from replies",
+    "summary": "summary scores against the traces",
+    "split-labels": "split labels against commitments",
+    "private-seeds": "private seed derivation",
+}
+
+
+class _Verifier:
+    def __init__(self, archive: Path, public_key: Ed25519PublicKey, secret: bytes | None):
+        self.archive, self.public_key, self.secret = archive, public_key, secret
+        self.checks: list[Check] = []
+        self.envelope: _dsse.Envelope | None = None
+        self.manifest: dict | None = None
+        self.tracefile: TraceFile | None = None
+
+    # -- plumbing --------------------------------------------------------------------
+    def _run(self, name: str, fn) -> bool:
+        start = time.perf_counter()
+        try:
+            status, summary, details = fn()
+        except _Failed as exc:
+            status, summary, details = FAILED, exc.summary, exc.details
+        except Exception as exc:  # noqa: BLE001 - fail closed on anything unexpected
+            last = traceback.extract_tb(exc.__traceback__)[-1]
+            status, summary, details = FAILED, "internal error while checking (treated as a failure)", [
+                f"{type(exc).__name__}: {str(exc)[:300]} (at {Path(last.filename).name}:{last.lineno})"]
+        self.checks.append(Check(name, TITLES[name], status, summary, details, time.perf_counter() - start))
+        return status != FAILED
+
+    def _skip(self, names: list[str], reason: str) -> None:
+        for name in names:
+            self.checks.append(Check(name, TITLES[name], SKIPPED, f"not run: {reason}"))
+
+    # -- the chain -------------------------------------------------------------------
+    def run(self) -> Report:
+        signed = self._run("signature", self._signature)
+        if self.envelope is not None:
+            signed = self._run("payload-type", self._payload_type) and signed
+        else:
+            self._skip(["payload-type"], "the envelope could not be read")
+        rest = ["manifest-file", "manifest-schema", "trace-digests", "trace-schemas", "identity", "rescoring",
+                "summary", "split-labels", "private-seeds"]
+        if not signed:
+            self._skip(rest, "the manifest is not authenticated (see signature / payload type)")
+            return self._report()
+        self._run("manifest-file", self._manifest_file)
+        if not self._run("manifest-schema", self._manifest_schema):
+            self._skip(rest[2:], "the signed manifest is not a valid manifest-v1")
+            return self._report()
+        if not self._run("trace-digests", self._trace_digests):
+            self._skip(rest[3:], "traces.jsonl is not the sealed traces file")
+            return self._report()
+        if not self._run("trace-schemas", self._trace_schemas):
+            self._skip(rest[4:], "some traces are not schema-valid")
+            return self._report()
+        for name in rest[4:]:
+            self._run(name, getattr(self, "_" + name.replace("-", "_")))
+        return self._report()
+
+    def _report(self) -> Report:
+        return Report(str(self.archive), keyid(self.public_key), self.checks, self.manifest)
+
+    @property
+    def _entries(self) -> list[TraceEntry]:
+        return self.tracefile.entries
+
+    # -- (a) signature ------------------------------------------------------------------
+    def _signature(self):
+        path = self.archive / _dsse.ENVELOPE_NAME
+        if not path.is_file():
+            raise _Failed(f"no {_dsse.ENVELOPE_NAME} in the archive: it is unsigned or its signature was removed")
+        with open(path, "rb") as f:
+            data = f.read(_dsse.MAX_ENVELOPE_BYTES + 1)
+        if len(data) > _dsse.MAX_ENVELOPE_BYTES:
+            raise _Failed(f"{_dsse.ENVELOPE_NAME} is larger than {_dsse.MAX_ENVELOPE_BYTES} bytes")
+        try:
+            self.envelope = _dsse.parse(data)
+        except _dsse.EnvelopeError as exc:
+            raise _Failed("the envelope is not a well-formed DSSE envelope", exc.reasons) from None
+        reason = _dsse.verify(self.envelope, self.public_key)
+        if reason:
+            raise _Failed(reason)
+        return PASSED, f"one valid Ed25519 signature by the pinned key {keyid(self.public_key)}", []
+
+    # -- (b) payload type ---------------------------------------------------------------
+    def _payload_type(self):
+        got = self.envelope.payload_type
+        if got != _dsse.PAYLOAD_TYPE:
+            raise _Failed(f"payload type {got[:200]!r} is not {_dsse.PAYLOAD_TYPE!r}: the signed document is "
+                          f"not a redaction-pressure manifest")
+        return PASSED, _dsse.PAYLOAD_TYPE, []
+
+    # -- manifest.toml is only a copy -------------------------------------------------------
+    def _manifest_file(self):
+        path = self.archive / MANIFEST_NAME
+        if not path.is_file():
+            raise _Failed(f"{MANIFEST_NAME} is missing (the signed payload in {_dsse.ENVELOPE_NAME} is used)")
+        payload = self.envelope.payload
+        with open(path, "rb") as f:
+            on_disk = f.read(len(payload) + 1)
+        if on_disk != payload:
+            raise _Failed(f"{MANIFEST_NAME} differs from the signed payload: it was edited after sealing "
+                          f"(only the signed payload is trusted)")
+        return PASSED, "byte-identical to the signed payload", []
+
+    # -- (c) manifest schema ------------------------------------------------------------
+    def _manifest_schema(self):
+        try:
+            manifest = jsonable(loads(self.envelope.payload))
+        except ManifestError as exc:
+            raise _Failed(str(exc)) from None
+        errors = schema_errors(MANIFEST, manifest)
+        if errors:
+            raise _Failed(f"the signed manifest has {len(errors)} schema error(s)", [str(e) for e in errors])
+        self.manifest = manifest
+        return PASSED, f"manifest-v1, split {manifest['split']['name']}, run {manifest['run_id']}", []
+
+    # -- (d) digests --------------------------------------------------------------------
+    def _trace_digests(self):
+        m = self.manifest
+        path = self.archive / TRACES_NAME
+        if not path.is_file():
+            raise _Failed(f"{TRACES_NAME} is missing from the archive")
+        tf = self.tracefile = read_trace_file(path)
+        problems = [f"{TRACES_NAME} {p}" for p in tf.problems]
+        sealed = m["traces_file"]
+        if tf.sha256 != sealed["sha256"]:
+            problems.insert(0, f"{TRACES_NAME} has SHA-256 {tf.sha256}; the manifest sealed {sealed['sha256']}")
+        if tf.size != sealed["bytes"]:
+            problems.append(f"{TRACES_NAME} is {tf.size} bytes; the manifest sealed {sealed['bytes']}")
+        problems += _diff_traces(m["traces"], tf.entries)
+        counts = m["counts"]
+        if counts["traces"] != len(m["traces"]):
+            problems.append(f"the manifest counts {counts['traces']} traces but lists {len(m['traces'])}")
+        if counts["episodes"] != len(tf.episodes):
+            problems.append(f"the manifest counts {counts['episodes']} episodes; {TRACES_NAME} has {len(tf.episodes)}")
+        if problems:
+            raise _Failed("the traces are not the sealed ones", problems)
+        return PASSED, f"{TRACES_NAME} and all {len(tf.entries)} trace digests match the manifest", []
+
+    # -- (e) trace schemas --------------------------------------------------------------
+    def _trace_schemas(self):
+        problems = []
+        for line, episode in self.tracefile.episodes:
+            problems += [f"{TRACES_NAME}:{line} {e}" for e in schema_errors(EPISODE, episode)]
+        if problems:
+            raise _Failed(f"{len(problems)} schema error(s) in {TRACES_NAME}", problems)
+        return PASSED, f"{len(self.tracefile.episodes)} episode lines valid (episode-v1, trace-v1, identity-v1)", []
+
+    # -- (f) identity -------------------------------------------------------------------
+    def _identity(self):
+        archived, installed = self.manifest["identity"], build_identity()
+        problems = []
+        summary = None
+        for key in sorted(set(archived) | set(installed)):
+            a, b = archived.get(key, "(absent)"), installed.get(key, "(absent)")
+            if a != b:
+                if key == "source_digest":
+                    summary = f"archive built by source digest {a}, installed build is {b}"
+                problems.append(f"{key}: archive has {a!r}, installed build has {b!r}")
+        for e in self._entries:
+            env = e.trace["info"]["environment"]
+            if build_part(env) != archived:
+                problems.append(f"{e.where}: info.environment's build identity differs from the manifest's")
+            if build_part(e.trace["task"]["data"]["identity"]) != archived:
+                problems.append(f"{e.where}: task.data.identity's build identity differs from the manifest's")
+        if problems:
+            raise _Failed(summary or "the archive was not produced by the installed build", problems)
+        return PASSED, (f"same build: source digest {installed['source_digest']} "
+                        f"({installed['source_digest_algorithm']})"), []
+
+    # -- (g) rescoring ------------------------------------------------------------------
+    def _rescoring(self):
+        problems, bad = [], 0
+        for e in self._entries:
+            try:
+                found = rescore(e.trace)
+            except Exception as exc:  # noqa: BLE001 - one hostile trace must not hide the others
+                found = [f"could not be rescored: {type(exc).__name__}: {str(exc)[:200]}"]
+            bad += bool(found)
+            problems += [f"{e.where}: {p}" for p in found]
+        if problems:
+            raise _Failed(f"{bad} of {len(self._entries)} traces do not reproduce their recorded rewards", problems)
+        return PASSED, f"all {len(self._entries)} traces reproduce their recorded rewards and error codes", []
+
+    # -- summary ------------------------------------------------------------------------
+    def _summary(self):
+        m = self.manifest
+        traces = [e.trace for e in self._entries]
+        expected = summarize(traces, m["split"]["name"])
+        problems = [f"summary.{k}: manifest says {m['summary'].get(k)!r}, the traces give {v!r}"
+                    for k, v in expected.items() if m["summary"].get(k) != v]
+        counts = m["counts"]
+        if counts["invalid"] != expected["invalid"] or counts["valid"] != len(traces) - expected["invalid"]:
+            problems.append(f"counts.valid/invalid {counts['valid']}/{counts['invalid']} do not match the traces "
+                            f"({len(traces) - expected['invalid']}/{expected['invalid']})")
+        if problems:
+            raise _Failed("the manifest's summary is not the summary of its traces", problems)
+        s = expected
+        tasks = len({e.trace["info"]["environment"]["task_id"] for e in self._entries})
+        return PASSED, (f"{s['label']}: mean reward {s['mean_reward']:.4f} over {s['traces']} traces "
+                        f"of {tasks} distinct tasks "
+                        f"(recall {s['mean_recall']:.4f}, precision {s['mean_precision']:.4f}, "
+                        f"clean {s['clean_rate']:.4f}, invalid {s['invalid']})"), []
+
+    # -- (h) split labels ---------------------------------------------------------------
+    def _split_labels(self):
+        m = self.manifest
+        split, commitment = m["split"]["name"], m["split"]["commitment"]
+        problems = manifest_problems(m)
+        for e in self._entries:
+            problems += [f"{e.where}: {p}" for p in trace_problems(e.trace, split, commitment)]
+        if problems:
+            raise _Failed(f"the archive's split label {split!r} is not backed by its commitment and seeds", problems)
+        what = ("seeds are the public range's" if split != "private_eval"
+                else "private commitment; seeds outside every public range")
+        return PASSED, f"{split}: {m['summary']['label']}; {what}", []
+
+    # -- (i) private seeds --------------------------------------------------------------
+    def _private_seeds(self):
+        m = self.manifest
+        split, label = m["split"]["name"], m["summary"]["label"]
+        if split != "private_eval":
+            if self.secret is not None:
+                raise _Failed(f"a private secret was supplied, but this archive is split {split} ({label}): "
+                              f"it is not a private evaluation")
+            return SKIPPED, f"public split {split}: no private seeds (public seeds checked under split-labels)", []
+        if self.secret is None:
+            return SKIPPED, ("NOT CHECKED: no --private-seed-env given, so the revealed seeds are not shown to "
+                             "come from the committed secret"), []
+        where = [(e.where, e.trace) for e in self._entries]
+        problems = private_seed_problems(self.secret, m["split"]["commitment"], where)
+        if problems:
+            raise _Failed("the private seeds do not derive from the supplied secret", problems)
+        return PASSED, f"commitment matches the secret; all {len(where)} seeds re-derived with HMAC-SHA256", []
+
+
+def _diff_traces(sealed: list[dict], found: list[TraceEntry]) -> list[str]:
+    """Names every trace added, dropped, duplicated, edited or moved relative to the manifest."""
+    sealed_digests = [s["sha256"] for s in sealed]
+    found_digests = [e.digest for e in found]
+    problems = [f"the manifest lists trace {d[:16]}… {n} times" for d, n in Counter(sealed_digests).items() if n > 1]
+    if sealed_digests == found_digests:
+        for s, e in zip(sealed, found):
+            if (s["line"], s["position"], s["task_id"]) != (e.line, e.position, e.task_id):
+                problems.append(f"{e.where}: sealed as line {s['line']} trace {s['position']} ({s['task_id']})")
+        return problems
+    want, have = Counter(sealed_digests), Counter(found_digests)
+    seen: Counter = Counter()
+    duplicated, unknown = [], []
+    for e in found:
+        seen[e.digest] += 1
+        if seen[e.digest] > want[e.digest]:
+            (duplicated if want[e.digest] else unknown).append(e)
+    seen.clear()
+    missing = []
+    for s in sealed:
+        seen[s["sha256"]] += 1
+        if seen[s["sha256"]] > have[s["sha256"]]:
+            missing.append(s)
+    for e in duplicated:
+        problems.append(f"duplicated: {e.where} repeats a sealed trace")
+    for e in unknown:
+        match = next((s for s in missing if s["task_id"] == e.task_id), None)
+        if match is not None:
+            missing.remove(match)
+            problems.append(f"edited: {e.where} differs from the sealed trace of {match['task_id']} "
+                            f"(sealed {match['sha256'][:16]}…, found {e.digest[:16]}…)")
+        else:
+            problems.append(f"added: {e.where} was not sealed")
+    for s in missing:
+        problems.append(f"dropped: the sealed trace of {s['task_id']} (line {s['line']} trace {s['position']}) is missing")
+    if not (duplicated or unknown or missing):
+        problems.append("reordered: the traces are the sealed ones but not in the sealed order")
+    return problems
+
+
+def verify_archive(archive: Path, public_key: Ed25519PublicKey, private_secret: bytes | None = None) -> Report:
+    """Runs every check on ``archive``; never raises for anything the archive contains."""
+    return _Verifier(Path(archive), public_key, private_secret).run()

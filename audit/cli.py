@@ -1,0 +1,179 @@
+"""The ``audit`` command: the tool an outside evaluator runs, offline, to decide
+whether a published redaction-pressure result can be trusted.
+
+    audit digest [--json]
+    audit validate PATH...
+    audit keygen --out DIR
+    audit seal RUN_DIR --key KEY.pem --out ARCHIVE_DIR
+    audit verify ARCHIVE_DIR --public-key PUB.pem [--private-seed-env VAR] [--json]
+
+Exit status: 0 success (verify: every check that ran passed); 1 the input was read
+and found invalid, refused, or failed verification; 2 usage errors (bad arguments,
+missing or unreadable files and keys, an output that already exists, a missing or
+short private secret). It never imports verifiers, and never prints a traceback for
+anything an input file contains.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+USAGE, INVALID, OK = 2, 1, 0
+
+
+class _Usage(Exception):
+    pass
+
+
+def _err(message: str) -> None:
+    print(f"audit: error: {message}", file=sys.stderr)
+
+
+def _digest(args) -> int:
+    from redaction_pressure._identity import build_identity
+
+    identity = build_identity()
+    if args.json:
+        print(json.dumps(identity, indent=2))
+    else:
+        print(f"{identity['source_digest']}  {identity['source_digest_algorithm']}")
+    return OK
+
+
+def _validate(args) -> int:
+    from ._validate import UsageError, files_of, validate_file
+
+    try:
+        files = [f for p in args.paths for f in files_of(Path(p))]
+    except UsageError as exc:
+        raise _Usage(str(exc)) from None
+    total = 0
+    for f in files:
+        errors = validate_file(f)
+        total += len(errors)
+        for line in errors:
+            print(line)
+        if not errors:
+            print(f"{f}: valid")
+    print(f"{len(files)} file(s) checked, {total} error(s)", file=sys.stderr)
+    return INVALID if total else OK
+
+
+def _keygen(args) -> int:
+    from ._keys import keygen
+
+    try:
+        private, public, kid = keygen(Path(args.out))
+    except FileExistsError as exc:
+        raise _Usage(str(exc)) from None
+    except OSError as exc:
+        raise _Usage(f"cannot write keys into {args.out}: {exc.strerror or exc}") from None
+    print(f"private key: {private} (mode 0600; keep it secret)")
+    print(f"public key:  {public}")
+    print(f"key id:      {kid}")
+    return OK
+
+
+def _seal(args) -> int:
+    from ._keys import KeyFileError, load_private_key
+    from ._seal import SealRefused, seal
+
+    try:
+        key = load_private_key(Path(args.key))
+        sealed = seal(Path(args.run_dir), key, Path(args.out))
+    except (KeyFileError, FileNotFoundError, FileExistsError) as exc:
+        raise _Usage(str(exc)) from None
+    except SealRefused as exc:
+        _err(f"refusing to seal: {exc.summary}")
+        for reason in exc.reasons:
+            print(f"  {reason}", file=sys.stderr)
+        return INVALID
+    m = sealed.manifest
+    s = m["summary"]
+    print(f"sealed {m['counts']['traces']} traces of split {s['split']} ({s['label']}) into {sealed.out_dir}")
+    print(f"run {m['run_id']}; mean reward {s['mean_reward']:.4f}; signed by key id {sealed.keyid}")
+    return OK
+
+
+def _verify(args) -> int:
+    from redaction_pressure._splits import PrivateSeedError, read_private_secret
+
+    from ._keys import KeyFileError, load_public_key
+    from ._report import console, render_human, render_json
+    from ._verify import verify_archive
+
+    archive = Path(args.archive)
+    if not archive.is_dir():
+        raise _Usage(f"{archive} is not a directory (ARCHIVE_DIR is what `audit seal --out` wrote)")
+    try:
+        public_key = load_public_key(Path(args.public_key))
+    except KeyFileError as exc:
+        raise _Usage(str(exc)) from None
+    secret = None
+    if args.private_seed_env is not None:
+        try:
+            secret = read_private_secret(args.private_seed_env)
+        except PrivateSeedError as exc:
+            raise _Usage(str(exc)) from None
+    report = verify_archive(archive, public_key, secret)
+    if args.json:
+        print(render_json(report))
+    else:
+        render_human(report, console())
+    return report.exit_code
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="audit", description=__doc__.split("\n\n")[0].replace("\n", " "))
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("digest", help="print the installed build's source digest")
+    p.add_argument("--json", action="store_true", help="print the whole build identity as JSON")
+    p.set_defaults(func=_digest)
+
+    p = sub.add_parser("validate", help="schema-check traces.jsonl files, archives, manifests, envelopes")
+    p.add_argument("paths", nargs="+", metavar="PATH")
+    p.set_defaults(func=_validate)
+
+    p = sub.add_parser("keygen", help="create an Ed25519 signing key pair")
+    p.add_argument("--out", required=True, metavar="DIR")
+    p.set_defaults(func=_keygen)
+
+    p = sub.add_parser("seal", help="sign a run directory into an archive directory")
+    p.add_argument("run_dir", metavar="RUN_DIR")
+    p.add_argument("--key", required=True, metavar="KEY.pem")
+    p.add_argument("--out", required=True, metavar="ARCHIVE_DIR")
+    p.set_defaults(func=_seal)
+
+    p = sub.add_parser("verify", help="check a sealed archive, step by step")
+    p.add_argument("archive", metavar="ARCHIVE_DIR")
+    p.add_argument("--public-key", required=True, metavar="PUB.pem", help="the signer's pinned public key")
+    p.add_argument("--private-seed-env", metavar="VAR",
+                   help="environment variable holding the private_eval secret (checks the commitment and seeds)")
+    p.add_argument("--json", action="store_true", help="machine-readable report")
+    p.set_defaults(func=_verify)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except _Usage as exc:
+        _err(str(exc))
+        return USAGE
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # noqa: BLE001 - no tracebacks for users; AUDIT_DEBUG=1 shows them
+        if os.environ.get("AUDIT_DEBUG"):
+            raise
+        _err(f"internal error: {type(exc).__name__}: {exc} (set AUDIT_DEBUG=1 for a traceback)")
+        return INVALID
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,177 @@
+"""Runs, keys and archives shared by the audit tests (not a test module).
+
+Generating a run imports verifiers (~12 s), so every run is made once per process and
+cached; each test that tampers works on its own fresh archive sealed from those runs
+(sealing takes milliseconds)."""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import datetime as dt
+import functools
+import itertools
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+SECRET = "audit-tests-private-secret-0123456789abcdef-not-for-real-use"
+OTHER_SECRET = "a-different-private-secret-for-the-audit-tests-0123456789"
+SECRET_ENV = "RP_AUDIT_TEST_SECRET"
+_counter = itertools.count()
+
+
+@functools.cache
+def root() -> Path:
+    path = Path(tempfile.mkdtemp(prefix="rp-audit-tests-"))
+    atexit.register(shutil.rmtree, path, True)
+    return path
+
+
+def fresh_dir(name: str) -> Path:
+    return root() / f"{name}-{next(_counter)}"
+
+
+@contextlib.contextmanager
+def env_var(name: str, value: str | None):
+    old = os.environ.get(name)
+    if value is None:
+        os.environ.pop(name, None)
+    else:
+        os.environ[name] = value
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = old
+
+
+def _mixed(task) -> str:
+    """A policy giving a mix of outcomes: perfect, partial, malformed, exploit, unsafe."""
+    from redaction_pressure import policies
+
+    kind = task.index % 5
+    if kind == 0:
+        return policies.oracle(task)
+    if kind == 1:
+        return policies.baseline(task)
+    if kind == 2:
+        return "I would rather not answer in JSON."
+    if kind == 3:
+        return policies.first_char(task)
+    return json.dumps({"rules": [{"pattern": "AKIA[0-9A-Z]{16}", "replacement": "\\g<0>"}]})
+
+
+def _run(split: str, policy, n: int) -> Path:
+    from redaction_pressure import policies
+    from redaction_pressure._run import run_policy
+
+    name = f"audit-test-{split}"
+    out = root() / f"run-{split}"
+    policies.POLICIES[name] = policy
+    try:
+        run_policy(split, name, n, out)
+    finally:
+        policies.POLICIES.pop(name, None)
+    return out
+
+
+@functools.cache
+def dev_run() -> Path:
+    """8 dev traces with mixed outcomes (including malformed_json and unsafe_replacement)."""
+    return _run("dev", _mixed, 8)
+
+
+@functools.cache
+def private_run() -> Path:
+    from redaction_pressure import policies
+    from redaction_pressure._splits import PRIVATE_SEED_ENV
+
+    with env_var(PRIVATE_SEED_ENV, SECRET):
+        return _run("private_eval", policies.baseline, 4)
+
+
+@functools.cache
+def keys(owner: str = "owner") -> tuple[Path, Path]:
+    from audit._keys import keygen
+
+    private, public, _ = keygen(root() / f"keys-{owner}")
+    return private, public
+
+
+def private_key(owner: str = "owner"):
+    from audit._keys import load_private_key
+
+    return load_private_key(keys(owner)[0])
+
+
+def public_key(owner: str = "owner"):
+    from audit._keys import load_public_key
+
+    return load_public_key(keys(owner)[1])
+
+
+def seal_run(run_dir: Path, owner: str = "owner") -> Path:
+    from audit._seal import seal
+
+    out = fresh_dir("archive")
+    seal(run_dir, private_key(owner), out, created=dt.datetime(2025, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc))
+    return out
+
+
+def read_episodes(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def write_episodes(path: Path, episodes: list[dict]) -> None:
+    path.write_text("".join(json.dumps(ep) + "\n" for ep in episodes), encoding="utf-8")
+
+
+def tampered_run(run_dir: Path, edit) -> Path:
+    """A copy of ``run_dir`` whose episodes went through ``edit(episodes)`` (in place)."""
+    out = fresh_dir("run")
+    out.mkdir()
+    episodes = read_episodes(run_dir / "traces.jsonl")
+    edit(episodes)
+    write_episodes(out / "traces.jsonl", episodes)
+    return out
+
+
+def copy_archive(archive: Path) -> Path:
+    out = fresh_dir("copy")
+    shutil.copytree(archive, out)
+    return out
+
+
+def resign(archive: Path, manifest: dict | bytes, owner: str = "owner", payload_type: str | None = None) -> None:
+    """Rewrites an archive's manifest (dict or raw bytes) and signs it with ``owner``'s key."""
+    from audit import _dsse
+    from audit._manifest import dumps
+
+    payload = manifest if isinstance(manifest, bytes) else dumps(manifest)
+    envelope = _dsse.sign(payload, private_key(owner), payload_type or _dsse.PAYLOAD_TYPE)
+    (archive / "manifest.toml").write_bytes(payload)
+    (archive / "manifest.dsse.json").write_bytes(_dsse.dumps(envelope))
+
+
+def manifest_of(archive: Path) -> dict:
+    import tomllib
+
+    return tomllib.loads((archive / "manifest.toml").read_text(encoding="utf-8"))
+
+
+def redigest(archive: Path, manifest: dict) -> dict:
+    """``manifest`` with its traces-file and per-trace digests recomputed from the
+    archive's traces.jsonl as it now is (for a signer who seals hostile content)."""
+    from audit._tracefile import read_trace_file
+
+    tf = read_trace_file(archive / "traces.jsonl")
+    manifest = dict(manifest)
+    manifest["traces_file"] = {"path": "traces.jsonl", "sha256": tf.sha256, "bytes": tf.size}
+    manifest["traces"] = [{"line": e.line, "position": e.position, "task_id": e.task_id, "sha256": e.digest}
+                          for e in tf.entries]
+    return manifest

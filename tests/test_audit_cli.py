@@ -1,0 +1,153 @@
+"""The `audit` command through its real entry point (`python -m audit`): exit codes
+0/1/2, keygen, seal refusals, JSON output, and that it never imports verifiers."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+import unittest
+
+from redaction_pressure._identity import DIGEST_ALGORITHM, source_digest
+
+import _audit_fixtures as fx
+
+
+def audit(*argv, env_extra=None) -> subprocess.CompletedProcess:
+    env = dict(os.environ, **(env_extra or {}))
+    env.pop("AUDIT_DEBUG", None)
+    return subprocess.run([sys.executable, "-m", "audit", *map(str, argv)], capture_output=True, text=True,
+                          env=env, timeout=120)
+
+
+class ExitCodes(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.archive = fx.seal_run(fx.dev_run())
+        cls.private_archive = fx.seal_run(fx.private_run())
+        cls.pub = fx.keys("owner")[1]
+
+    def test_verify_clean_is_0_and_human_readable(self):
+        r = audit("verify", self.archive, "--public-key", self.pub)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("VERIFIED", r.stdout)
+        self.assertIn("public dev split (not private evaluation)", r.stdout)
+        self.assertNotIn("Traceback", r.stderr)
+
+    def test_verify_private_with_secret_json(self):
+        r = audit("verify", self.private_archive, "--public-key", self.pub, "--private-seed-env", fx.SECRET_ENV,
+                  "--json", env_extra={fx.SECRET_ENV: fx.SECRET})
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        report = json.loads(r.stdout)
+        self.assertEqual(report["verdict"], "passed")
+        self.assertEqual(report["split"], "private_eval")
+        self.assertEqual({c["status"] for c in report["checks"]}, {"passed"})
+        self.assertEqual(len(report["checks"]), 11)
+        self.assertTrue(all({"name", "status", "details"} <= set(c) for c in report["checks"]))
+
+    def test_verify_tampered_is_1(self):
+        archive = fx.copy_archive(self.archive)
+        with open(archive / "traces.jsonl", "ab") as f:
+            f.write(b"\n{}\n")
+        r = audit("verify", archive, "--public-key", self.pub, "--json")
+        self.assertEqual(r.returncode, 1)
+        checks = {c["name"]: c for c in json.loads(r.stdout)["checks"]}
+        self.assertEqual(checks["trace-digests"]["status"], "failed")
+        self.assertEqual(checks["rescoring"]["status"], "skipped")
+        r = audit("verify", archive, "--public-key", self.pub)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("FAILED", r.stdout)
+
+    def test_usage_errors_are_2(self):
+        cases = [
+            (("verify", self.archive), None),                                         # no --public-key
+            (("verify", fx.root() / "missing", "--public-key", self.pub), None),       # no archive
+            (("verify", self.archive, "--public-key", fx.root() / "missing.pem"), None),
+            (("verify", self.private_archive, "--public-key", self.pub, "--private-seed-env", "RP_UNSET_VAR"), None),
+            (("verify", self.private_archive, "--public-key", self.pub, "--private-seed-env", fx.SECRET_ENV),
+             {fx.SECRET_ENV: "too-short"}),
+            (("frobnicate",), None),
+        ]
+        for argv, env in cases:
+            with self.subTest(argv=argv[:1] + argv[-2:]):
+                r = audit(*argv, env_extra=env)
+                self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+                self.assertNotIn("Traceback", r.stderr)
+        r = audit("verify", self.private_archive, "--public-key", self.pub, "--private-seed-env", fx.SECRET_ENV,
+                  env_extra={fx.SECRET_ENV: "too-short"})
+        self.assertIn("at least 32 characters", r.stderr)
+
+    def test_digest(self):
+        r = audit("digest")
+        self.assertEqual(r.returncode, 0)
+        self.assertEqual(r.stdout.split(), [source_digest(), DIGEST_ALGORITHM])
+        identity = json.loads(audit("digest", "--json").stdout)
+        self.assertEqual((identity["source_digest"], identity["source_digest_algorithm"]),
+                         (source_digest(), DIGEST_ALGORITHM))
+
+    def test_audit_never_imports_verifiers(self):
+        code = ("import sys\n"
+                "from audit.cli import main\n"
+                f"rc = main(['verify', {str(self.archive)!r}, '--public-key', {str(self.pub)!r}, '--json'])\n"
+                "assert rc == 0, rc\n"
+                "print([m for m in sys.modules if m.split('.')[0] == 'verifiers'])\n")
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.strip().splitlines()[-1], "[]")
+
+
+class KeygenAndSeal(unittest.TestCase):
+    def test_keygen(self):
+        out = fx.fresh_dir("cli-keys")
+        r = audit("keygen", "--out", out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(stat.S_IMODE((out / "signing-key.pem").stat().st_mode), 0o600)
+        self.assertEqual(stat.S_IMODE((out / "signing-key.pub.pem").stat().st_mode), 0o644)
+        before = (out / "signing-key.pem").read_bytes()
+        r = audit("keygen", "--out", out)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("refusing to overwrite", r.stderr)
+        self.assertEqual((out / "signing-key.pem").read_bytes(), before)
+
+    def test_seal_then_verify(self):
+        out = fx.fresh_dir("cli-archive")
+        key, pub = fx.keys("owner")
+        r = audit("seal", fx.dev_run(), "--key", key, "--out", out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("public dev split (not private evaluation)", r.stdout)
+        self.assertEqual(sorted(p.name for p in out.iterdir()), ["manifest.dsse.json", "manifest.toml", "traces.jsonl"])
+        self.assertEqual((out / "traces.jsonl").read_bytes(), (fx.dev_run() / "traces.jsonl").read_bytes())
+        # a non-empty output directory is refused
+        r = audit("seal", fx.dev_run(), "--key", key, "--out", out)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("not an empty directory", r.stderr)
+
+    def test_seal_refuses_invalid_runs(self):
+        key = fx.keys("owner")[0]
+
+        def invalid(episodes):
+            episodes[0]["traces"][0]["info"]["environment"]["split"] = "public"
+            episodes[1]["traces"][0]["rewards"]["recall"]["score"] = 2.0
+        r = audit("seal", fx.tampered_run(fx.dev_run(), invalid), "--key", key, "--out", fx.fresh_dir("x"))
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("not a schema-valid run", r.stderr)
+        self.assertIn("traces.jsonl:1 $.traces[0].info.environment.split", r.stderr)
+        self.assertIn("traces.jsonl:2 $.traces[0].rewards.recall.score", r.stderr)
+
+        def mixed(episodes):
+            episodes.extend(fx.read_episodes(fx.private_run() / "traces.jsonl"))
+        r = audit("seal", fx.tampered_run(fx.dev_run(), mixed), "--key", key, "--out", fx.fresh_dir("x"))
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("one result of one build on one split", r.stderr)
+
+        def duplicated(episodes):
+            episodes.append(episodes[0])
+        r = audit("seal", fx.tampered_run(fx.dev_run(), duplicated), "--key", key, "--out", fx.fresh_dir("x"))
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("the same trace appears 2 times", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,112 @@
+"""The versioned schemas and `audit validate`: local $ref resolution, format
+assertion, and every error reported with its JSON path."""
+
+from __future__ import annotations
+
+import io
+import json
+import unittest
+from contextlib import redirect_stderr, redirect_stdout
+
+import jsonschema
+from referencing.exceptions import Unresolvable
+
+from audit import _schemas, cli
+from audit._schemas import EPISODE, MANIFEST, schema_errors
+from audit._validate import validate_file
+from redaction_pressure._schemas import schema_dir
+
+import _audit_fixtures as fx
+
+NAMES = ("identity-v1", "trace-v1", "episode-v1", "manifest-v1", "envelope-v1")
+
+
+def run_cli(*argv) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = cli.main(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+class Schemas(unittest.TestCase):
+    def test_schemas_are_versioned_draft_2020_12(self):
+        for name in NAMES:
+            with self.subTest(name=name):
+                schema = json.loads((schema_dir() / f"{name}.schema.json").read_text())
+                self.assertEqual(schema["$schema"], "https://json-schema.org/draft/2020-12/schema")
+                self.assertEqual(schema["$id"], f"https://redaction-pressure.dev/schemas/{name}.schema.json")
+                jsonschema.Draft202012Validator.check_schema(schema)
+                _schemas.validator(name)  # every $ref resolves locally
+
+    def test_no_network_resolution(self):
+        with self.assertRaises(Unresolvable):
+            _schemas.registry().resolver().lookup("https://example.com/other.schema.json")
+
+    def test_format_is_asserted(self):
+        # a real date-time checker (rfc3339-validator, from jsonschema[format]) is installed
+        checker = _schemas.format_checker()
+        self.assertTrue(checker.conforms("2025-01-02T03:04:05Z", "date-time"))
+        for bad in ("2025-13-45T99:00:00Z", "yesterday", "2025-01-02 03:04:05"):
+            self.assertFalse(checker.conforms(bad, "date-time"), bad)
+        manifest = fx.manifest_of(fx.seal_run(fx.dev_run()))
+        self.assertEqual(schema_errors(MANIFEST, manifest), [])
+        manifest["created"] = "2025-02-30T10:00:00Z"
+        errors = schema_errors(MANIFEST, manifest)
+        self.assertEqual([e.path for e in errors], ["$.created"])
+        self.assertIn("date-time", errors[0].message)
+
+    def test_real_runs_are_valid(self):
+        for run in (fx.dev_run(), fx.private_run()):
+            for episode in fx.read_episodes(run / "traces.jsonl"):
+                self.assertEqual(schema_errors(EPISODE, episode), [])
+
+    def test_error_codes_enum(self):
+        episode = fx.read_episodes(fx.dev_run() / "traces.jsonl")[0]
+        episode["traces"][0]["info"]["redaction_errors"] = [{"code": "oops", "message": "m"}]
+        errors = schema_errors(EPISODE, episode)
+        self.assertEqual([e.path for e in errors], ["$.traces[0].info.redaction_errors[0].code"])
+
+
+class Validate(unittest.TestCase):
+    def test_reports_every_error_with_its_path(self):
+        def break_it(episodes):
+            t = episodes[2]["traces"][0]
+            t["info"]["environment"]["split"] = "public"
+            t["rewards"]["recall"]["weight"] = "0.35"
+            del episodes[4]["traces"][0]["info"]["redaction_errors"]
+            episodes[5]["traces"][0]["rewards"]["bonus"] = {"score": 1.0, "weight": 1.0}
+        run = fx.tampered_run(fx.dev_run(), break_it)
+        with open(run / "traces.jsonl", "a") as f:
+            f.write("{truncated\n")
+        code, out, _ = run_cli("validate", str(run / "traces.jsonl"))
+        self.assertEqual(code, 1)
+        shown = str(run / "traces.jsonl")
+        for expected in (f"{shown}:3 $.traces[0].info.environment.split: 'public' is not one of",
+                         f"{shown}:3 $.traces[0].rewards.recall.weight: '0.35' is not of type 'number'",
+                         f"{shown}:5 $.traces[0].info: 'redaction_errors' is a required property",
+                         f"{shown}:6 $.traces[0].rewards: Additional properties are not allowed ('bonus'",
+                         f"{shown}:9 not valid JSON"):
+            self.assertIn(expected, out)
+
+    def test_archive_manifest_and_envelope(self):
+        archive = fx.seal_run(fx.dev_run())
+        code, out, _ = run_cli("validate", str(archive))
+        self.assertEqual(code, 0, out)
+        self.assertEqual(out.count(": valid"), 3)
+        manifest = fx.manifest_of(archive)
+        manifest["split"]["name"] = "holdout"
+        manifest["summary"]["mean_reward"] = 1.5
+        fx.resign(archive, manifest)
+        errors = validate_file(archive / "manifest.toml")
+        self.assertEqual(len(errors), 2, errors)
+        self.assertTrue(any("$.split.name" in e for e in errors) and any("$.summary.mean_reward" in e for e in errors))
+        errors = validate_file(archive / "manifest.dsse.json")
+        self.assertTrue(all(" payload $." in e for e in errors) and len(errors) == 2, errors)
+
+    def test_usage_errors(self):
+        self.assertEqual(run_cli("validate", str(fx.root() / "nope.jsonl"))[0], 2)
+        self.assertEqual(run_cli("validate", str(fx.root()))[0], 2)  # a directory with nothing to validate
+
+
+if __name__ == "__main__":
+    unittest.main()
