@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from redaction_pressure._splits import PRIVATE_SIZE, PUBLIC, private_commitment, private_seed
 
-from ._manifest import SPLIT_LABELS
+from redaction_pressure._summary import SPLIT_LABELS
 
 _PUBLIC_COMMITMENTS = {r.commitment: name for name, r in PUBLIC.items()}
 _PRIVATE_MIN_SEED, _SEED_LIMIT = 1 << 63, 1 << 64

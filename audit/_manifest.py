@@ -15,17 +15,13 @@ import tomllib
 import tomli_w
 
 from redaction_pressure._reward import WEIGHTS
+from redaction_pressure._summary import SPLIT_LABELS
 
 from ._canonical import CANONICALIZATION
 from ._tracefile import TRACES_NAME, TraceFile
 
 MANIFEST_VERSION = "manifest-v1"
 MANIFEST_NAME = "manifest.toml"
-SPLIT_LABELS = {
-    "dev": "public dev split (not private evaluation)",
-    "train": "public train split (not private evaluation)",
-    "private_eval": "private evaluation split",
-}
 BUILD_KEYS = ("environment_version", "corpus_version", "reward_schema_version", "source_digest",
               "source_digest_algorithm", "regex_version")
 TASK_KEYS = ("split", "split_commitment", "task_index", "task_params", "task_id", "task_seed")

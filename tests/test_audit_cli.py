@@ -33,7 +33,7 @@ class ExitCodes(unittest.TestCase):
         r = audit("verify", self.archive, "--public-key", self.pub)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertIn("VERIFIED", r.stdout)
-        self.assertIn("public dev split (not private evaluation)", r.stdout)
+        self.assertIn("public dev split (not a private evaluation)", r.stdout)
         self.assertNotIn("Traceback", r.stderr)
 
     def test_verify_private_with_secret_json(self):
@@ -116,7 +116,7 @@ class KeygenAndSeal(unittest.TestCase):
         key, pub = fx.keys("owner")
         r = audit("seal", fx.dev_run(), "--key", key, "--out", out)
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn("public dev split (not private evaluation)", r.stdout)
+        self.assertIn("public dev split (not a private evaluation)", r.stdout)
         self.assertEqual(sorted(p.name for p in out.iterdir()), ["manifest.dsse.json", "manifest.toml", "traces.jsonl"])
         self.assertEqual((out / "traces.jsonl").read_bytes(), (fx.dev_run() / "traces.jsonl").read_bytes())
         # a non-empty output directory is refused

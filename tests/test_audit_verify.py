@@ -43,7 +43,7 @@ class CleanArchives(VerifyCase):
         self.assertEqual(report.exit_code, 0, json.dumps(report.as_dict(), indent=1))
         for c in report.checks:
             self.assertEqual(c.status, SKIPPED if c.name == "private-seeds" else PASSED, c.name)
-        self.assertEqual(report.manifest["summary"]["label"], "public dev split (not private evaluation)")
+        self.assertEqual(report.manifest["summary"]["label"], "public dev split (not a private evaluation)")
 
     def test_mixed_run_covers_error_codes(self):
         # the fixture must exercise error-code comparison, not only clean replies
