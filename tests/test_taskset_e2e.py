@@ -40,6 +40,8 @@ class VfEvalEndToEnd(unittest.TestCase):
                        "--model", "fake-model", "-n", "3", "-r", "1", "-o", out, "--run.name", "e2e", "--no-rich",
                        "--env.taskset.split", "dev", "--env.taskset.num-tasks", "3"]
                 env = dict(os.environ, RP_TEST_KEY="sk-test")
+                if os.environ.get("UV"):  # `uv run` names its binary; the null harness needs uv on PATH
+                    env["PATH"] = os.path.dirname(os.environ["UV"]) + os.pathsep + env.get("PATH", "")
                 proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
                 self.assertEqual(proc.returncode, 0, proc.stderr[-3000:])
                 lines = (Path(out) / "e2e" / "traces.jsonl").read_text().splitlines()
