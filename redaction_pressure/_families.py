@@ -127,12 +127,12 @@ def _cli_password(r: Rng) -> Fragment:
     user = r.choice(USERS)
     form = r.below(4)
     if form == 0:
-        return _inner(f"mysql -h {host} -u {user} -p", pw, f" -e 'SELECT 1'")
+        return _inner(f"mysql -h {host} -u {user} -p", pw, " -e 'SELECT 1'")
     if form == 1:
         return _inner(f"curl -sS -u {user}:", pw, f" https://{host}/api/health")
     if form == 2:
         return _inner(f"docker login -u {user} -p ", pw, f" {r.choice(HOSTS)}")
-    return _inner(f"sshpass -p ", pw, f" ssh {user}@{host}")
+    return _inner("sshpass -p ", pw, f" ssh {user}@{host}")
 
 
 def _generic(r: Rng) -> Fragment:

@@ -14,13 +14,14 @@ import asyncio
 import os
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
+from typing import Literal
 
 import verifiers.v1 as vf
 from verifiers.v1.harnesses.null import NullHarness
 
 from ._reward import WEIGHTS
 from ._scoring import score_completion
-from ._splits import PRIVATE_SEED_ENV, SPLITS, private_commitment, read_private_secret
+from ._splits import PRIVATE_SEED_ENV, private_commitment, read_private_secret
 from ._task import DEFAULT_N_EVAL, DEFAULT_N_SHOWN, RedactionTask, load_task
 from ._scanner import DEFAULT_BUDGET_S
 
@@ -138,7 +139,7 @@ def _reply(trace: vf.Trace) -> str:
 
 
 class RedactionConfig(vf.TasksetConfig):
-    split: str = "dev"
+    split: Literal["train", "dev", "private_eval"] = "dev"
     """Which split: train, dev (64 public tasks) or private_eval (seeds from $REDACTION_PRESSURE_PRIVATE_SEED)."""
     num_tasks: int | None = None
     """How many tasks to load, from start_index (default: 64 for dev and private_eval, 1000 for train)."""
@@ -165,8 +166,6 @@ def to_row(task: RedactionTask, config: vf.TaskConfig | None = None) -> Redactio
 class RedactionTaskset(vf.Taskset[RedactionRow, RedactionConfig]):
     def load(self):
         cfg = self.config
-        if cfg.split not in SPLITS:
-            raise ValueError(f"--env.taskset.split must be one of {', '.join(SPLITS)}; got {cfg.split!r}")
         count = DEFAULT_COUNTS[cfg.split] if cfg.num_tasks is None else cfg.num_tasks
         for index in range(cfg.start_index, cfg.start_index + count):
             yield to_row(load_task(cfg.split, index, cfg.n_shown, cfg.n_eval, cfg.budget_s), cfg.task)
