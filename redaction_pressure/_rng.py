@@ -70,4 +70,11 @@ class Rng:
         return self.shuffled(seq)[:k]
 
     def chars(self, alphabet: str, n: int) -> str:
-        return "".join(alphabet[self.below(len(alphabet))] for _ in range(n))
+        size = len(alphabet)
+        if n > 0 and size > 1 and size & (size - 1) == 0:
+            # No rejection for a power-of-two alphabet: n draws of k bits are exactly
+            # the next k*n bits, so take them at once (same stream, several times faster).
+            k = size.bit_length() - 1
+            v, mask = self._bits(k * n), size - 1
+            return "".join(alphabet[(v >> (k * i)) & mask] for i in range(n - 1, -1, -1))
+        return "".join(alphabet[self.below(size)] for _ in range(n))
