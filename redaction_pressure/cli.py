@@ -87,7 +87,8 @@ def cmd_eval(args) -> int:
     elif args.n > (limit := __import__("redaction_pressure._splits", fromlist=["PUBLIC"]).PUBLIC[args.split].size):
         raise UsageError(f"the {args.split} split has {limit} tasks; -n {args.n} is too many")
     out = Path(args.out or f"runs/{args.split}-{args.policy}")
-    if (out / "traces.jsonl").exists() and not args.force:
+    if args.out and (out / "traces.jsonl").exists() and not args.force:
+        # The default run directory is ours to replace; one the user named is not.
         raise UsageError(f"{out}/traces.jsonl exists; pass --force to overwrite or choose another --out")
     start = time.perf_counter()
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -177,7 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--policy", choices=sorted(policies.POLICIES), default="baseline")
     e.add_argument("--split", choices=SPLITS, default="dev")
     e.add_argument("-n", type=int, default=64, help="number of tasks (default 64: all of dev)")
-    e.add_argument("--out", help="run directory (default runs/SPLIT-POLICY)")
+    e.add_argument("--out", help="run directory (default runs/SPLIT-POLICY, replaced on each run)")
     e.add_argument("--force", action="store_true", help="overwrite an existing run directory's traces")
     e.add_argument("--json", action="store_true", help="print the summary as JSON")
     e.set_defaults(fn=cmd_eval)

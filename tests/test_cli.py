@@ -42,6 +42,16 @@ class Eval(unittest.TestCase):
             again = run("eval", "-n", "1", "--out", tmp)
             self.assertEqual(again.returncode, 2)
             self.assertIn("--force", again.stderr)
+            self.assertEqual(len((Path(tmp) / "traces.jsonl").read_text().splitlines()), 2)  # untouched
+
+    def test_default_run_dir_is_replaced(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            for n in ("2", "1"):
+                p = subprocess.run(CLI + ["eval", "-n", n, "--policy", "inaction"], cwd=tmp, capture_output=True,
+                                   text=True, timeout=300, env=os.environ | {"PYTHONPATH": str(Path.cwd())})
+                self.assertEqual(p.returncode, 0, p.stderr)
+            lines = (Path(tmp) / "runs" / "dev-inaction" / "traces.jsonl").read_text().splitlines()
+            self.assertEqual(len(lines), 1)
 
     def test_bad_arguments(self):
         for args, needle in ((["eval", "--policy", "nope"], "invalid choice"), (["eval", "-n", "0"], "at least 1"),
