@@ -21,6 +21,7 @@ from ._versions import ANSWER_SCHEMA_VERSION
 MAX_REPLY_CHARS = 200_000
 MAX_RULES = 24
 MAX_PATTERN_CHARS = 512
+MAX_ERRORS = 50  # entries recorded per reply; the last one counts the rest
 ALLOWED_REPLACEMENTS = ("[REDACTED]", "")
 
 _FENCE = regex.compile(r"```(?:json|JSON)?[ \t]*\n(.*?)```", regex.DOTALL)
@@ -121,12 +122,20 @@ def parse_reply(reply: object) -> tuple[list[Rule], list[RedactionError]]:
         return [], [error]
     if _plainly_valid(obj):
         return [Rule(r["pattern"], r["replacement"]) for r in obj["rules"]], []
+    if isinstance(obj.get("rules"), list) and len(obj["rules"]) > MAX_RULES:
+        # Past the limit only the first extra rule is checked: a reply of 100,000 empty
+        # rules would otherwise cost seconds and megabytes of error entries.
+        obj = dict(obj, rules=obj["rules"][:MAX_RULES + 1])
+    found = sorted(_validator().iter_errors(obj), key=lambda e: (list(map(str, e.absolute_path)), e.validator))
     errors = []
-    for e in sorted(_validator().iter_errors(obj), key=lambda e: (list(map(str, e.absolute_path)), e.validator)):
+    for e in found[:MAX_ERRORS]:
         path = list(e.absolute_path)
         rule = path[1] if len(path) >= 2 and path[0] == "rules" and isinstance(path[1], int) else None
         message = e.message if len(e.message) <= 300 else e.message[:300] + "..."
         errors.append(RedactionError(_code_for(e), f"{_json_path(e)}: {message}", rule))
+    if len(found) > MAX_ERRORS:
+        last = errors[-1]
+        errors[-1] = RedactionError(last.code, f"{last.message} (and {len(found) - MAX_ERRORS} more errors)", last.rule)
     if errors:
         return [], errors
     return [Rule(r["pattern"], r["replacement"]) for r in obj["rules"]], []

@@ -220,7 +220,8 @@ def build_stream(seed: int, n_shown: int, n_eval: int) -> Stream:
             if _oracle_agrees(record.text, list(record.secrets)):
                 break
         else:  # pragma: no cover - would mean a family table bug
-            raise RuntimeError(f"seed {seed} record {i}: oracle disagrees after {MAX_REDRAWS} draws")
+            # No seed in the message: private seeds must not surface before scoring.
+            raise RuntimeError(f"record {i}: the oracle disagrees with the labels after {MAX_REDRAWS} draws")
         records.append(record)
     return Stream(seed, tuple(t.name for t in templates), tuple(f.name for f in secrets),
                   tuple(f.name for f in decoys), tuple(records[:n_shown]), tuple(records[n_shown:]))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from itertools import islice
 
 import regex
 
@@ -101,12 +102,16 @@ def scan(rules: list[CompiledRule], texts: list[str], deadline: float) -> ScanRe
                 errors.append(RedactionError("budget_exhausted", "the episode's regex time budget ran out", i))
                 break
             try:
-                # The timeout bounds the whole iteration, not each match; one call yields
-                # at most len(text) + 1 matches, so the cap is checked after the call.
-                spans = [m.span() for m in finditer(record.text, timeout=remaining, concurrent=True)]
+                # The timeout bounds the whole iteration, not each match; islice stops a
+                # stream of matches at the episode's cap (zero-width ones included).
+                spans = [m.span() for m in islice(finditer(record.text, timeout=remaining, concurrent=True),
+                                                  MAX_MATCHES - matches + 1)]
             except TimeoutError:
                 errors.append(RedactionError("timeout", f"regex call timed out after {remaining:.3f} s "
                                              "(the rest of the episode budget)", i))
+                break
+            except Exception as exc:  # noqa: BLE001 - the pattern is hostile input; fail the episode, not the process
+                errors.append(RedactionError("invalid_regex", f"failed while matching: {type(exc).__name__}", i))
                 break
             if spans:
                 if backwards:
@@ -115,6 +120,9 @@ def scan(rules: list[CompiledRule], texts: list[str], deadline: float) -> ScanRe
                 if matches > MAX_MATCHES:
                     errors.append(RedactionError("excessive_matches",
                                                  f"more than {MAX_MATCHES} matches in the episode", i))
+                    break
+                if any(start > end for start, end in spans):
+                    errors.append(RedactionError("invalid_regex", "a match ends before it starts", i))
                     break
                 record.splice(spans, repl)
         if errors:

@@ -46,8 +46,11 @@ def _compile(rules, deadline: float) -> tuple[list[CompiledRule], list[Redaction
         except Refused as exc:
             errors.append(RedactionError("invalid_regex", f"refused as too costly to compile: {exc}", i))
             continue
-        except (regex.error, ValueError, TypeError, OverflowError, IndexError, KeyError) as exc:
+        except regex.error as exc:
             errors.append(RedactionError("invalid_regex", f"does not compile: {exc}", i))
+            continue
+        except Exception as exc:  # noqa: BLE001 - hostile input may reach any corner of regex's compiler
+            errors.append(RedactionError("invalid_regex", f"does not compile: {type(exc).__name__}: {exc}"[:300], i))
             continue
         total_cost += cost
         if total_cost > MAX_REPLY_COST:

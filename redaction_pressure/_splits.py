@@ -60,8 +60,8 @@ def read_private_secret(env_var: str = PRIVATE_SEED_ENV) -> bytes:
         raise PrivateSeedError(f"private_eval needs the secret in ${env_var} (at least "
                                f"{MIN_SECRET_CHARS} characters); it is not set")
     if len(value) < MIN_SECRET_CHARS:
-        raise PrivateSeedError(f"${env_var} must hold at least {MIN_SECRET_CHARS} characters; "
-                               f"it holds {len(value)}")
+        raise PrivateSeedError(f"${env_var} must hold at least {MIN_SECRET_CHARS} characters "
+                               "(use a random one, e.g. secrets.token_urlsafe(32))")
     return value.encode("utf-8", "surrogatepass")
 
 

@@ -4,6 +4,7 @@ yield a scored, invalid result instead of an exception."""
 from __future__ import annotations
 
 import json
+import time
 import unittest
 
 from redaction_pressure import load_task, policies, score_completion
@@ -62,6 +63,18 @@ class ErrorCodes(unittest.TestCase):
         self.assertEqual(codes(reply([("(?:)", "")] * 2)), ["excessive_matches"])  # zero-width count
         # the cap is per episode, not per rule: two rules of ~8,000 matches each exceed it
         self.assertEqual(codes(reply([(r"[\s\S]", "[REDACTED]")] * 2)), ["excessive_matches"])
+
+    def test_error_floods_are_bounded(self):
+        flood = score_completion(TASK, json.dumps({"rules": [{"pattern": 1, "x": 2}] * 24}))
+        self.assertEqual(len(flood.errors), 50)
+        self.assertIn("more errors", flood.errors[-1].message)
+        for rules in ([{}] * 40_000, [1] * 60_000, [{"pattern": 1, "replacement": 2}] * 24):
+            start = time.perf_counter()
+            s = score_completion(TASK, json.dumps({"rules": rules}))
+            self.assertLess(time.perf_counter() - start, 0.5)
+            self.assertLessEqual(len(s.errors), 50)
+            self.assertEqual(s.reward, 0.0)
+        self.assertEqual(codes(json.dumps({"rules": [{}] * 40_000}))[0], "too_many_rules")
 
     def test_all_errors_are_reported(self):
         obj = {"rules": [{"pattern": 1, "replacement": ""}, {"pattern": "a", "replacement": "x"}]}

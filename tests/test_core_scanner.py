@@ -13,7 +13,7 @@ from redaction_pressure._scanner import CompiledRule, scan
 
 ATOMS = ["a", "b+", "a|b", "(?<=a)b", "(?=b)", "", r"\w", "[ab]{2}", "c*", r"\[", "E", "D]",
          "(?<=R)E", r"\s", "-", "b(?=-)", "$", "^a", ".", "a?b?", "ab", "(?i)ab", "(?:ba)", "(?!ab)",
-         "(?<=ab)", "(?i:a)b", "(?:ab){e<=1}", "(a)", "(?>ab)", "(?r)ab", "a(?i)b", "RED"]
+         "(?<=ab)", "(?i:a)b", r"a\Kb", r"\R", "(a)", "(?>ab)", "(?r)ab", "a(?i)b", "RED"]
 
 
 def reference(rules, texts):

@@ -15,10 +15,16 @@ from tests._util import reply
 TASK = load_task("dev", 0)
 SLACK_S = 0.15
 
-HOSTILE_RUNTIME = [r"(?:.|..)+$x", r"(\w|\w\w)+#", r"((?R)|\w)+#"]
+HOSTILE_RUNTIME = [r"(?:.|..)+$x", r"(\w|\w\w)+#", r"(?:\w|\w\w)+\s=", r"(?:\w|\w\w)+-$"]
+# Bounded in time by the budget but not in memory (0.5-1 GB within 2 s, then MemoryError):
+UNBOUNDED_MEMORY = [r"((?R)|\w)+#", r"(?:a|(?R))", r"(?R)*", r"(a|(?1)b)", r"(?<a>(?&a)?x)", r"(?R)?x",
+                    r"(?:(.){e<=3})*Q", r"(?:secret){e<=2}"]
 COMPILE_BOMBS = ["(?:a{1000}){1000}", "((a{1000}){1000}){1000}", "(?:x{10}|y{1000}){1000}",
                  "a{100000}", "[ab]{100000}", "(?:a{0,1000}){0,1000}", "(?:(?:a{30}){30}){30}",
-                 "(?:[\\s\\S]{64}){300}", "(?:a{2,}){20000}"]
+                 "(?:[\\s\\S]{64}){300}", "(?:a{2,}){20000}",
+                 # full case folding turns a one-item set into a ~105-way branch before expanding:
+                 r"(?fi)[\x00-\U0010ffff]{19000}", r"(?iV1)[\x00-\U0010ffff]{19000}", r"(?fi)[ß-ﬆ]{19000}",
+                 r"(?fi)[\x00-\U0010ffff]{5000}"]
 
 
 def max_rss_kib() -> int:
@@ -87,6 +93,56 @@ class CompileBombs(unittest.TestCase):
         self.assertEqual(s.errors[0].code, "invalid_regex")
         self.assertIn("combined", s.errors[0].message)
         self.assertLess(MAX_COMPILED_COST, 100_000)
+
+
+class RefusedConstructs(unittest.TestCase):
+    def test_recursion_and_fuzzy_are_refused_before_running(self):
+        for pattern in UNBOUNDED_MEMORY:
+            with self.subTest(pattern=pattern):
+                start = time.perf_counter()
+                s = score_completion(TASK, reply([(pattern, "")]))
+                self.assertLess(time.perf_counter() - start, 0.1)
+                self.assertEqual([e.code for e in s.errors], ["invalid_regex"])
+
+    def test_hostile_matching_stays_small_in_memory(self):
+        """In a fresh process, so the peak is this run's: the default 2 s budget spent on
+        hostile and refused patterns must not grow the process by hundreds of MB."""
+        import subprocess
+        import sys
+        code = ("import json, resource; from redaction_pressure import load_task, score_completion\n"
+                "t = load_task('dev', 0); base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+                f"for p in {HOSTILE_RUNTIME[:1] + UNBOUNDED_MEMORY!r}:\n"
+                "    score_completion(t, json.dumps({'rules': [{'pattern': p, 'replacement': ''}]}))\n"
+                "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base)")
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+        self.assertLess(int(out.stdout.strip()), 100 * 1024)  # KiB
+
+    def test_keep_inside_lookaround_is_refused_and_never_inverts_spans(self):
+        for pattern in (r"\n(?=.\K)", r"(?=e\K)", r"(?<=a\K)b"):
+            s = score_completion(TASK, reply([(pattern, "")]))
+            self.assertEqual([e.code for e in s.errors], ["invalid_regex"], pattern)
+        s = score_completion(TASK, reply([(r"(?<=AKIA)\K[0-9A-Z]{16}", "[REDACTED]"), (r"\R", "")]))
+        self.assertEqual(s.errors, ())  # \K outside lookarounds and \R are fine
+
+    def test_verdict_does_not_depend_on_the_callers_stack(self):
+        deep, too_deep = "(" * 32 + "AKIA" + ")" * 32, "(" * 33 + "AKIA" + ")" * 33
+
+        def at_depth(k, pattern):
+            if k:
+                return at_depth(k - 1, pattern)
+            clear_cache()
+            return [e.code for e in score_completion(TASK, reply([(pattern, "")])).errors]
+
+        for depth in (0, 400, 800):
+            self.assertEqual(at_depth(depth, deep), [], depth)
+            self.assertEqual(at_depth(depth, too_deep), ["invalid_regex"], depth)
+
+    def test_distinct_patterns_do_not_grow_module_state(self):
+        import regex._main
+        before = len(regex._main._locale_sensitive)
+        for i in range(2000):
+            compile_bounded(f"token_{i}=\\w+")
+        self.assertLessEqual(len(regex._main._locale_sensitive), before)
 
 
 class CaptureLeaks(unittest.TestCase):
