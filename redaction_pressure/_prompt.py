@@ -19,8 +19,9 @@ with the Python `regex` module (VERSION0 syntax; lookarounds allowed).
 of its characters is removed; removing any character that is not part of a secret \
 (decoys, look-alikes, keys, punctuation, placeholders) costs you. Only the labelled \
 span is secret: for a URL or header, that is the password or token itself.
-- Invalid JSON, invalid or too costly patterns, more than 10000 matches, or running \
-out of the 2-second regex time budget score zero."""
+- Invalid JSON, invalid or too costly patterns (recursion, fuzzy matching and \\K \
+inside lookarounds are refused), more than 10000 matches, or running out of the \
+2-second regex time budget score zero."""
 
 
 def _record_block(i: int, record: Record) -> str:
