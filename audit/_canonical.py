@@ -42,17 +42,35 @@ def _constant(name: str):
     raise StrictJSONError(f"{name} is not JSON")
 
 
+def decode_utf8(data: bytes | bytearray | memoryview | str, what: str = "the document") -> str:
+    """Strict UTF-8 (RFC 3629): no other encoding is guessed (``json.loads`` on bytes
+    would accept UTF-16/32), no encoded surrogates (CESU-8, which ``json.loads`` lets
+    through with ``surrogatepass``), and no byte order mark. Raises StrictJSONError."""
+    if isinstance(data, str):
+        text = data
+    else:
+        try:
+            text = bytes(data).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise StrictJSONError(f"{what} is not UTF-8: {exc.reason} at byte {exc.start}") from None
+    if text.startswith("\ufeff"):
+        raise StrictJSONError(f"{what} starts with a byte order mark (U+FEFF); UTF-8 JSON must not")
+    return text
+
+
 def loads_strict(data: bytes | str):
     """Parses JSON, refusing duplicate keys and NaN/Infinity. Raises StrictJSONError
-    (a ValueError) for every kind of bad input, including too-deep nesting, invalid
-    UTF-8 and numbers Python refuses to convert."""
+    (a ValueError) for every kind of bad input, including too-deep nesting, anything
+    that is not strict UTF-8 (see ``decode_utf8``) and numbers Python refuses to
+    convert."""
+    text = decode_utf8(data, "JSON text")
     try:
-        return json.loads(data, object_pairs_hook=_pairs, parse_constant=_constant)
+        return json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant)
     except StrictJSONError:
         raise
     except RecursionError:
         raise StrictJSONError("JSON nested too deeply") from None
-    except (ValueError, TypeError) as exc:  # JSONDecodeError, UnicodeDecodeError, int limits
+    except (ValueError, TypeError) as exc:  # JSONDecodeError, int limits
         raise StrictJSONError(str(exc)[:300]) from None
 
 

@@ -10,6 +10,25 @@ its keyid must name the pinned key; the signature must verify over PAE under tha
 key. Anything else (no signature, several, a keyid of another key, bad base64, a
 malformed signature) fails with a reason. Only the verified payload bytes are returned
 for parsing.
+
+Reading an envelope happens before anything is authenticated, so it must be cheap for
+any file an attacker can put in its place:
+
+* ``MAX_ENVELOPE_BYTES`` is 64 MiB. A manifest costs about 136 bytes per trace (one
+  ``[[traces]]`` entry: line, position, task id, SHA-256), about 181 once base64 in the
+  envelope, so 64 MiB holds a manifest of roughly 370,000 traces (100,000 traces make
+  an envelope of about 18 MB). ``audit seal`` refuses to write a larger one.
+* Before ``json.loads`` builds any object, the raw bytes are checked to hold few JSON
+  values: every value but the first is preceded by a ``,`` or opens after a ``[``/``{``,
+  so counting those bytes bounds the number of values (bytes inside strings only make
+  the bound looser). A valid envelope has about a dozen; 64 MiB of ``{},`` would be 22
+  million dicts (~2 GB) without this check. What remains is at most a few large strings,
+  so parsing costs a small multiple of the file size.
+* The signature count (exactly one) is checked before the entries are schema-checked,
+  and schema errors stop at ``MAX_ENVELOPE_ERRORS``.
+* Base64 is checked by decoding (and re-encoding: canonical form only), not by a
+  schema pattern: Python's ``re`` needs seconds and about 2 GB to match the pattern
+  ``(?:[A-Za-z0-9+/]{4})*...`` against a 60 MB string.
 """
 
 from __future__ import annotations
@@ -28,7 +47,9 @@ from ._schemas import ENVELOPE, schema_errors
 
 PAYLOAD_TYPE = "application/vnd.redaction-pressure.manifest+toml;version=1"
 ENVELOPE_NAME = "manifest.dsse.json"
-MAX_ENVELOPE_BYTES = 256 * 1024 * 1024
+MAX_ENVELOPE_BYTES = 64 * 1024 * 1024
+MAX_JSON_SEPARATORS = 4096  # ",", "[" and "{" bytes: bounds the number of JSON values before parsing
+MAX_ENVELOPE_ERRORS = 20
 
 
 class EnvelopeError(Exception):
@@ -64,20 +85,58 @@ def dumps(envelope: dict) -> bytes:
     return json.dumps(envelope, indent=2).encode("utf-8") + b"\n"
 
 
+def b64decode_canonical(text: str) -> bytes:
+    """Decodes standard, padded base64 that is in canonical form: re-encoding the result
+    gives ``text`` back (so no stray bits, no data after padding, no whitespace). Linear
+    time in C, unlike a schema pattern. Raises ValueError."""
+    data = base64.b64decode(text, validate=True)
+    if base64.b64encode(data) != text.encode("ascii"):
+        raise ValueError("not in canonical form (re-encoding gives other text)")
+    return data
+
+
 def _b64(text: str, what: str) -> bytes:
     try:
-        return base64.b64decode(text, validate=True)
+        return b64decode_canonical(text)
     except (binascii.Error, ValueError) as exc:
         raise EnvelopeError([f"{what} is not standard base64: {exc}"]) from None
 
 
-def parse(data: bytes) -> Envelope:
-    """Reads an envelope's structure (no signature check). Raises EnvelopeError."""
+def load_json(data: bytes):
+    """The envelope's JSON value, after the cheap pre-parse bounds (size, UTF-8, number
+    of values). Raises EnvelopeError."""
+    if len(data) > MAX_ENVELOPE_BYTES:
+        raise EnvelopeError([f"{ENVELOPE_NAME} is larger than {MAX_ENVELOPE_BYTES} bytes"])
+    separators = data.count(b",") + data.count(b"[") + data.count(b"{")
+    if separators > MAX_JSON_SEPARATORS:
+        raise EnvelopeError([f"{ENVELOPE_NAME} is not a DSSE envelope: it holds {separators} ',', '[' and '{{' "
+                             f"characters (at most {MAX_JSON_SEPARATORS}); a one-signature envelope has about "
+                             f"a dozen, so it was not parsed"])
     try:
-        obj = loads_strict(data)
+        return loads_strict(data)
     except StrictJSONError as exc:
         raise EnvelopeError([f"{ENVELOPE_NAME} is not valid JSON: {exc}"]) from None
-    errors = schema_errors(ENVELOPE, obj)
+
+
+def structure_errors(obj) -> list[str]:
+    """Why ``obj`` is not a one-signature envelope of this schema ([] if it is one).
+    The signature count is checked first, so a list of a million entries is not
+    schema-checked entry by entry; schema errors stop at MAX_ENVELOPE_ERRORS."""
+    if isinstance(obj, dict) and isinstance(obj.get("signatures"), list) and len(obj["signatures"]) > 1:
+        return [f"the envelope carries {len(obj['signatures'])} signatures; this profile accepts exactly one"]
+    errors = [str(e) for e in schema_errors(ENVELOPE, obj, limit=MAX_ENVELOPE_ERRORS)]
+    if not errors:
+        try:
+            obj["payloadType"].encode("utf-8")
+        except UnicodeEncodeError:
+            errors.append("$.payloadType: not valid Unicode (a lone surrogate escape)")
+    return errors
+
+
+def parse(data: bytes) -> Envelope:
+    """Reads an envelope's structure (no signature check). Raises EnvelopeError."""
+    obj = load_json(data)
+    errors = structure_errors(obj)
     if errors:
         raise EnvelopeError([f"{ENVELOPE_NAME} is not a DSSE envelope: {e}" for e in errors])
     payload = _b64(obj["payload"], "payload")

@@ -8,16 +8,60 @@ range (private seeds have the top bit of 64 set), and must not have published it
 in the task data. Without the secret this proves the seeds are not public ones, not
 that they came from the committed secret: ``private_seed_problems`` does that, given
 the secret.
+
+Task parameters (``n_shown``, ``n_eval``, ``budget_s``) decide how hard a task is, so
+they are part of what a result claims. An archive states one set for all its traces
+(``task_params`` in the manifest); the standard benchmark is the environment's
+defaults (8, 16, 2.0). A result measured with other parameters is genuine for those
+parameters but is not the standard benchmark: its signed summary label says so
+(``summary_label``), and `audit verify` shows it in the report and the verdict.
 """
 
 from __future__ import annotations
 
 from redaction_pressure._splits import PRIVATE_SIZE, PUBLIC, private_commitment, private_seed
 
+from redaction_pressure._scanner import DEFAULT_BUDGET_S
 from redaction_pressure._summary import SPLIT_LABELS
+from redaction_pressure._task import DEFAULT_N_EVAL, DEFAULT_N_SHOWN
 
 _PUBLIC_COMMITMENTS = {r.commitment: name for name, r in PUBLIC.items()}
 _PRIVATE_MIN_SEED, _SEED_LIMIT = 1 << 63, 1 << 64
+PARAM_KEYS = ("n_shown", "n_eval", "budget_s")
+STANDARD_TASK_PARAMS = {"n_shown": DEFAULT_N_SHOWN, "n_eval": DEFAULT_N_EVAL, "budget_s": float(DEFAULT_BUDGET_S)}
+
+
+def describe_params(params: dict) -> str:
+    return ", ".join(f"{k}={params.get(k)!r}" for k in PARAM_KEYS)
+
+
+def is_standard(params: dict) -> bool:
+    return {k: params.get(k) for k in PARAM_KEYS} == STANDARD_TASK_PARAMS and len(params) == len(PARAM_KEYS)
+
+
+def summary_label(split: str, params: dict) -> str:
+    """The fixed label of ``split``; with non-standard task parameters, a label that says
+    the result is not the standard benchmark and names the parameters."""
+    label = SPLIT_LABELS[split]
+    if is_standard(params):
+        return label
+    return (f"{label}; NON-STANDARD task parameters ({describe_params(params)}; the standard benchmark uses "
+            f"{describe_params(STANDARD_TASK_PARAMS)}): not comparable with standard results")
+
+
+def task_params_problems(trace: dict, params: dict) -> list[str]:
+    """Where a schema-valid trace's task parameters differ from ``params``: the ones it
+    was scored with (info.environment), the ones its task published
+    (task.data.identity) and the task data fields."""
+    env, data = trace["info"]["environment"], trace["task"]["data"]
+    problems = []
+    for where, value in (("info.environment.task_params", env["task_params"]),
+                         ("task.data.identity.task_params", data["identity"]["task_params"]),
+                         ("task.data (n_shown, n_eval, budget_s)", {k: data[k] for k in PARAM_KEYS})):
+        if value != params:
+            problems.append(f"{where} is {describe_params(value)}; the archive's task parameters are "
+                            f"{describe_params(params)}")
+    return problems
 
 
 def commitment_problems(split: str, commitment: str) -> list[str]:
@@ -43,9 +87,10 @@ def manifest_problems(manifest: dict) -> list[str]:
     summary = manifest["summary"]
     if summary["split"] != split:
         problems.append(f"the summary is labelled split {summary['split']!r} but the archive is split {split!r}")
-    if summary["label"] != SPLIT_LABELS.get(split):
-        problems.append(f"the summary label {summary['label']!r} is not the label of split {split!r} "
-                        f"({SPLIT_LABELS.get(split)!r})")
+    expected = summary_label(split, manifest["task_params"]) if split in SPLIT_LABELS else None
+    if summary["label"] != expected:
+        problems.append(f"the summary label {summary['label']!r} is not the label of split {split!r} with "
+                        f"these task parameters ({expected!r})")
     return problems
 
 

@@ -3,7 +3,9 @@
 The manifest is the DSSE payload; ``manifest.toml`` beside it is a readable copy that
 verification only compares byte for byte with the signed payload. Summary scores are
 always written with the split they were measured on and a fixed label for that split,
-so a public dev score cannot be quoted from an archive without saying it is one.
+so a public dev score cannot be quoted from an archive without saying it is one. The
+task parameters every trace was scored with are recorded once (``task_params``); with
+non-standard parameters the label says the result is not the standard benchmark.
 """
 
 from __future__ import annotations
@@ -15,9 +17,8 @@ import tomllib
 import tomli_w
 
 from redaction_pressure._reward import WEIGHTS
-from redaction_pressure._summary import SPLIT_LABELS
-
-from ._canonical import CANONICALIZATION
+from ._canonical import CANONICALIZATION, StrictJSONError, decode_utf8
+from ._labels import summary_label
 from ._tracefile import TRACES_NAME, TraceFile
 
 MANIFEST_VERSION = "manifest-v1"
@@ -41,9 +42,10 @@ def trace_reward(trace: dict) -> float:
     return sum(trace["rewards"][k]["score"] * trace["rewards"][k]["weight"] for k in WEIGHTS)
 
 
-def summarize(traces: list[dict], split: str) -> dict:
-    """Summary scores of schema-valid traces, labelled with their split. Means use
-    math.fsum so the result does not depend on the order of additions' rounding."""
+def summarize(traces: list[dict], split: str, task_params: dict) -> dict:
+    """Summary scores of schema-valid traces, labelled with their split and task
+    parameters. Means use math.fsum so the result does not depend on the order of
+    additions' rounding."""
     n = len(traces)
 
     def mean(values) -> float:
@@ -51,7 +53,7 @@ def summarize(traces: list[dict], split: str) -> dict:
 
     return {
         "split": split,
-        "label": SPLIT_LABELS[split],
+        "label": summary_label(split, task_params),
         "traces": n,
         "mean_reward": mean(trace_reward(t) for t in traces),
         "mean_recall": mean(t["rewards"]["recall"]["score"] for t in traces),
@@ -63,11 +65,12 @@ def summarize(traces: list[dict], split: str) -> dict:
 
 def build_manifest(tracefile: TraceFile, run_id: str, sealed_by: str,
                    created: dt.datetime | None = None) -> dict:
-    """The manifest of a schema-valid trace file whose traces agree on build and split."""
+    """The manifest of a schema-valid trace file whose traces agree on build, split and
+    task parameters."""
     traces = [e.trace for e in tracefile.entries]
     env = traces[0]["info"]["environment"]
-    split = env["split"]
-    summary = summarize(traces, split)
+    split, task_params = env["split"], dict(env["task_params"])
+    summary = summarize(traces, split, task_params)
     created = created or dt.datetime.now(dt.timezone.utc)
     return {
         "manifest_version": MANIFEST_VERSION,
@@ -76,6 +79,7 @@ def build_manifest(tracefile: TraceFile, run_id: str, sealed_by: str,
         "run_id": run_id,
         "identity": build_part(env),
         "split": {"name": split, "commitment": env["split_commitment"]},
+        "task_params": task_params,
         "counts": {"episodes": len(tracefile.episodes), "traces": len(traces),
                    "valid": len(traces) - summary["invalid"], "invalid": summary["invalid"]},
         "summary": summary,
@@ -91,11 +95,11 @@ def dumps(manifest: dict) -> bytes:
 
 
 def loads(data: bytes) -> dict:
-    """Parses manifest bytes (UTF-8 TOML). Raises ManifestError."""
+    """Parses manifest bytes (strict UTF-8 TOML, no byte order mark). Raises ManifestError."""
     try:
-        return tomllib.loads(data.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise ManifestError(f"the manifest is not UTF-8: {exc}") from None
+        return tomllib.loads(decode_utf8(data, "the manifest"))
+    except StrictJSONError as exc:  # decode_utf8's error; nothing JSON about it here
+        raise ManifestError(str(exc)) from None
     except (tomllib.TOMLDecodeError, RecursionError, ValueError) as exc:
         raise ManifestError(f"the manifest is not valid TOML: {str(exc)[:300]}") from None
 

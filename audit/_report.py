@@ -3,6 +3,11 @@
 Archive contents are hostile text: everything shown is passed as plain ``Text`` (no
 rich markup is interpreted) after control characters are escaped, so an archive
 cannot restyle the report or send escape sequences to the evaluator's terminal.
+
+The task parameters are always shown. With non-standard parameters the header says so
+in bold and the verdict line reads ``VERIFIED — NON-STANDARD TASK PARAMETERS ...``: the
+result is genuine for those parameters but is not the standard benchmark (the signed
+label says the same).
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ._labels import STANDARD_TASK_PARAMS, describe_params
 from ._verify import FAILED, PASSED, SKIPPED, Report
 
 MAX_HUMAN_DETAILS = 20
@@ -44,6 +50,13 @@ def render_human(report: Report, out: Console) -> None:
         out.print(Text.assemble("split: ", (safe(m["split"]["name"]), "bold"), f" — {safe(m['summary']['label'])}"))
         out.print(Text(f"run: {safe(m['run_id'])}   sealed: {safe(m['created'])}   "
                        f"traces: {m['counts']['traces']} in {m['counts']['episodes']} episodes"))
+        params = describe_params(m["task_params"])
+        if report.standard_task_params:
+            out.print(Text(f"task parameters: {params} (standard)"))
+        else:
+            out.print(Text.assemble("task parameters: ", (params, "bold"), "  ",
+                                    (f"NON-STANDARD (the standard benchmark uses {describe_params(STANDARD_TASK_PARAMS)}):"
+                                     f" this is not a standard benchmark result", "bold red")))
     table = Table(show_lines=False)
     table.add_column("check")
     table.add_column("status")
@@ -70,4 +83,8 @@ def render_human(report: Report, out: Console) -> None:
         not_checked = [c.title for c in report.checks if c.summary.startswith("NOT CHECKED")]
         tail = f" ({'; '.join(not_checked)}: not checked)" if not_checked else ""
         label = m["summary"]["label"] if m else ""
-        out.print(Text(f"VERIFIED: every check that ran passed — {safe(label)}{tail}", style="bold green"))
+        if m and not report.standard_task_params:
+            out.print(Text(f"VERIFIED — NON-STANDARD TASK PARAMETERS ({describe_params(m['task_params'])}), NOT THE "
+                           f"STANDARD BENCHMARK: every check that ran passed — {safe(label)}{tail}", style="bold yellow"))
+        else:
+            out.print(Text(f"VERIFIED: every check that ran passed — {safe(label)}{tail}", style="bold green"))

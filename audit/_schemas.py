@@ -5,7 +5,10 @@ schema files; a reference to anything else fails instead of fetching it, so vali
 never touches the network. Formats (``date-time``...) are asserted, not just
 annotated, and the module refuses to run when the checker for ``date-time`` is
 missing (the ``jsonschema[format]`` extra), rather than silently accepting bad dates.
-All errors are reported, each with the JSON path of the offending value.
+Errors are reported with the JSON path of the offending value, all of them up to a
+limit (``MAX_ERRORS`` per document by default): past it, collecting stops and the list
+says so (``ErrorList.truncated``), so a document made of errors cannot make the report
+as large as the document.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from redaction_pressure._schemas import schema_dir
 BASE_URI = "https://redaction-pressure.dev/schemas/"
 IDENTITY, TRACE, EPISODE, MANIFEST, ENVELOPE = "identity-v1", "trace-v1", "episode-v1", "manifest-v1", "envelope-v1"
 _MAX_MESSAGE = 300
+MAX_ERRORS = 1000
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -80,15 +84,36 @@ def _short(message: str) -> str:
     return message if len(message) <= _MAX_MESSAGE else message[:_MAX_MESSAGE] + "…"
 
 
-def schema_errors(name: str, instance, prefix: tuple = ()) -> list[SchemaError]:
-    """Every schema error of ``instance`` under schema ``name``, in the validator's order.
-    ``prefix`` is prepended to paths (e.g. to report a trace inside an Episode)."""
+class ErrorList(list):
+    """A list of SchemaError; ``truncated`` is True when collecting stopped at the limit."""
+
+    truncated = False
+
+
+def schema_errors(name: str, instance, prefix: tuple = (), limit: int | None = MAX_ERRORS) -> ErrorList:
+    """The schema errors of ``instance`` under schema ``name``, in the validator's order,
+    at most ``limit`` of them (None: all). ``prefix`` is prepended to paths (e.g. to
+    report a trace inside an Episode)."""
     out: dict[SchemaError, None] = {}
+    truncated = False
     try:
         for error in validator(name).iter_errors(instance):
+            if limit is not None and len(out) >= limit:
+                truncated = True
+                break
             # anyOf/oneOf keep each branch's reasons in error.context; the umbrella
             # message at the value's path is the one a reader can act on.
             out[SchemaError(json_path(prefix + tuple(error.absolute_path)), _short(error.message))] = None
     except RecursionError:
         out[SchemaError(json_path(prefix), "value nested too deeply to validate")] = None
-    return list(out)
+    result = ErrorList(out)
+    result.truncated = truncated
+    return result
+
+
+def error_lines(errors: ErrorList, lead: str = "") -> list[str]:
+    """Display lines for ``errors``, with a last line saying when collecting stopped."""
+    lines = [f"{lead}{e}" for e in errors]
+    if errors.truncated:
+        lines.append(f"{lead}(stopped after {len(errors)} errors; there are more)")
+    return lines

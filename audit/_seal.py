@@ -3,10 +3,13 @@
 Sealing signs only what it checked: the traces file is read once, and the very bytes
 that were hashed and schema-checked are the ones copied into the archive. A run is
 refused (with every reason) when a line does not parse, a trace is not schema-valid,
-the traces disagree on build identity, split or commitment, the Episodes name
-different runs, or one trace appears twice: an archive states one result of one build
-on one split. Files are created exclusively (never overwriting), the envelope last,
-so an archive without its envelope is visibly incomplete.
+the traces disagree on build identity, split, commitment or task parameters (or a
+trace's task data publishes other parameters than it was scored with), the Episodes
+name different runs, or one trace appears twice: an archive states one result of one
+build on one split with one set of task parameters. Files are created exclusively
+(never overwriting), the envelope last, so an archive without its envelope is visibly
+incomplete. The output directory must not be a symbolic link, and an envelope too
+large for `audit verify` to read is refused rather than written.
 """
 
 from __future__ import annotations
@@ -22,8 +25,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from redaction_pressure._versions import ENVIRONMENT_VERSION
 
 from . import _dsse
+from ._labels import task_params_problems
 from ._manifest import MANIFEST_NAME, build_manifest, build_part, dumps, jsonable, loads
-from ._schemas import EPISODE, MANIFEST, schema_errors
+from ._schemas import EPISODE, MANIFEST, error_lines, schema_errors
 from ._tracefile import TRACES_NAME, TraceFile, read_trace_file
 
 SEALED_BY = f"audit (redaction-pressure {ENVIRONMENT_VERSION})"
@@ -45,7 +49,7 @@ class Sealed:
 def _schema_problems(tf: TraceFile) -> list[str]:
     problems = [f"{TRACES_NAME} {p}" for p in tf.problems]
     for line, episode in tf.episodes:
-        problems += [f"{TRACES_NAME}:{line} {e}" for e in schema_errors(EPISODE, episode)]
+        problems += error_lines(schema_errors(EPISODE, episode), f"{TRACES_NAME}:{line} ")
     return problems
 
 
@@ -53,6 +57,9 @@ def _consistency_problems(tf: TraceFile) -> list[str]:
     problems = []
     first = tf.entries[0].trace["info"]["environment"]
     build, split, commitment = build_part(first), first["split"], first["split_commitment"]
+    params = first["task_params"]
+    for e in tf.entries:
+        problems += [f"{e.where}: {p} (the first trace's)" for p in task_params_problems(e.trace, params)]
     for e in tf.entries[1:]:
         env = e.trace["info"]["environment"]
         if build_part(env) != build:
@@ -92,6 +99,8 @@ def seal(run_dir: Path, private_key: Ed25519PrivateKey, out_dir: Path,
     source = run_dir / TRACES_NAME
     if not source.is_file():
         raise FileNotFoundError(f"{source} does not exist: RUN_DIR must hold a traces.jsonl")
+    if out_dir.is_symlink():
+        raise FileExistsError(f"{out_dir} is a symbolic link; refusing to write an archive through it")
     if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
         raise FileExistsError(f"{out_dir} exists and is not an empty directory; refusing to overwrite it")
     tf = read_trace_file(source, keep_bytes=True)
@@ -107,8 +116,15 @@ def seal(run_dir: Path, private_key: Ed25519PrivateKey, out_dir: Path,
     if errors:  # a bug here, not the user's input; still never sign an invalid manifest
         raise SealRefused("internal error: the manifest built for this run is not valid", [str(e) for e in errors])
     envelope = _dsse.sign(payload, private_key)
+    envelope_bytes = _dsse.dumps(envelope)
+    if len(envelope_bytes) > _dsse.MAX_ENVELOPE_BYTES:
+        raise SealRefused(f"{source} has too many traces for one archive",
+                          [f"its envelope would be {len(envelope_bytes)} bytes; `audit verify` reads at most "
+                           f"{_dsse.MAX_ENVELOPE_BYTES}: seal the run in parts"])
     out_dir.mkdir(parents=True, exist_ok=True)
+    if out_dir.is_symlink() or not out_dir.is_dir():  # raced into a link since the check above
+        raise FileExistsError(f"{out_dir} is not a plain directory; refusing to write an archive into it")
     _write_new(out_dir / TRACES_NAME, tf.data)
     _write_new(out_dir / MANIFEST_NAME, payload)
-    _write_new(out_dir / _dsse.ENVELOPE_NAME, _dsse.dumps(envelope))
+    _write_new(out_dir / _dsse.ENVELOPE_NAME, envelope_bytes)
     return Sealed(out_dir, manifest, envelope["signatures"][0]["keyid"])

@@ -1,9 +1,13 @@
 """Reads a traces.jsonl (vf-eval's or `redaction-pressure eval`'s: one verifiers
 Episode per line, each holding ``traces[]``) without trusting it.
 
-One pass hashes the raw bytes (the traces-file digest) and parses each line strictly.
-Lines are read with a size cap, so a hostile file cannot make the reader buffer an
-unbounded line; a bad line becomes a problem entry naming its line number, never an
+Two ways in, one parser. ``read_trace_file`` (seal, validate) reads a file once,
+hashing the raw bytes (the traces-file digest) and parsing each line strictly; lines
+are read with a size cap, so a hostile file cannot make the reader buffer an unbounded
+line. ``parse_trace_bytes`` (verify) parses bytes already read and hashed: verify first
+reads at most the sealed size plus one byte and compares size and SHA-256, and parses
+only a file that is byte for byte the sealed one. Lines end at ``\n`` only, numbered
+from 1, in both. A bad line becomes a problem entry naming its line number, never an
 exception. No verifiers import: traces stay plain JSON dicts.
 """
 
@@ -14,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ._canonical import StrictJSONError, loads_strict, trace_digest
+from ._files import open_member
 
 TRACES_NAME = "traces.jsonl"
 MAX_LINE_BYTES = 64 * 1024 * 1024
@@ -69,12 +74,13 @@ def describe_task(trace) -> str:
     return "unprintable task id"
 
 
-def read_trace_file(path: Path, keep_bytes: bool = False) -> TraceFile:
-    """Raises OSError only if the file cannot be opened or read."""
+def read_trace_file(path: Path, keep_bytes: bool = False, member: bool = False) -> TraceFile:
+    """Raises OSError only if the file cannot be opened or read. ``member``: the file
+    is an archive member, opened without following a link (raises MemberError)."""
     result = TraceFile(path)
     h = hashlib.sha256()
     kept = bytearray() if keep_bytes else None
-    with open(path, "rb") as f:
+    with (open_member(path) if member else open(path, "rb")) as f:
         number = 0
         while True:
             raw = f.readline(MAX_LINE_BYTES + 1)
@@ -94,18 +100,40 @@ def read_trace_file(path: Path, keep_bytes: bool = False) -> TraceFile:
                     if kept is not None:
                         kept += raw
                 continue
-            if not raw.strip():
-                continue
             _parse_line(result, number, raw)
     result.sha256 = h.hexdigest()
     if kept is not None:
         result.data = bytes(kept)
-    if not result.entries and not result.problems:
-        result.problems.append(Problem(None, "no traces in the file"))
+    _finish(result)
     return result
 
 
+def parse_trace_bytes(path: Path, data: bytes, sha256: str | None = None) -> TraceFile:
+    """Parses the bytes of a whole traces file (``sha256``: their digest, if already
+    computed), exactly as ``read_trace_file`` would parse that file."""
+    result = TraceFile(path, sha256 or hashlib.sha256(data).hexdigest(), len(data))
+    start, number, end = 0, 0, len(data)
+    while start < end:
+        stop = data.find(b"\n", start)
+        stop = end if stop < 0 else stop + 1
+        number += 1
+        if stop - start - (data[stop - 1] == 0x0A) > MAX_LINE_BYTES:
+            result.problems.append(Problem(number, f"longer than {MAX_LINE_BYTES} bytes"))
+        else:
+            _parse_line(result, number, data[start:stop])
+        start = stop
+    _finish(result)
+    return result
+
+
+def _finish(result: TraceFile) -> None:
+    if not result.entries and not result.problems:
+        result.problems.append(Problem(None, "no traces in the file"))
+
+
 def _parse_line(result: TraceFile, number: int, raw: bytes) -> None:
+    if not raw.strip():
+        return
     try:
         episode = loads_strict(raw)
     except StrictJSONError as exc:

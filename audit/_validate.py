@@ -2,21 +2,25 @@
 reported with its file, line and JSON path, so a producer can fix a run before sealing
 it. What a path is follows from its name: a directory (run or archive: its
 traces.jsonl, manifest.toml, manifest.dsse.json), ``*.jsonl`` (traces), ``*.toml``
-(manifest), ``*.json`` (DSSE envelope, whose payload is checked as a manifest too)."""
+(manifest), ``*.json`` (DSSE envelope, whose payload is checked as a manifest too).
+
+Files are read as archive members: not through a symbolic link, regular files only,
+with the same bounds as `audit verify` (an envelope of at most 64 MiB and few JSON
+values, a manifest of at most its base64-decoded size); schema errors are listed up to
+a limit per file, then the output says collecting stopped."""
 
 from __future__ import annotations
 
-import base64
 import binascii
 from pathlib import Path
 
 from . import _dsse
-from ._canonical import StrictJSONError, loads_strict
+from ._files import MemberError, member_kind, read_member
 from ._manifest import MANIFEST_NAME, ManifestError, jsonable, loads
-from ._schemas import ENVELOPE, EPISODE, MANIFEST, schema_errors
+from ._schemas import EPISODE, MANIFEST, MAX_ERRORS, error_lines, schema_errors
 from ._tracefile import TRACES_NAME, read_trace_file
 
-MAX_DOC_BYTES = 256 * 1024 * 1024
+MAX_MANIFEST_BYTES = _dsse.MAX_ENVELOPE_BYTES * 3 // 4  # the most a 64 MiB envelope's base64 can hold
 
 
 class UsageError(Exception):
@@ -26,30 +30,38 @@ class UsageError(Exception):
 def files_of(path: Path) -> list[Path]:
     """The files ``path`` stands for. Raises UsageError when it stands for none."""
     if path.is_dir():
-        found = [path / n for n in (TRACES_NAME, MANIFEST_NAME, _dsse.ENVELOPE_NAME) if (path / n).is_file()]
+        found = [path / n for n in (TRACES_NAME, MANIFEST_NAME, _dsse.ENVELOPE_NAME)
+                 if member_kind(path / n) != "missing"]  # links and the like are reported, not skipped
         if not found:
             raise UsageError(f"{path}: no {TRACES_NAME}, {MANIFEST_NAME} or {_dsse.ENVELOPE_NAME} in this directory")
         return found
-    if not path.is_file():
+    if member_kind(path) == "missing":
         raise UsageError(f"{path}: no such file or directory")
     if path.suffix not in (".jsonl", ".toml", ".json"):
         raise UsageError(f"{path}: expected a directory, *.jsonl (traces), *.toml (manifest) or *.json (envelope)")
     return [path]
 
 
-def _read(path: Path) -> bytes:
-    with open(path, "rb") as f:
-        data = f.read(MAX_DOC_BYTES + 1)
-    if len(data) > MAX_DOC_BYTES:
-        raise ValueError(f"larger than {MAX_DOC_BYTES} bytes")
+def _read(path: Path, limit: int) -> bytes:
+    data = read_member(path, limit)
+    if len(data) > limit:
+        raise ValueError(f"larger than {limit} bytes")
     return data
 
 
 def _traces(path: Path, shown: str) -> list[str]:
-    tf = read_trace_file(path)
-    out = [f"{shown}:{p.line} {p.message}" if p.line else f"{shown} {p.message}" for p in tf.problems]
+    tf = read_trace_file(path, member=True)
+    out = [f"{shown}:{p.line} {p.message}" if p.line else f"{shown} {p.message}" for p in tf.problems[:MAX_ERRORS]]
+    if len(tf.problems) > MAX_ERRORS:
+        out.append(f"{shown} ... and {len(tf.problems) - MAX_ERRORS} more unreadable lines")
+    budget = MAX_ERRORS
     for line, episode in tf.episodes:
-        out += [f"{shown}:{line} {e}" for e in schema_errors(EPISODE, episode)]
+        errors = schema_errors(EPISODE, episode, limit=budget)
+        out += [f"{shown}:{line} {e}" for e in errors]
+        budget -= len(errors)
+        if errors.truncated or budget <= 0:
+            out.append(f"{shown} (stopped after {MAX_ERRORS} schema errors; there are more)")
+            break
     return out
 
 
@@ -58,23 +70,27 @@ def _manifest_bytes(data: bytes, shown: str) -> list[str]:
         manifest = jsonable(loads(data))
     except ManifestError as exc:
         return [f"{shown} {exc}"]
-    return [f"{shown} {e}" for e in schema_errors(MANIFEST, manifest)]
+    return error_lines(schema_errors(MANIFEST, manifest), f"{shown} ")
 
 
 def _envelope(path: Path, shown: str) -> list[str]:
     try:
-        obj = loads_strict(_read(path))
-    except (StrictJSONError, ValueError) as exc:
-        return [f"{shown} not valid JSON: {exc}"]
-    errors = [f"{shown} {e}" for e in schema_errors(ENVELOPE, obj)]
+        obj = _dsse.load_json(_read(path, _dsse.MAX_ENVELOPE_BYTES))
+    except _dsse.EnvelopeError as exc:
+        return [f"{shown} {r}" for r in exc.reasons]
+    errors = [f"{shown} {e}" for e in _dsse.structure_errors(obj)]
     if errors:
         return errors
     if obj["payloadType"] != _dsse.PAYLOAD_TYPE:
         return [f"{shown} $.payloadType: {obj['payloadType'][:200]!r} is not {_dsse.PAYLOAD_TYPE!r}"]
     try:
-        payload = base64.b64decode(obj["payload"], validate=True)
+        payload = _dsse.b64decode_canonical(obj["payload"])
     except (binascii.Error, ValueError) as exc:
         return [f"{shown} $.payload: not standard base64: {exc}"]
+    try:
+        _dsse.b64decode_canonical(obj["signatures"][0]["sig"])
+    except (binascii.Error, ValueError) as exc:
+        return [f"{shown} $.signatures[0].sig: not standard base64: {exc}"]
     return _manifest_bytes(payload, f"{shown} payload")
 
 
@@ -85,8 +101,10 @@ def validate_file(path: Path, shown: str | None = None) -> list[str]:
         if path.suffix == ".jsonl":
             return _traces(path, shown)
         if path.suffix == ".toml":
-            return _manifest_bytes(_read(path), shown)
+            return _manifest_bytes(_read(path, MAX_MANIFEST_BYTES), shown)
         return _envelope(path, shown)
+    except MemberError as exc:
+        return [f"{shown} cannot be read: {exc}"]
     except OSError as exc:
         return [f"{shown} cannot be read: {exc.strerror or exc}"]
     except ValueError as exc:

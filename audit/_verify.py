@@ -4,7 +4,10 @@ The order follows what each step is allowed to trust (as in TUF's or sigstore's
 verifiers): nothing in the archive is believed until the envelope's single signature
 verifies under the key the evaluator pinned; then only the signed payload is parsed
 (``manifest.toml`` on disk is merely compared with it); then the traces file must be
-the one the manifest names, trace by trace; only then are traces read as data. When a
+the one the manifest names -- first its size and SHA-256, reading no more than the
+sealed size plus one byte and parsing nothing unless both match, then trace by trace;
+only then are traces read as data. Archive members are opened without following
+symbolic links and must be regular files. When a
 step of that chain fails, the steps that would have relied on it are reported as
 skipped, naming the failed step, instead of being run on untrusted input. Checks that
 only read authenticated data (identity, rescoring, summary, split labels, private
@@ -14,9 +17,11 @@ check becomes a failure of that check, never a traceback and never a pass.
 
 from __future__ import annotations
 
+import hashlib
+import os
 import time
 import traceback
-from collections import Counter
+from collections import Counter, defaultdict, deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,15 +30,18 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from redaction_pressure._identity import build_identity
 
 from . import _dsse
+from ._files import MemberError, open_member, read_member
 from ._keys import keyid
-from ._labels import manifest_problems, private_seed_problems, trace_problems
+from ._labels import (STANDARD_TASK_PARAMS, describe_params, is_standard, manifest_problems, private_seed_problems,
+                      task_params_problems, trace_problems)
 from ._manifest import MANIFEST_NAME, ManifestError, build_part, jsonable, loads, summarize
 from ._rescore import rescore
-from ._schemas import EPISODE, MANIFEST, schema_errors
-from ._tracefile import TRACES_NAME, TraceEntry, TraceFile, read_trace_file
+from ._schemas import EPISODE, MANIFEST, error_lines, schema_errors
+from ._tracefile import TRACES_NAME, TraceEntry, TraceFile, parse_trace_bytes
 
 PASSED, FAILED, SKIPPED = "passed", "failed", "skipped"
 MAX_DETAILS = 200
+_CHUNK = 1 << 20
 
 
 @dataclass
@@ -71,12 +79,24 @@ class Report:
     def check(self, name: str) -> Check:
         return next(c for c in self.checks if c.name == name)
 
+    @property
+    def task_params(self) -> dict | None:
+        return self.manifest["task_params"] if self.manifest else None
+
+    @property
+    def standard_task_params(self) -> bool | None:
+        """False when the archive was measured with non-standard task parameters (not the
+        standard benchmark, even if every check passed); None when unknown."""
+        return None if self.manifest is None else is_standard(self.manifest["task_params"])
+
     def as_dict(self) -> dict:
         m = self.manifest or {}
         return {
             "archive": self.archive, "verdict": FAILED if self.failed else PASSED, "exit_code": self.exit_code,
             "pinned_key_id": self.pinned_key_id,
             "split": m.get("split", {}).get("name"), "label": m.get("summary", {}).get("label"),
+            "task_params": self.task_params, "standard_task_params": self.standard_task_params,
+            "standard_benchmark_task_params": STANDARD_TASK_PARAMS,
             "run_id": m.get("run_id"), "summary": m.get("summary"),
             "checks": [c.as_dict() for c in self.checks],
         }
@@ -167,16 +187,19 @@ class _Verifier:
     # -- (a) signature ------------------------------------------------------------------
     def _signature(self):
         path = self.archive / _dsse.ENVELOPE_NAME
-        if not path.is_file():
-            raise _Failed(f"no {_dsse.ENVELOPE_NAME} in the archive: it is unsigned or its signature was removed")
-        with open(path, "rb") as f:
-            data = f.read(_dsse.MAX_ENVELOPE_BYTES + 1)
+        try:
+            data = read_member(path, _dsse.MAX_ENVELOPE_BYTES)
+        except MemberError as exc:
+            if exc.missing:
+                raise _Failed(f"no {_dsse.ENVELOPE_NAME} in the archive: it is unsigned or its signature was removed")
+            raise _Failed(str(exc)) from None
         if len(data) > _dsse.MAX_ENVELOPE_BYTES:
-            raise _Failed(f"{_dsse.ENVELOPE_NAME} is larger than {_dsse.MAX_ENVELOPE_BYTES} bytes")
+            raise _Failed(f"{_dsse.ENVELOPE_NAME} is larger than {_dsse.MAX_ENVELOPE_BYTES} bytes (not parsed)")
         try:
             self.envelope = _dsse.parse(data)
         except _dsse.EnvelopeError as exc:
             raise _Failed("the envelope is not a well-formed DSSE envelope", exc.reasons) from None
+        del data
         reason = _dsse.verify(self.envelope, self.public_key)
         if reason:
             raise _Failed(reason)
@@ -193,11 +216,11 @@ class _Verifier:
     # -- manifest.toml is only a copy -------------------------------------------------------
     def _manifest_file(self):
         path = self.archive / MANIFEST_NAME
-        if not path.is_file():
-            raise _Failed(f"{MANIFEST_NAME} is missing (the signed payload in {_dsse.ENVELOPE_NAME} is used)")
         payload = self.envelope.payload
-        with open(path, "rb") as f:
-            on_disk = f.read(len(payload) + 1)
+        try:
+            on_disk = read_member(path, len(payload))
+        except MemberError as exc:
+            raise _Failed(f"{exc} (the signed payload in {_dsse.ENVELOPE_NAME} is used)") from None
         if on_disk != payload:
             raise _Failed(f"{MANIFEST_NAME} differs from the signed payload: it was edited after sealing "
                           f"(only the signed payload is trusted)")
@@ -209,25 +232,53 @@ class _Verifier:
             manifest = jsonable(loads(self.envelope.payload))
         except ManifestError as exc:
             raise _Failed(str(exc)) from None
-        errors = schema_errors(MANIFEST, manifest)
+        errors = schema_errors(MANIFEST, manifest, limit=MAX_DETAILS)
         if errors:
-            raise _Failed(f"the signed manifest has {len(errors)} schema error(s)", [str(e) for e in errors])
+            raise _Failed(f"the signed manifest has {'at least ' if errors.truncated else ''}{len(errors)} schema "
+                          f"error(s)", error_lines(errors))
         self.manifest = manifest
         return PASSED, f"manifest-v1, split {manifest['split']['name']}, run {manifest['run_id']}", []
 
     # -- (d) digests --------------------------------------------------------------------
+    def _read_sealed_file(self, path: Path, sealed_bytes: int, sealed_sha256: str) -> bytes:
+        """The file's bytes if they are exactly the sealed size and SHA-256. Otherwise fails,
+        having read at most ``sealed_bytes`` + 1 bytes and parsed nothing: a replaced file
+        costs the evaluator no more than the sealed one would, whatever its size or
+        content (a sparse file of terabytes is refused by its size before any read)."""
+        h, chunks, size = hashlib.sha256(), [], 0
+        try:
+            with open_member(path) as f:
+                on_disk = _size_of(f)
+                if on_disk != sealed_bytes:
+                    raise _Failed(f"{TRACES_NAME} is {on_disk} bytes; the manifest sealed {sealed_bytes} "
+                                  f"(the file was replaced or changed after sealing; not read)")
+                while size <= sealed_bytes:  # the file may grow while read: never past sealed + 1
+                    chunk = f.read(min(_CHUNK, sealed_bytes + 1 - size))
+                    if not chunk:
+                        break
+                    h.update(chunk)
+                    chunks.append(chunk)
+                    size += len(chunk)
+        except MemberError as exc:
+            raise _Failed(f"{TRACES_NAME} is missing from the archive" if exc.missing else str(exc)) from None
+        if size != sealed_bytes:
+            raise _Failed(f"{TRACES_NAME} changed size while being read ({'more than ' if size > sealed_bytes else ''}"
+                          f"{size} bytes; the manifest sealed {sealed_bytes}); not parsed")
+        digest = h.hexdigest()
+        if digest != sealed_sha256:
+            raise _Failed(f"{TRACES_NAME} has SHA-256 {digest}; the manifest sealed {sealed_sha256}: it was changed "
+                          f"after sealing (not parsed, so the changed traces are not named)")
+        return b"".join(chunks)
+
     def _trace_digests(self):
         m = self.manifest
-        path = self.archive / TRACES_NAME
-        if not path.is_file():
-            raise _Failed(f"{TRACES_NAME} is missing from the archive")
-        tf = self.tracefile = read_trace_file(path)
-        problems = [f"{TRACES_NAME} {p}" for p in tf.problems]
         sealed = m["traces_file"]
-        if tf.sha256 != sealed["sha256"]:
-            problems.insert(0, f"{TRACES_NAME} has SHA-256 {tf.sha256}; the manifest sealed {sealed['sha256']}")
-        if tf.size != sealed["bytes"]:
-            problems.append(f"{TRACES_NAME} is {tf.size} bytes; the manifest sealed {sealed['bytes']}")
+        data = self._read_sealed_file(self.archive / TRACES_NAME, sealed["bytes"], sealed["sha256"])
+        tf = self.tracefile = parse_trace_bytes(self.archive / TRACES_NAME, data, sealed["sha256"])
+        del data
+        problems = [f"{TRACES_NAME} {p}" for p in tf.problems[:MAX_DETAILS]]
+        if len(tf.problems) > MAX_DETAILS:
+            problems.append(f"... and {len(tf.problems) - MAX_DETAILS} more problems in {TRACES_NAME}")
         problems += _diff_traces(m["traces"], tf.entries)
         counts = m["counts"]
         if counts["traces"] != len(m["traces"]):
@@ -236,15 +287,22 @@ class _Verifier:
             problems.append(f"the manifest counts {counts['episodes']} episodes; {TRACES_NAME} has {len(tf.episodes)}")
         if problems:
             raise _Failed("the traces are not the sealed ones", problems)
-        return PASSED, f"{TRACES_NAME} and all {len(tf.entries)} trace digests match the manifest", []
+        return PASSED, f"{TRACES_NAME} ({sealed['bytes']} bytes, SHA-256) and all {len(tf.entries)} trace digests match the manifest", []
 
     # -- (e) trace schemas --------------------------------------------------------------
     def _trace_schemas(self):
-        problems = []
+        problems, truncated = [], False
         for line, episode in self.tracefile.episodes:
-            problems += [f"{TRACES_NAME}:{line} {e}" for e in schema_errors(EPISODE, episode)]
+            errors = schema_errors(EPISODE, episode, limit=MAX_DETAILS - len(problems))
+            problems += [f"{TRACES_NAME}:{line} {e}" for e in errors]
+            if errors.truncated or len(problems) >= MAX_DETAILS:
+                truncated = True
+                break
         if problems:
-            raise _Failed(f"{len(problems)} schema error(s) in {TRACES_NAME}", problems)
+            count = f"at least {len(problems)}" if truncated else f"{len(problems)}"
+            if truncated:
+                problems.append(f"(stopped after {len(problems)} errors; there are more)")
+            raise _Failed(f"{count} schema error(s) in {TRACES_NAME}", problems)
         return PASSED, f"{len(self.tracefile.episodes)} episode lines valid (episode-v1, trace-v1, identity-v1)", []
 
     # -- (f) identity -------------------------------------------------------------------
@@ -258,16 +316,26 @@ class _Verifier:
                 if key == "source_digest":
                     summary = f"archive built by source digest {a}, installed build is {b}"
                 problems.append(f"{key}: archive has {a!r}, installed build has {b!r}")
+        params = self.manifest["task_params"]
+        params_differ = 0
         for e in self._entries:
             env = e.trace["info"]["environment"]
             if build_part(env) != archived:
                 problems.append(f"{e.where}: info.environment's build identity differs from the manifest's")
             if build_part(e.trace["task"]["data"]["identity"]) != archived:
                 problems.append(f"{e.where}: task.data.identity's build identity differs from the manifest's")
+            found = task_params_problems(e.trace, params)
+            params_differ += bool(found)
+            problems += [f"{e.where}: {p}" for p in found]
         if problems:
+            if summary is None and params_differ:
+                summary = (f"{params_differ} of {len(self._entries)} traces were not scored with the archive's task "
+                           f"parameters ({describe_params(params)})")
             raise _Failed(summary or "the archive was not produced by the installed build", problems)
+        standard = "standard" if is_standard(params) else "NON-STANDARD: not the standard benchmark"
         return PASSED, (f"same build: source digest {installed['source_digest']} "
-                        f"({installed['source_digest_algorithm']})"), []
+                        f"({installed['source_digest_algorithm']}); every trace scored with task parameters "
+                        f"{describe_params(params)} ({standard})"), []
 
     # -- (g) rescoring ------------------------------------------------------------------
     def _rescoring(self):
@@ -287,7 +355,7 @@ class _Verifier:
     def _summary(self):
         m = self.manifest
         traces = [e.trace for e in self._entries]
-        expected = summarize(traces, m["split"]["name"])
+        expected = summarize(traces, m["split"]["name"], m["task_params"])
         problems = [f"summary.{k}: manifest says {m['summary'].get(k)!r}, the traces give {v!r}"
                     for k, v in expected.items() if m["summary"].get(k) != v]
         counts = m["counts"]
@@ -299,7 +367,7 @@ class _Verifier:
         s = expected
         tasks = len({e.trace["info"]["environment"]["task_id"] for e in self._entries})
         return PASSED, (f"{s['label']}: mean reward {s['mean_reward']:.4f} over {s['traces']} traces "
-                        f"of {tasks} distinct tasks "
+                        f"of {tasks} distinct tasks, task parameters {describe_params(m['task_params'])} "
                         f"(recall {s['mean_recall']:.4f}, precision {s['mean_precision']:.4f}, "
                         f"clean {s['clean_rate']:.4f}, invalid {s['invalid']})"), []
 
@@ -335,8 +403,13 @@ class _Verifier:
         return PASSED, f"commitment matches the secret; all {len(where)} seeds re-derived with HMAC-SHA256", []
 
 
-def _diff_traces(sealed: list[dict], found: list[TraceEntry]) -> list[str]:
-    """Names every trace added, dropped, duplicated, edited or moved relative to the manifest."""
+def _size_of(f) -> int:
+    return os.fstat(f.fileno()).st_size
+
+
+def _diff_traces(sealed: list[dict], found: list[TraceEntry], limit: int = MAX_DETAILS) -> list[str]:
+    """Names each trace added, dropped, duplicated, edited or moved relative to the
+    manifest (at most ``limit`` of them, then a count of the rest), in O(n + m)."""
     sealed_digests = [s["sha256"] for s in sealed]
     found_digests = [e.digest for e in found]
     problems = [f"the manifest lists trace {d[:16]}… {n} times" for d, n in Counter(sealed_digests).items() if n > 1]
@@ -344,7 +417,7 @@ def _diff_traces(sealed: list[dict], found: list[TraceEntry]) -> list[str]:
         for s, e in zip(sealed, found):
             if (s["line"], s["position"], s["task_id"]) != (e.line, e.position, e.task_id):
                 problems.append(f"{e.where}: sealed as line {s['line']} trace {s['position']} ({s['task_id']})")
-        return problems
+        return _capped(problems, limit)
     want, have = Counter(sealed_digests), Counter(found_digests)
     seen: Counter = Counter()
     duplicated, unknown = [], []
@@ -353,26 +426,33 @@ def _diff_traces(sealed: list[dict], found: list[TraceEntry]) -> list[str]:
         if seen[e.digest] > want[e.digest]:
             (duplicated if want[e.digest] else unknown).append(e)
     seen.clear()
-    missing = []
+    missing: dict[str, deque] = defaultdict(deque)  # task id -> sealed entries not found, in order
     for s in sealed:
         seen[s["sha256"]] += 1
         if seen[s["sha256"]] > have[s["sha256"]]:
-            missing.append(s)
+            missing[s["task_id"]].append(s)
     for e in duplicated:
         problems.append(f"duplicated: {e.where} repeats a sealed trace")
     for e in unknown:
-        match = next((s for s in missing if s["task_id"] == e.task_id), None)
-        if match is not None:
-            missing.remove(match)
+        queue = missing.get(e.task_id)
+        if queue:
+            match = queue.popleft()
             problems.append(f"edited: {e.where} differs from the sealed trace of {match['task_id']} "
                             f"(sealed {match['sha256'][:16]}…, found {e.digest[:16]}…)")
         else:
             problems.append(f"added: {e.where} was not sealed")
-    for s in missing:
+    dropped = sorted((s for queue in missing.values() for s in queue), key=lambda s: (s["line"], s["position"]))
+    for s in dropped:
         problems.append(f"dropped: the sealed trace of {s['task_id']} (line {s['line']} trace {s['position']}) is missing")
-    if not (duplicated or unknown or missing):
+    if not (duplicated or unknown or dropped):
         problems.append("reordered: the traces are the sealed ones but not in the sealed order")
-    return problems
+    return _capped(problems, limit)
+
+
+def _capped(problems: list[str], limit: int) -> list[str]:
+    if len(problems) <= limit:
+        return problems
+    return problems[:limit] + [f"... and {len(problems) - limit} more differences"]
 
 
 def verify_archive(archive: Path, public_key: Ed25519PublicKey, private_secret: bytes | None = None) -> Report:

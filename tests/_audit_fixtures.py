@@ -66,15 +66,15 @@ def _mixed(task) -> str:
     return json.dumps({"rules": [{"pattern": "AKIA[0-9A-Z]{16}", "replacement": "\\g<0>"}]})
 
 
-def _run(split: str, policy, n: int) -> Path:
+def _run(split: str, policy, n: int, config=None, tag: str = "") -> Path:
     from redaction_pressure import policies
     from redaction_pressure._run import run_policy
 
     name = f"audit-test-{split}"
-    out = root() / f"run-{split}"
+    out = root() / f"run-{split}{tag}"
     policies.POLICIES[name] = policy
     try:
-        run_policy(split, name, n, out)
+        run_policy(split, name, n, out, config=config)
     finally:
         policies.POLICIES.pop(name, None)
     return out
@@ -84,6 +84,20 @@ def _run(split: str, policy, n: int) -> Path:
 def dev_run() -> Path:
     """8 dev traces with mixed outcomes (including malformed_json and unsafe_replacement)."""
     return _run("dev", _mixed, 8)
+
+
+NONSTANDARD = {"n_shown": 2, "n_eval": 3, "budget_s": 2.0}
+
+
+@functools.cache
+def nonstandard_run() -> Path:
+    """4 dev traces of the baseline policy scored with non-standard task parameters
+    (fewer, easier held-out records): a genuine result, but not the standard benchmark."""
+    from redaction_pressure import policies
+    from redaction_pressure.taskset import RedactionConfig
+
+    config = RedactionConfig(id="redaction-pressure", split="dev", **NONSTANDARD)
+    return _run("dev", policies.baseline, 4, config=config, tag="-nonstandard")
 
 
 @functools.cache

@@ -22,6 +22,27 @@ def audit(*argv, env_extra=None) -> subprocess.CompletedProcess:
                           env=env, timeout=120)
 
 
+def audit_in_process(*argv, env_extra=None) -> subprocess.CompletedProcess:
+    """`audit` through cli.main in this process (no interpreter start-up, ~0.7 s each),
+    with the same result shape as ``audit``; the real entry point is covered above."""
+    import contextlib
+    import io
+    from contextlib import redirect_stderr, redirect_stdout
+
+    from audit import cli
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.ExitStack() as stack:
+        for name, value in (env_extra or {}).items():
+            stack.enter_context(fx.env_var(name, value))
+        with redirect_stdout(out), redirect_stderr(err):
+            try:
+                code = cli.main([str(a) for a in argv])
+            except SystemExit as exc:  # argparse's usage errors
+                code = exc.code
+    return subprocess.CompletedProcess(argv, code, out.getvalue(), err.getvalue())
+
+
 class ExitCodes(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -34,6 +55,7 @@ class ExitCodes(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertIn("VERIFIED", r.stdout)
         self.assertIn("public dev split (not a private evaluation)", r.stdout)
+        self.assertIn("task parameters: n_shown=8, n_eval=16, budget_s=2.0 (standard)", r.stdout)
         self.assertNotIn("Traceback", r.stderr)
 
     def test_verify_private_with_secret_json(self):
@@ -43,6 +65,8 @@ class ExitCodes(unittest.TestCase):
         report = json.loads(r.stdout)
         self.assertEqual(report["verdict"], "passed")
         self.assertEqual(report["split"], "private_eval")
+        self.assertEqual(report["task_params"], {"n_shown": 8, "n_eval": 16, "budget_s": 2.0})
+        self.assertIs(report["standard_task_params"], True)
         self.assertEqual({c["status"] for c in report["checks"]}, {"passed"})
         self.assertEqual(len(report["checks"]), 11)
         self.assertTrue(all({"name", "status", "details"} <= set(c) for c in report["checks"]))
@@ -70,13 +94,14 @@ class ExitCodes(unittest.TestCase):
              {fx.SECRET_ENV: "too-short"}),
             (("frobnicate",), None),
         ]
-        for argv, env in cases:
+        for i, (argv, env) in enumerate(cases):
             with self.subTest(argv=argv[:1] + argv[-2:]):
-                r = audit(*argv, env_extra=env)
+                run = audit if i in (0, len(cases) - 1) else audit_in_process  # two through the entry point
+                r = run(*argv, env_extra=env)
                 self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
                 self.assertNotIn("Traceback", r.stderr)
-        r = audit("verify", self.private_archive, "--public-key", self.pub, "--private-seed-env", fx.SECRET_ENV,
-                  env_extra={fx.SECRET_ENV: "too-short"})
+        r = audit_in_process("verify", self.private_archive, "--public-key", self.pub, "--private-seed-env",
+                             fx.SECRET_ENV, env_extra={fx.SECRET_ENV: "too-short"})
         self.assertIn("at least 32 characters", r.stderr)
 
     def test_digest(self):
@@ -124,6 +149,20 @@ class KeygenAndSeal(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         self.assertIn("not an empty directory", r.stderr)
 
+    def test_seal_refuses_a_symlinked_output_directory(self):
+        key = fx.keys("owner")[0]
+        target = fx.fresh_dir("link-target")
+        for make_target in (False, True):  # dangling, then pointing at an empty directory
+            with self.subTest(existing=make_target):
+                if make_target:
+                    target.mkdir()
+                link = fx.fresh_dir("link")
+                os.symlink(target, link)
+                r = audit_in_process("seal", fx.dev_run(), "--key", key, "--out", link)
+                self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+                self.assertIn("is a symbolic link", r.stderr)
+                self.assertFalse(target.exists() and any(target.iterdir()))
+
     def test_seal_refuses_invalid_runs(self):
         key = fx.keys("owner")[0]
 
@@ -138,13 +177,22 @@ class KeygenAndSeal(unittest.TestCase):
 
         def mixed(episodes):
             episodes.extend(fx.read_episodes(fx.private_run() / "traces.jsonl"))
-        r = audit("seal", fx.tampered_run(fx.dev_run(), mixed), "--key", key, "--out", fx.fresh_dir("x"))
+        r = audit_in_process("seal", fx.tampered_run(fx.dev_run(), mixed), "--key", key, "--out", fx.fresh_dir("x"))
         self.assertEqual(r.returncode, 1)
         self.assertIn("one result of one build on one split", r.stderr)
 
+        def mixed_params(episodes):
+            episodes.extend(fx.read_episodes(fx.nonstandard_run() / "traces.jsonl"))
+        r = audit_in_process("seal", fx.tampered_run(fx.dev_run(), mixed_params), "--key", key, "--out",
+                             fx.fresh_dir("x"))
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("info.environment.task_params is n_shown=2, n_eval=3, budget_s=2.0; the archive's task "
+                      "parameters are n_shown=8, n_eval=16, budget_s=2.0", r.stderr)
+
         def duplicated(episodes):
             episodes.append(episodes[0])
-        r = audit("seal", fx.tampered_run(fx.dev_run(), duplicated), "--key", key, "--out", fx.fresh_dir("x"))
+        r = audit_in_process("seal", fx.tampered_run(fx.dev_run(), duplicated), "--key", key, "--out",
+                             fx.fresh_dir("x"))
         self.assertEqual(r.returncode, 1)
         self.assertIn("the same trace appears 2 times", r.stderr)
 

@@ -55,8 +55,33 @@ class Envelopes(unittest.TestCase):
         env["signatures"][0]["sig"] = base64.b64encode(b"\x00" * 63).decode()
         self.assertIn("is 63 bytes", _dsse.verify(_dsse.parse(_dsse.dumps(env)), self.key.public_key()))
         with self.assertRaises(_dsse.EnvelopeError) as cm:
-            _dsse.parse(b'{"payloadType": "x", "payload": "YQ", "signatures": []}')
-        self.assertEqual(len(cm.exception.reasons), 2)  # unpadded base64 and no signature
+            _dsse.parse(b'{"payloadType": "x", "payload": "YQ==", "signatures": []}')
+        self.assertEqual(len(cm.exception.reasons), 1)
+        self.assertIn("$.signatures", cm.exception.reasons[0])
+        sig = '[{"keyid": "%s", "sig": "AAAA"}]' % ("0" * 64)
+        for payload, needle in (("YQ", "Incorrect padding"), ("YR==", "canonical"), ("YQ==YQ==", "padding"),
+                                ("YQ==\\n", "base64"), ("\u00e9AAA", "base64")):
+            with self.subTest(payload=payload), self.assertRaises(_dsse.EnvelopeError) as cm:
+                _dsse.parse(('{"payloadType": "x", "payload": "%s", "signatures": %s}' % (payload, sig)).encode())
+            self.assertIn("payload is not standard base64", cm.exception.reasons[0])
+            self.assertIn(needle, cm.exception.reasons[0])
+
+    def test_parse_bounds(self):
+        env = _dsse.sign(b"a = 1\n", self.key)
+        env["signatures"] *= 3
+        with self.assertRaises(_dsse.EnvelopeError) as cm:
+            _dsse.parse(_dsse.dumps(env))
+        self.assertEqual(cm.exception.reasons, ["manifest.dsse.json is not a DSSE envelope: the envelope carries 3 "
+                                                "signatures; this profile accepts exactly one"])
+        # schema errors stop at MAX_ENVELOPE_ERRORS
+        many = {"payloadType": 1, "payload": 2, "signatures": [{"keyid": 3, "sig": 4}]}
+        many.update({f"k{i}": i for i in range(100)})
+        with self.assertRaises(_dsse.EnvelopeError) as cm:
+            _dsse.parse(_dsse.dumps(many))
+        self.assertLessEqual(len(cm.exception.reasons), _dsse.MAX_ENVELOPE_ERRORS)
+        with self.assertRaises(_dsse.EnvelopeError) as cm:
+            _dsse.parse(b"[" + b"0," * _dsse.MAX_JSON_SEPARATORS + b"0]")
+        self.assertIn("so it was not parsed", cm.exception.reasons[0])
 
 
 class Keys(unittest.TestCase):
@@ -100,6 +125,25 @@ class Canonical(unittest.TestCase):
         for bad in ('{"a": 1, "a": 2}', '[NaN]', '{"a": Infinity}', '\xff', '1' * 5000, '[' * 100_000):
             with self.subTest(bad=bad[:20]), self.assertRaises(StrictJSONError):
                 loads_strict(bad)
+
+    def test_strict_utf8_only(self):
+        # json.loads(bytes) would guess UTF-16/32, strip a BOM and let CESU-8 surrogates through
+        cases = {
+            b'"\xed\xa0\x80"': "not UTF-8",                        # an encoded surrogate (CESU-8)
+            '{"a":1}'.encode("utf-16-le"): "Expecting",             # NULs are UTF-8; the text is not JSON
+            '{"a":1}'.encode("utf-16"): "not UTF-8",                # with its BOM FF FE
+            '{"a":1}'.encode("utf-32"): "not UTF-8",
+            b'\xef\xbb\xbf{"a":1}': "byte order mark",
+            '\ufeff{"a":1}': "byte order mark",
+            b'"\xc0\xaf"': "not UTF-8",                              # overlong encoding
+        }
+        for data, needle in cases.items():
+            with self.subTest(data=data[:12]):
+                with self.assertRaises(StrictJSONError) as cm:
+                    loads_strict(data)
+                self.assertIn(needle, str(cm.exception))
+        self.assertEqual(loads_strict('"\u00e9"'.encode()), "\u00e9")
+        self.assertEqual(loads_strict(b'"\xc3\xa9"'), "\u00e9")
 
 
 class TimeoutCodes(unittest.TestCase):

@@ -60,6 +60,24 @@ class Schemas(unittest.TestCase):
             for episode in fx.read_episodes(run / "traces.jsonl"):
                 self.assertEqual(schema_errors(EPISODE, episode), [])
 
+    def test_errors_stop_at_a_limit(self):
+        episode = fx.read_episodes(fx.dev_run() / "traces.jsonl")[0]
+        episode["traces"] = [{"version": 2}] * 50
+        errors = schema_errors(EPISODE, episode, limit=7)
+        self.assertEqual(len(errors), 7)
+        self.assertTrue(errors.truncated)
+        self.assertIn("stopped after 7 errors", _schemas.error_lines(errors)[-1])
+        self.assertFalse(schema_errors(EPISODE, episode, limit=None).truncated)
+        self.assertGreater(len(schema_errors(EPISODE, episode, limit=None)), 7)
+
+    def test_manifest_requires_task_params(self):
+        manifest = fx.manifest_of(fx.seal_run(fx.dev_run()))
+        del manifest["task_params"]
+        self.assertEqual([e.path for e in schema_errors(MANIFEST, manifest)], ["$"])
+        manifest["task_params"] = {"n_shown": 0, "n_eval": 16, "budget_s": 2.0, "extra": 1}
+        self.assertEqual(sorted(e.path for e in schema_errors(MANIFEST, manifest)),
+                         ["$.task_params", "$.task_params.n_shown"])
+
     def test_error_codes_enum(self):
         episode = fx.read_episodes(fx.dev_run() / "traces.jsonl")[0]
         episode["traces"][0]["info"]["redaction_errors"] = [{"code": "oops", "message": "m"}]
@@ -102,6 +120,37 @@ class Validate(unittest.TestCase):
         self.assertTrue(any("$.split.name" in e for e in errors) and any("$.summary.mean_reward" in e for e in errors))
         errors = validate_file(archive / "manifest.dsse.json")
         self.assertTrue(all(" payload $." in e for e in errors) and len(errors) == 2, errors)
+
+    def test_errors_per_file_are_capped(self):
+        from unittest import mock
+
+        from audit import _validate
+
+        def break_all(episodes):
+            for ep in episodes:
+                ep["traces"][0]["rewards"] = {"recall": 1, "precision": 2, "clean": 3}
+        run = fx.tampered_run(fx.dev_run(), break_all)
+        with mock.patch.object(_validate, "MAX_ERRORS", 5):
+            errors = validate_file(run / "traces.jsonl")
+        self.assertEqual(len(errors), 6, errors)
+        self.assertIn("stopped after 5 schema errors", errors[-1])
+
+    def test_symlinked_members_and_hostile_envelopes(self):
+        import os
+
+        archive = fx.seal_run(fx.dev_run())
+        target = fx.fresh_dir("elsewhere")
+        (archive / "traces.jsonl").rename(target)
+        os.symlink(target, archive / "traces.jsonl")
+        code, out, _ = run_cli("validate", str(archive))
+        self.assertEqual(code, 1)
+        self.assertIn("traces.jsonl cannot be read: traces.jsonl is a symbolic link", out)
+        (archive / "manifest.dsse.json").write_bytes(b"[" + b"{}," * 10_000 + b"{}]")
+        errors = validate_file(archive / "manifest.dsse.json")
+        self.assertEqual(len(errors), 1)
+        self.assertIn("so it was not parsed", errors[0])
+        (archive / "manifest.dsse.json").write_bytes(b"\xef\xbb\xbf{}")
+        self.assertIn("byte order mark", validate_file(archive / "manifest.dsse.json")[0])
 
     def test_usage_errors(self):
         self.assertEqual(run_cli("validate", str(fx.root() / "nope.jsonl"))[0], 2)

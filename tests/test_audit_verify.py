@@ -5,7 +5,10 @@ the real entry point are in test_audit_cli.py.)"""
 from __future__ import annotations
 
 import base64
+import dataclasses
 import json
+import os
+import time
 import unittest
 from unittest import mock
 
@@ -143,9 +146,15 @@ class SignatureTampers(VerifyCase):
     def test_hostile_envelopes_fail_without_exceptions(self):
         cases = {
             b"\x00\xff garbage": "not valid JSON",
-            b"[" * 100_000: "nested too deeply",
+            b"[" * 100_000: "characters (at most 4096)",  # refused before parsing
+            b"[" * 3_000: "nested too deeply",
             b'{"payloadType": 1, "payload": [], "signatures": {}}': "$.payloadType",
-            b'{"payloadType": "x", "payload": "@@@@", "signatures": [{"keyid": "00", "sig": ""}]}': "$.payload",
+            b'{"payloadType": "x", "payload": "@@@@", "signatures": [{"keyid": "00", "sig": ""}]}':
+                "$.signatures[0].keyid",
+            b'{"payloadType": "x", "payload": "@@@@", "signatures": [{"keyid": "%s", "sig": ""}]}' % (b"0" * 64):
+                "payload is not standard base64",
+            b'{"payloadType": "x", "payload": "YR==", "signatures": [{"keyid": "%s", "sig": ""}]}' % (b"0" * 64):
+                "not in canonical form",
             b'{"a": 1, "a": 2}': "duplicate object key",
             b'{"payloadType": "x", "payload": "", "signatures": [{"keyid": "%s", "sig": "AAAA"}]}'
             % (b"0" * 64): "pinned key is",
@@ -169,48 +178,63 @@ class ManifestAndTraceTampers(VerifyCase):
         self.assertCheck(report, "manifest-file", FAILED, "edited after sealing")
 
     def test_edited_reply(self):
+        # no key needed: the file's SHA-256 no longer matches, and nothing of it is parsed
         archive = fx.seal_run(fx.dev_run())
         episodes = fx.read_episodes(archive / "traces.jsonl")
         episodes[1]["traces"][0]["nodes"][-1]["message"]["content"] = '{"rules": []}'
         fx.write_episodes(archive / "traces.jsonl", episodes)
         report = self.verify(archive)
         self.assertOnlyFailures(report, "trace-digests")
+        self.assertCheck(report, "trace-digests", FAILED, "bytes; the manifest sealed", "not read")
+        self.assertCheck(report, "rescoring", SKIPPED, "not the sealed traces file")
+
+    def test_same_size_edit_is_caught_by_the_file_digest(self):
+        archive = fx.seal_run(fx.dev_run())
+        data = bytearray((archive / "traces.jsonl").read_bytes())
+        at = data.index(b'"score":1.0')
+        data[at:at + 11] = b'"score":0.0'
+        (archive / "traces.jsonl").write_bytes(bytes(data))
+        with mock.patch("audit._verify.parse_trace_bytes") as parse:
+            report = self.verify(archive)
+        parse.assert_not_called()
+        self.assertOnlyFailures(report, "trace-digests")
+        self.assertCheck(report, "trace-digests", FAILED, "has SHA-256", "changed after sealing", "not parsed")
+
+    def _listed_as_sealed(self, edit):
+        """An archive whose file matches its signed digest but whose signed trace list is
+        the original run's: a signer's inconsistent manifest, named trace by trace."""
+        archive = fx.seal_run(fx.dev_run())
+        original = fx.manifest_of(archive)
+        episodes = fx.read_episodes(archive / "traces.jsonl")
+        edit(episodes)
+        fx.write_episodes(archive / "traces.jsonl", episodes)
+        manifest = fx.redigest(archive, original)
+        manifest["traces"] = original["traces"]
+        fx.resign(archive, manifest)
+        return self.verify(archive)
+
+    def test_edited_trace_named(self):
+        def edit(episodes):
+            episodes[1]["traces"][0]["nodes"][-1]["message"]["content"] = '{"rules": []}'
+        report = self._listed_as_sealed(edit)
+        self.assertOnlyFailures(report, "trace-digests")
         self.assertCheck(report, "trace-digests", FAILED, "edited: line 2 trace 0 (dev-000001)")
         self.assertCheck(report, "rescoring", SKIPPED, "not the sealed traces file")
 
-    def test_edited_reply_resealed_fails_rescoring(self):
-        def edit(episodes):
-            episodes[0]["traces"][0]["nodes"][-1]["message"]["content"] = '{"rules": []}'
-        report = self.verify(fx.seal_run(fx.tampered_run(fx.dev_run(), edit), owner="attacker"), owner="attacker")
-        self.assertOnlyFailures(report, "rescoring")
-        self.assertCheck(report, "rescoring", FAILED, "line 1 trace 0 (dev-000000)", "recall recorded 1.0, recomputed 0.0")
-
     def test_dropped_trace(self):
-        archive = fx.seal_run(fx.dev_run())
-        episodes = fx.read_episodes(archive / "traces.jsonl")
-        del episodes[3]
-        fx.write_episodes(archive / "traces.jsonl", episodes)
-        report = self.verify(archive)
-        self.assertOnlyFailures(report, "trace-digests")
+        report = self._listed_as_sealed(lambda episodes: episodes.pop(3))
         self.assertCheck(report, "trace-digests", FAILED, "dropped: the sealed trace of dev-000003")
 
     def test_duplicated_trace(self):
-        archive = fx.seal_run(fx.dev_run())
-        episodes = fx.read_episodes(archive / "traces.jsonl")
-        episodes.append(episodes[0])
-        fx.write_episodes(archive / "traces.jsonl", episodes)
-        report = self.verify(archive)
-        self.assertOnlyFailures(report, "trace-digests")
+        report = self._listed_as_sealed(lambda episodes: episodes.append(episodes[0]))
         self.assertCheck(report, "trace-digests", FAILED, "duplicated: line 9 trace 0 (dev-000000)")
 
     def test_added_and_reordered_traces(self):
-        archive = fx.seal_run(fx.dev_run())
-        episodes = fx.read_episodes(archive / "traces.jsonl")
-        fx.write_episodes(archive / "traces.jsonl", episodes[::-1])
-        self.assertCheck(self.verify(archive), "trace-digests", FAILED, "reordered")
+        self.assertCheck(self._listed_as_sealed(lambda episodes: episodes.reverse()), "trace-digests", FAILED,
+                         "reordered")
         extra = fx.read_episodes(fx.private_run() / "traces.jsonl")[:1]
-        fx.write_episodes(archive / "traces.jsonl", episodes + extra)
-        self.assertCheck(self.verify(archive), "trace-digests", FAILED, "added: line 9 trace 0 (private_eval-000000)")
+        self.assertCheck(self._listed_as_sealed(lambda episodes: episodes.extend(extra)), "trace-digests", FAILED,
+                         "added: line 9 trace 0 (private_eval-000000)")
 
     def test_hostile_trace_content_signed_by_the_owner(self):
         # a signer who seals garbage: every problem is a failed check with a reason
@@ -352,6 +376,317 @@ class SplitAndIdentityTampers(VerifyCase):
         # without the secret the altered seed is still caught, by rescoring
         report = self.verify(forged, owner="attacker")
         self.assertOnlyFailures(report, "rescoring")
+
+
+class UnauthenticatedInputIsCheap(VerifyCase):
+    """F1/F2: what anyone can put in an archive (no key needed) costs at most what the
+    sealed archive would: traces.jsonl is measured and hashed before it is parsed, and
+    an envelope is bounded before json.loads builds anything."""
+
+    def test_huge_sparse_traces_file_is_refused_by_size_unread(self):
+        archive = fx.seal_run(fx.dev_run())
+        sealed = fx.manifest_of(archive)["traces_file"]["bytes"]
+        os.truncate(archive / "traces.jsonl", 16 << 30)  # 16 GiB, sparse
+        start = time.perf_counter()
+        with mock.patch("audit._verify.parse_trace_bytes") as parse:
+            report = self.verify(archive)
+        self.assertLess(time.perf_counter() - start, 1.0)
+        parse.assert_not_called()
+        self.assertOnlyFailures(report, "trace-digests")
+        self.assertCheck(report, "trace-digests", FAILED, f"is {16 << 30} bytes; the manifest sealed {sealed}")
+        self.assertCheck(report, "trace-schemas", SKIPPED)
+
+    def test_a_growing_file_is_read_no_further_than_the_sealed_size_plus_one(self):
+        archive = fx.seal_run(fx.dev_run())
+        sealed = fx.manifest_of(archive)["traces_file"]["bytes"]
+        with open(archive / "traces.jsonl", "ab") as f:
+            f.write(b"x" * (4 << 20))
+        # as if the file grew between fstat and the reads
+        with mock.patch("audit._verify._size_of", return_value=sealed), \
+                mock.patch("audit._verify.parse_trace_bytes") as parse:
+            report = self.verify(archive)
+        parse.assert_not_called()
+        self.assertCheck(report, "trace-digests", FAILED, f"changed size while being read (more than {sealed + 1} bytes")
+
+    def test_envelope_of_many_values_is_refused_before_parsing(self):
+        archive = fx.seal_run(fx.dev_run())
+        n = 2_000_000
+        (archive / "manifest.dsse.json").write_bytes(
+            b'{"payloadType":"x","payload":"","signatures":[' + b",".join([b"{}"] * n) + b"]}")
+        start = time.perf_counter()
+        with mock.patch("audit._dsse.loads_strict") as loads:
+            report = self.verify(archive)
+        self.assertLess(time.perf_counter() - start, 1.0)
+        loads.assert_not_called()
+        self.assertOnlyFailures(report, "signature")
+        self.assertCheck(report, "signature", FAILED, f"holds {2 * n + 3} ',', '[' and '{{' characters")
+
+    def test_signature_count_is_checked_before_the_entries(self):
+        archive = fx.seal_run(fx.dev_run())
+        envelope = json.loads((archive / "manifest.dsse.json").read_text())
+        envelope["signatures"] = [{"bogus": i} for i in range(1000)]
+        (archive / "manifest.dsse.json").write_text(json.dumps(envelope))
+        with mock.patch("audit._dsse.schema_errors") as schema:
+            report = self.verify(archive)
+        schema.assert_not_called()
+        check = self.assertCheck(report, "signature", FAILED, "carries 1000 signatures", "exactly one")
+        self.assertEqual(len(check.details), 1)
+
+    def test_envelope_size_cap(self):
+        from audit import _dsse
+
+        self.assertLessEqual(_dsse.MAX_ENVELOPE_BYTES, 64 * 1024 * 1024)
+        archive = fx.seal_run(fx.dev_run())
+        size = (archive / "manifest.dsse.json").stat().st_size
+        with mock.patch.object(_dsse, "MAX_ENVELOPE_BYTES", size - 1):
+            self.assertCheck(self.verify(archive), "signature", FAILED, f"larger than {size - 1} bytes")
+
+    def test_large_payload_is_checked_in_linear_time(self):
+        # a schema pattern over the payload took ~0.7 s and ~500 MB per 16 MB in Python's re
+        archive = fx.seal_run(fx.dev_run())
+        envelope = json.loads((archive / "manifest.dsse.json").read_text())
+        envelope["payload"] = base64.b64encode(b"x" * (12 << 20)).decode()
+        (archive / "manifest.dsse.json").write_text(json.dumps(envelope))
+        start = time.perf_counter()
+        report = self.verify(archive)
+        self.assertLess(time.perf_counter() - start, 1.0)
+        self.assertCheck(report, "signature", FAILED, "does not verify under the pinned key")
+
+    def test_lone_surrogate_payload_type(self):
+        archive = fx.seal_run(fx.dev_run())
+        envelope = json.loads((archive / "manifest.dsse.json").read_text())
+        envelope["payloadType"] = "\ud800"
+        (archive / "manifest.dsse.json").write_text(json.dumps(envelope))
+        report = self.verify(archive)
+        self.assertOnlyFailures(report, "signature")
+        self.assertCheck(report, "signature", FAILED, "$.payloadType: not valid Unicode")
+
+    def test_diff_of_many_unknown_traces_is_linear_and_capped(self):
+        from audit._tracefile import TraceEntry
+        from audit._verify import MAX_DETAILS, _diff_traces
+
+        n = 10_000  # the old O(n*m) matching took ~10 s here
+        sealed = [{"line": i + 1, "position": 0, "task_id": f"dev-{i:06d}", "sha256": f"{i:064x}"} for i in range(n)]
+        found = [TraceEntry(i + 1, 0, {"task": {"data": {"id": f"train-{i:06d}"}}}, f"{i + n:064x}") for i in range(n)]
+        start = time.perf_counter()
+        problems = _diff_traces(sealed, found)
+        self.assertLess(time.perf_counter() - start, 2.0)
+        self.assertEqual(len(problems), MAX_DETAILS + 1)
+        self.assertIn(f"... and {2 * n - MAX_DETAILS} more differences", problems[-1])
+
+
+class ArchiveMembersAreNotFollowed(VerifyCase):
+    def _linked(self, name):
+        archive = fx.seal_run(fx.dev_run())
+        target = fx.fresh_dir("elsewhere")
+        (archive / name).rename(target)
+        os.symlink(target, archive / name)
+        return self.verify(archive)
+
+    def test_symlinked_members_are_refused(self):
+        for name, check in (("manifest.dsse.json", "signature"), ("manifest.toml", "manifest-file"),
+                            ("traces.jsonl", "trace-digests")):
+            with self.subTest(name=name):
+                report = self._linked(name)
+                self.assertOnlyFailures(report, check)
+                self.assertCheck(report, check, FAILED, f"{name} is a symbolic link")
+
+    def test_fifo_is_refused_without_blocking(self):
+        archive = fx.seal_run(fx.dev_run())
+        (archive / "traces.jsonl").unlink()
+        os.mkfifo(archive / "traces.jsonl")
+        self.assertCheck(self.verify(archive), "trace-digests", FAILED, "traces.jsonl is not a regular file")
+
+
+class StrictUTF8(VerifyCase):
+    def test_envelope_encodings(self):
+        archive = fx.seal_run(fx.dev_run())
+        original = (archive / "manifest.dsse.json").read_bytes()
+        for data, needle in ((b"\xef\xbb\xbf" + original, "byte order mark"),
+                             (original.decode().encode("utf-16"), "not UTF-8"),
+                             (original.decode().encode("utf-16-be"), "not valid JSON")):  # NULs are UTF-8
+            with self.subTest(needle=needle, head=data[:4]):
+                (archive / "manifest.dsse.json").write_bytes(data)
+                self.assertCheck(self.verify(archive), "signature", FAILED, needle)
+
+    def test_traces_not_utf8_signed_by_the_owner(self):
+        for name, convert, needle in (
+                ("utf-16-be", lambda b: b.decode().encode("utf-16-be"), "Expecting value"),  # (NULs are UTF-8)
+                ("CESU-8 surrogate", lambda b: b.replace(b'"traces":[{', b'"traces":[{"x":"\xed\xa0\x80",', 1),
+                 "not UTF-8"),
+                ("BOM", lambda b: b"\xef\xbb\xbf" + b, "byte order mark")):
+            with self.subTest(name=name):
+                archive = fx.seal_run(fx.dev_run())
+                path = archive / "traces.jsonl"
+                path.write_bytes(convert(path.read_bytes()))
+                original = fx.manifest_of(archive)
+                manifest = fx.redigest(archive, original)
+                manifest["traces"] = original["traces"]  # (a UTF-16 file has no readable trace to list)
+                fx.resign(archive, manifest)
+                self.assertCheck(self.verify(archive), "trace-digests", FAILED, "line 1: not valid JSON", needle)
+
+    def test_manifest_with_a_bom(self):
+        archive = fx.seal_run(fx.dev_run())
+        fx.resign(archive, b"\xef\xbb\xbf" + (archive / "manifest.toml").read_bytes())
+        self.assertCheck(self.verify(archive), "manifest-schema", FAILED, "byte order mark")
+
+
+class TaskParameters(VerifyCase):
+    """F3: one set of task parameters per archive, pinned in the signed manifest, checked
+    in every trace, shown in the report; non-standard parameters are labelled."""
+
+    def test_standard_parameters_are_recorded_and_shown(self):
+        archive = fx.seal_run(fx.dev_run())
+        self.assertEqual(fx.manifest_of(archive)["task_params"], {"n_shown": 8, "n_eval": 16, "budget_s": 2.0})
+        report = self.verify(archive)
+        self.assertEqual(report.exit_code, 0)
+        self.assertIs(report.standard_task_params, True)
+        self.assertCheck(report, "identity", PASSED, "task parameters n_shown=8, n_eval=16, budget_s=2.0 (standard)")
+        self.assertCheck(report, "summary", PASSED, "n_shown=8, n_eval=16, budget_s=2.0")
+
+    def test_nonstandard_result_verifies_but_says_so_everywhere(self):
+        import io
+
+        from audit._report import console, render_human
+
+        archive = fx.seal_run(fx.nonstandard_run())
+        report = self.verify(archive)
+        self.assertEqual(report.exit_code, 0, json.dumps(report.as_dict(), indent=1)[:3000])
+        label = report.manifest["summary"]["label"]
+        self.assertTrue(label.startswith("public dev split (not a private evaluation); NON-STANDARD task parameters "
+                                         "(n_shown=2, n_eval=3, budget_s=2.0"), label)
+        as_dict = report.as_dict()
+        self.assertIs(as_dict["standard_task_params"], False)
+        self.assertEqual(as_dict["task_params"], fx.NONSTANDARD)
+        self.assertCheck(report, "identity", PASSED, "NON-STANDARD")
+        buf = io.StringIO()
+        render_human(report, console(buf))
+        shown = " ".join(buf.getvalue().split())  # (rich wraps long lines)
+        self.assertIn("task parameters: n_shown=2, n_eval=3, budget_s=2.0 NON-STANDARD", shown)
+        self.assertIn("VERIFIED — NON-STANDARD TASK PARAMETERS (n_shown=2, n_eval=3, budget_s=2.0), NOT THE STANDARD "
+                      "BENCHMARK: every check that ran passed", shown)
+        self.assertNotIn("VERIFIED:", shown)
+
+    def test_nonstandard_result_cannot_carry_the_standard_label(self):
+        archive = fx.seal_run(fx.nonstandard_run())
+        manifest = fx.manifest_of(archive)
+        manifest["summary"]["label"] = "public dev split (not a private evaluation)"
+        fx.resign(archive, manifest)
+        report = self.verify(archive)
+        self.assertOnlyFailures(report, "summary", "split-labels")
+        self.assertCheck(report, "split-labels", FAILED, "NON-STANDARD task parameters")
+        # claiming standard parameters in the signed manifest: the traces say otherwise
+        manifest["task_params"] = {"n_shown": 8, "n_eval": 16, "budget_s": 2.0}
+        fx.resign(archive, manifest)
+        report = self.verify(archive)
+        self.assertOnlyFailures(report, "identity")
+        self.assertCheck(report, "identity", FAILED, "4 of 4 traces were not scored with the archive's task parameters",
+                         "info.environment.task_params is n_shown=2, n_eval=3")
+
+    def test_mixed_parameters_refused_by_seal_and_by_verify(self):
+        from audit._seal import SealRefused, seal
+
+        def mix(episodes):
+            episodes[1:2] = fx.read_episodes(fx.nonstandard_run() / "traces.jsonl")[1:2]
+        mixed = fx.tampered_run(fx.dev_run(), mix)
+        with self.assertRaises(SealRefused) as cm:
+            seal(mixed, fx.private_key(), fx.fresh_dir("archive"))
+        self.assertIn("line 2 trace 0 (dev-000001): info.environment.task_params is n_shown=2",
+                      "\n".join(cm.exception.reasons))
+        # a signer who signs such a file anyway (the cherry-pick of f3): identity fails
+        archive = fx.seal_run(fx.dev_run())
+        (archive / "traces.jsonl").write_bytes((mixed / "traces.jsonl").read_bytes())
+        fx.resign(archive, fx.redigest(archive, fx.manifest_of(archive)))
+        report = self.verify(archive)
+        self.assertCheck(report, "identity", FAILED, "1 of 8 traces were not scored with the archive's task parameters",
+                         "line 2 trace 0 (dev-000001): info.environment.task_params is n_shown=2, n_eval=3")
+
+    def test_published_parameters_must_be_the_scored_ones(self):
+        from audit._seal import SealRefused, seal
+
+        def publish_defaults(episodes):
+            for ep in episodes:
+                ep["traces"][0]["task"]["data"]["identity"]["task_params"] = {"n_shown": 8, "n_eval": 16,
+                                                                              "budget_s": 2.0}
+        run = fx.tampered_run(fx.nonstandard_run(), publish_defaults)
+        with self.assertRaises(SealRefused):
+            seal(run, fx.private_key(), fx.fresh_dir("archive"))
+        archive = fx.seal_run(fx.nonstandard_run())
+        (archive / "traces.jsonl").write_bytes((run / "traces.jsonl").read_bytes())
+        fx.resign(archive, fx.redigest(archive, fx.manifest_of(archive)))
+        self.assertCheck(self.verify(archive), "identity", FAILED,
+                         "task.data.identity.task_params is n_shown=8, n_eval=16, budget_s=2.0; the archive's task "
+                         "parameters are n_shown=2, n_eval=3, budget_s=2.0")
+
+
+class EveryScorerOutputIsRescored(VerifyCase):
+    """F5: every metric, per-family tally and error (code, rule) is recomputed."""
+
+    def _forged(self, edit):
+        return self.verify(fx.seal_run(fx.tampered_run(fx.dev_run(), edit), owner="attacker"), owner="attacker")
+
+    def test_rewritten_metrics_and_tallies_fail(self):
+        def edit(episodes):
+            t = episodes[1]["traces"][0]
+            t["metrics"]["collateral_chars"] = 0.0
+            t["info"]["redaction"]["secrets_removed"] = t["info"]["redaction"]["secrets_total"] + 1
+            fams = t["info"]["redaction"]["decoy_families"]
+            fams.update({k: [v[0], 0] for k, v in fams.items()})
+            episodes[3]["traces"][0]["info"]["redaction"]["secret_families"]["bogus_family"] = [1, 1]
+            episodes[5]["traces"][0]["info"]["redaction"]["matches"] = True  # not a number, even if == 1
+            del episodes[6]["traces"][0]["metrics"]["removed_chars"]
+        report = self._forged(edit)
+        self.assertOnlyFailures(report, "rescoring")
+        self.assertCheck(report, "rescoring", FAILED, "4 of 8 traces",
+                         "line 2 trace 0 (dev-000001): metrics.collateral_chars recorded 0.0, recomputed",
+                         "line 2 trace 0 (dev-000001): info.redaction.secrets_removed recorded",
+                         "line 2 trace 0 (dev-000001): info.redaction.decoy_families recorded",
+                         "line 4 trace 0 (dev-000003): info.redaction.secret_families recorded",
+                         "line 6 trace 0 (dev-000005): info.redaction.matches recorded True",
+                         "line 7 trace 0 (dev-000006): metrics.removed_chars is missing")
+
+    def test_rewritten_error_rule_fails(self):
+        def edit(episodes):
+            errors = episodes[4]["traces"][0]["info"]["redaction_errors"]
+            self.assertEqual(errors[0]["code"], "unsafe_replacement")
+            errors[0]["rule"] = 7
+        self.assertCheck(self._forged(edit), "rescoring", FAILED,
+                         "errors (code, rule) recorded [('unsafe_replacement', 7)], recomputed [('unsafe_replacement', 0)]")
+
+    def test_timeouts_compare_what_does_not_depend_on_the_machine(self):
+        from redaction_pressure._answer import RedactionError
+
+        from audit import _rescore
+
+        trace = fx.read_episodes(fx.dev_run() / "traces.jsonl")[1]["traces"][0]  # baseline reply, scans fine
+        real = _rescore.score_completion
+        task = _rescore.task_of(trace)
+        genuine = real(task, _rescore.recorded_reply(trace))
+        outcome = dataclasses.replace(genuine.outcome, valid=0.0, recall=0.0, precision=0.0, clean=0.0)
+        # the recording timed out at rule 3 after some progress ...
+        recorded = dataclasses.replace(genuine, outcome=outcome, errors=(RedactionError("timeout", "t", 3),))
+        red = trace["info"]["redaction"]
+        red.update(recorded.metrics(), reward=0.0, recall=0.0, precision=0.0, clean=0.0)
+        trace["metrics"].update({k: float(v) for k, v in recorded.metrics().items()})
+        trace["info"]["redaction_errors"] = [e.as_dict() for e in recorded.errors]
+        for name in ("recall", "precision", "clean"):
+            trace["rewards"][name]["score"] = 0.0
+        # ... the reproduction ran out of budget at rule 1, having got less far
+        less = dataclasses.replace(outcome, secrets_removed=0, removed_chars=0, collateral_chars=0)
+        reproduced = dataclasses.replace(genuine, outcome=less, matches=0,
+                                         errors=(RedactionError("budget_exhausted", "b", 1),),
+                                         secret_families={k: [v[0], 0] for k, v in genuine.secret_families.items()},
+                                         decoy_families={k: [v[0], 0] for k, v in genuine.decoy_families.items()})
+        with mock.patch.object(_rescore, "score_completion", return_value=reproduced):
+            self.assertEqual(_rescore.rescore(trace), [])
+            # what does not depend on how far the scan got is still compared exactly
+            trace["metrics"]["secrets_total"] += 1
+            red["decoy_families"] = {k: [v[0] + 1, v[1]] for k, v in red["decoy_families"].items()}
+            trace["info"]["redaction_errors"].insert(0, {"code": "invalid_regex", "message": "m", "rule": 0})
+            found = "\n".join(_rescore.rescore(trace))
+        self.assertIn("metrics.secrets_total recorded", found)
+        self.assertIn("info.redaction.decoy_families recorded", found)
+        self.assertIn("errors (code, rule) recorded [('invalid_regex', 0)], recomputed []", found)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,70 @@
+"""Opening archive members without following links.
+
+An archive is a directory someone else wrote. Its members (``traces.jsonl``,
+``manifest.toml``, ``manifest.dsse.json``) are opened with ``O_NOFOLLOW`` and must be
+regular files: a member that is a symbolic link (which could point at any file of the
+evaluator's, or at ``/dev/zero``), a FIFO (which would block), a device or a directory
+is refused with a reason. ``O_NONBLOCK`` keeps opening a FIFO from blocking; it has no
+effect on regular files. Reads are capped by the caller's limit, never by the file.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+
+
+class MemberError(Exception):
+    """An archive member that is missing or not a regular file (the message says which)."""
+
+    def __init__(self, message: str, missing: bool = False):
+        super().__init__(message)
+        self.missing = missing
+
+
+def member_kind(path: Path) -> str | None:
+    """None for a regular file (not followed through a link); otherwise what it is."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return "missing"
+    if stat.S_ISLNK(st.st_mode):
+        return "a symbolic link"
+    if not stat.S_ISREG(st.st_mode):
+        return "not a regular file"
+    return None
+
+
+def open_member(path: Path):
+    """A binary file object for ``path``, a regular file that is not a symbolic link.
+    Raises MemberError (missing, a link, not a regular file) or OSError (unreadable)."""
+    try:
+        fd = os.open(path, _FLAGS)
+    except FileNotFoundError:
+        raise MemberError(f"{path.name} is missing", missing=True) from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP or os.path.islink(path):
+            raise MemberError(f"{path.name} is a symbolic link; archive members must be regular files "
+                              f"(links are not followed)") from None
+        raise
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise MemberError(f"{path.name} is not a regular file")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_member(path: Path, limit: int) -> bytes:
+    """At most ``limit`` + 1 bytes of a regular, non-link file (one more than the limit
+    tells the caller it is too large). Raises MemberError or OSError."""
+    with open_member(path) as f:
+        return f.read(limit + 1)
