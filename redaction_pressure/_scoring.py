@@ -44,7 +44,7 @@ def _compile(rules, deadline: float) -> tuple[list[CompiledRule], list[Redaction
         try:
             pattern, cost, required = compile_cached(rule.pattern)
         except Refused as exc:
-            errors.append(RedactionError("invalid_regex", f"refused as too costly to compile: {exc}", i))
+            errors.append(RedactionError("invalid_regex", f"refused before compiling: {exc}", i))
             continue
         except regex.error as exc:
             errors.append(RedactionError("invalid_regex", f"does not compile: {exc}", i))
