@@ -150,12 +150,6 @@ def _parse(pattern: str):
             info = _info(info.global_flags, source.char_type)
 
 
-def estimate_cost(pattern: str) -> int:
-    """Parses without compiling and returns the cost bound. Raises `regex.error` for
-    a syntax error and `Refused` for a refused construct."""
-    return _cost(_parse(pattern), MAX_COMPILED_COST)
-
-
 class Compiled(NamedTuple):
     pattern: regex.Pattern
     cost: int

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from . import policies
-from ._splits import SPLITS, PrivateSeedError
+from ._splits import PUBLIC, SPLITS, PrivateSeedError, read_private_secret
 from ._summary import split_label, summarize
 
 
@@ -79,13 +79,12 @@ def cmd_eval(args) -> int:
     if args.n < 1:
         raise UsageError("-n must be at least 1")
     if args.split == "private_eval":
-        from ._splits import read_private_secret
         try:
             read_private_secret()
         except PrivateSeedError as exc:
             raise UsageError(str(exc)) from None
-    elif args.n > (limit := __import__("redaction_pressure._splits", fromlist=["PUBLIC"]).PUBLIC[args.split].size):
-        raise UsageError(f"the {args.split} split has {limit} tasks; -n {args.n} is too many")
+    elif args.n > PUBLIC[args.split].size:
+        raise UsageError(f"the {args.split} split has {PUBLIC[args.split].size} tasks; -n {args.n} is too many")
     out = Path(args.out or f"runs/{args.split}-{args.policy}")
     if args.out and (out / "traces.jsonl").exists() and not args.force:
         # The default run directory is ours to replace; one the user named is not.
@@ -185,10 +184,9 @@ def build_parser() -> argparse.ArgumentParser:
     t = sub.add_parser("tasks", help="inspect tasks")
     tsub = t.add_subparsers(dest="tasks_command", required=True)
     show = tsub.add_parser("show", help="show a task's prompt and held-out records")
-    for q in (show,):
-        q.add_argument("--split", choices=SPLITS, default="dev")
-        q.add_argument("--index", type=int, default=0)
-        q.add_argument("--json", action="store_true")
+    show.add_argument("--split", choices=SPLITS, default="dev")
+    show.add_argument("--index", type=int, default=0)
+    show.add_argument("--json", action="store_true")
     show.set_defaults(fn=cmd_tasks_show)
     s = sub.add_parser("score", help="score a reply file against a task ('-' reads stdin)")
     s.add_argument("--split", choices=SPLITS, default="dev")

@@ -26,6 +26,14 @@ class VerifyCase(unittest.TestCase):
     def verify(self, archive, owner="owner", secret=None):
         return verify_archive(archive, fx.public_key(owner), secret.encode() if secret else None)
 
+    @staticmethod
+    def read_envelope(archive):
+        return json.loads((archive / "manifest.dsse.json").read_text())
+
+    @staticmethod
+    def write_envelope(archive, envelope):
+        (archive / "manifest.dsse.json").write_text(json.dumps(envelope))
+
     def assertCheck(self, report, name, status, *needles):
         check = report.check(name)
         text = "\n".join([check.summary, *check.details])
@@ -93,9 +101,9 @@ class SignatureTampers(VerifyCase):
 
     def test_signature_removed(self):
         archive = fx.seal_run(fx.dev_run())
-        envelope = json.loads((archive / "manifest.dsse.json").read_text())
+        envelope = self.read_envelope(archive)
         envelope["signatures"] = []
-        (archive / "manifest.dsse.json").write_text(json.dumps(envelope))
+        self.write_envelope(archive, envelope)
         report = self.verify(archive)
         self.assertOnlyFailures(report, "signature")
         self.assertCheck(report, "signature", FAILED, "$.signatures", "non-empty")
@@ -110,26 +118,26 @@ class SignatureTampers(VerifyCase):
 
     def test_two_signatures_refused(self):
         archive = fx.seal_run(fx.dev_run())
-        envelope = json.loads((archive / "manifest.dsse.json").read_text())
+        envelope = self.read_envelope(archive)
         envelope["signatures"] *= 2
-        (archive / "manifest.dsse.json").write_text(json.dumps(envelope))
+        self.write_envelope(archive, envelope)
         self.assertCheck(self.verify(archive), "signature", FAILED, "carries 2 signatures", "exactly one")
 
     def test_edited_payload(self):
         archive = fx.seal_run(fx.dev_run())
-        envelope = json.loads((archive / "manifest.dsse.json").read_text())
+        envelope = self.read_envelope(archive)
         payload = base64.b64decode(envelope["payload"]).replace(b"mean_reward = 0.", b"mean_reward = 1.", 1)
         envelope["payload"] = base64.b64encode(payload).decode()
-        (archive / "manifest.dsse.json").write_text(json.dumps(envelope))
+        self.write_envelope(archive, envelope)
         report = self.verify(archive)
         self.assertOnlyFailures(report, "signature")
         self.assertCheck(report, "signature", FAILED, "changed after signing")
 
     def test_swapped_payload_type(self):
         archive = fx.seal_run(fx.dev_run())
-        envelope = json.loads((archive / "manifest.dsse.json").read_text())
+        envelope = self.read_envelope(archive)
         envelope["payloadType"] = "application/vnd.in-toto+json"
-        (archive / "manifest.dsse.json").write_text(json.dumps(envelope))
+        self.write_envelope(archive, envelope)
         report = self.verify(archive)
         self.assertOnlyFailures(report, "signature", "payload-type")
         self.assertCheck(report, "payload-type", FAILED, "application/vnd.in-toto+json", "not a redaction-pressure")
@@ -423,9 +431,9 @@ class UnauthenticatedInputIsCheap(VerifyCase):
 
     def test_signature_count_is_checked_before_the_entries(self):
         archive = fx.seal_run(fx.dev_run())
-        envelope = json.loads((archive / "manifest.dsse.json").read_text())
+        envelope = self.read_envelope(archive)
         envelope["signatures"] = [{"bogus": i} for i in range(1000)]
-        (archive / "manifest.dsse.json").write_text(json.dumps(envelope))
+        self.write_envelope(archive, envelope)
         with mock.patch("audit._dsse.schema_errors") as schema:
             report = self.verify(archive)
         schema.assert_not_called()
@@ -444,9 +452,9 @@ class UnauthenticatedInputIsCheap(VerifyCase):
     def test_large_payload_is_checked_in_linear_time(self):
         # a schema pattern over the payload took ~0.7 s and ~500 MB per 16 MB in Python's re
         archive = fx.seal_run(fx.dev_run())
-        envelope = json.loads((archive / "manifest.dsse.json").read_text())
+        envelope = self.read_envelope(archive)
         envelope["payload"] = base64.b64encode(b"x" * (12 << 20)).decode()
-        (archive / "manifest.dsse.json").write_text(json.dumps(envelope))
+        self.write_envelope(archive, envelope)
         start = time.perf_counter()
         report = self.verify(archive)
         self.assertLess(time.perf_counter() - start, 1.0)
@@ -454,9 +462,9 @@ class UnauthenticatedInputIsCheap(VerifyCase):
 
     def test_lone_surrogate_payload_type(self):
         archive = fx.seal_run(fx.dev_run())
-        envelope = json.loads((archive / "manifest.dsse.json").read_text())
+        envelope = self.read_envelope(archive)
         envelope["payloadType"] = "\ud800"
-        (archive / "manifest.dsse.json").write_text(json.dumps(envelope))
+        self.write_envelope(archive, envelope)
         report = self.verify(archive)
         self.assertOnlyFailures(report, "signature")
         self.assertCheck(report, "signature", FAILED, "$.payloadType: not valid Unicode")
