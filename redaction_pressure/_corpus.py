@@ -15,10 +15,10 @@ import string
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ._families import DECOYS, DIGITS, HEX, HOSTS, SECRETS, USERS, Family, Fragment
+from ._families import DECOYS, SECRETS, Family, Fragment
 from ._pattern_guard import Compiled, compile_bounded
 from ._rng import Rng
-from ._templates import TEMPLATES, Template
+from ._templates import FIELDS, TEMPLATES, Template
 from ._versions import CORPUS_VERSION
 
 MAX_REDRAWS = 50
@@ -57,42 +57,6 @@ class Stream:
     heldout: tuple[Record, ...]
 
 
-_APPS = ("billing", "checkout", "ledger", "notifier", "search-api", "auth-gw", "reports", "ingest")
-_REGIONS = ("us-east-1", "eu-west-1", "ap-southeast-2", "eu-central-1")
-_LEVELS = ("info", "warn", "debug", "error")
-_UAS = ("curl/8.5.0", "python-requests/2.32.3", "Go-http-client/1.1", "Mozilla/5.0 (X11; Linux x86_64)")
-_PATHS = ("api/v1/orders", "healthz", "v2/upload", "static/app.js", "graphql", "api/v1/users/42")
-_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
-
-_FIELDS = {
-    "app": lambda r: r.choice(_APPS),
-    "env": lambda r: r.choice(("production", "staging", "dev")),
-    "port": lambda r: str(r.choice((80, 443, 5432, 6379, 8080, 8443, 9000, 3000))),
-    "level": lambda r: r.choice(_LEVELS),
-    "region": lambda r: r.choice(_REGIONS),
-    "feature": lambda r: r.choice(("new_search", "dark_mode", "fast_refunds")),
-    "small": lambda r: str(r.between(1, 16)),
-    "n": lambda r: str(r.between(100, 99999)),
-    "ms": lambda r: str(r.between(1, 4000)),
-    "date": lambda r: f"2026-{r.between(1, 12):02d}-{r.between(1, 28):02d}",
-    "ts": lambda r: f"2026-{r.between(1, 12):02d}-{r.between(1, 28):02d}T{r.below(24):02d}:"
-                    f"{r.below(60):02d}:{r.below(60):02d}.{r.below(1000):03d}Z",
-    "clf": lambda r: f"{r.between(1, 28):02d}/{r.choice(_MONTHS)}/2026:{r.below(24):02d}:"
-                     f"{r.below(60):02d}:{r.below(60):02d} +0000",
-    "syslog_ts": lambda r: f"{r.choice(_MONTHS)} {r.between(1, 28):2d} {r.below(24):02d}:"
-                           f"{r.below(60):02d}:{r.below(60):02d}",
-    "section": lambda r: r.choice(("database", "server", "cache", "auth", "mail")),
-    "user": lambda r: r.choice(USERS),
-    "host": lambda r: r.choice(HOSTS),
-    "ip": lambda r: f"{r.between(10, 203)}.{r.below(256)}.{r.below(256)}.{r.between(1, 254)}",
-    "path": lambda r: r.choice(_PATHS),
-    "method": lambda r: r.choice(("GET", "POST", "PUT")),
-    "status": lambda r: r.choice(("200", "201", "204", "301", "401", "403", "404", "500")),
-    "ua": lambda r: r.choice(_UAS),
-    "short": lambda r: r.chars(HEX, 12),
-    "uuid": lambda r: "-".join(r.chars(HEX, n) for n in (8, 4, 4, 4, 12)),
-    "pid": lambda r: r.chars(DIGITS[1:], 1) + r.chars(DIGITS, r.between(2, 4)),
-}
 _FORMATTER = string.Formatter()
 
 
@@ -102,7 +66,7 @@ def _field_names(fmt: str) -> tuple[str, ...]:
 
 
 def _fill(fmt: str, r: Rng, **fixed: str) -> str:
-    fields = {name: _FIELDS[name](r) for name in _field_names(fmt)}
+    fields = {name: FIELDS[name](r) for name in _field_names(fmt)}
     fields.update(fixed)
     return fmt.format_map(fields)
 
@@ -154,7 +118,7 @@ def _indented_spans(frag: Fragment, indent: str, family: Family) -> tuple[tuple[
 def _render(template: Template, families: list[Family], r: Rng) -> Record:
     lines: list[tuple[str, list[tuple[int, int, Family]]]] = []
     for family in families:
-        frag = family.make(r)
+        frag = family.make(r, "")
         line, offset = _place(template, family, frag, r)
         spans = _indented_spans(frag, template.block_indent, family)
         lines.append((line, [(offset + s, offset + e, family) for s, e in spans]))

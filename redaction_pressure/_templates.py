@@ -4,12 +4,53 @@ A template says how a record of one kind looks: its header lines, how it renders
 ``key``/value pair (several alternative line formats), a PEM block, or a shell
 command, and the filler lines that make up the rest of the record. ``{v}`` marks
 where a family's fragment goes; every other ``{field}`` is filled from the record's
-random context (see ``_corpus._context``).
+random context (``FIELDS`` below).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from ._families import DIGITS, HEX, HOSTS, USERS
+
+
+_APPS = ("billing", "checkout", "ledger", "notifier", "search-api", "auth-gw", "reports", "ingest")
+_REGIONS = ("us-east-1", "eu-west-1", "ap-southeast-2", "eu-central-1")
+_LEVELS = ("info", "warn", "debug", "error")
+_UAS = ("curl/8.5.0", "python-requests/2.32.3", "Go-http-client/1.1", "Mozilla/5.0 (X11; Linux x86_64)")
+_PATHS = ("api/v1/orders", "healthz", "v2/upload", "static/app.js", "graphql", "api/v1/users/42")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+# Filler fields: every {name} in a template other than {k} and {v} is drawn here.
+FIELDS = {
+    "app": lambda r: r.choice(_APPS),
+    "env": lambda r: r.choice(("production", "staging", "dev")),
+    "port": lambda r: str(r.choice((80, 443, 5432, 6379, 8080, 8443, 9000, 3000))),
+    "level": lambda r: r.choice(_LEVELS),
+    "region": lambda r: r.choice(_REGIONS),
+    "feature": lambda r: r.choice(("new_search", "dark_mode", "fast_refunds")),
+    "small": lambda r: str(r.between(1, 16)),
+    "n": lambda r: str(r.between(100, 99999)),
+    "ms": lambda r: str(r.between(1, 4000)),
+    "date": lambda r: f"2026-{r.between(1, 12):02d}-{r.between(1, 28):02d}",
+    "ts": lambda r: f"2026-{r.between(1, 12):02d}-{r.between(1, 28):02d}T{r.below(24):02d}:"
+                    f"{r.below(60):02d}:{r.below(60):02d}.{r.below(1000):03d}Z",
+    "clf": lambda r: f"{r.between(1, 28):02d}/{r.choice(_MONTHS)}/2026:{r.below(24):02d}:"
+                     f"{r.below(60):02d}:{r.below(60):02d} +0000",
+    "syslog_ts": lambda r: f"{r.choice(_MONTHS)} {r.between(1, 28):2d} {r.below(24):02d}:"
+                           f"{r.below(60):02d}:{r.below(60):02d}",
+    "section": lambda r: r.choice(("database", "server", "cache", "auth", "mail")),
+    "user": lambda r: r.choice(USERS),
+    "host": lambda r: r.choice(HOSTS),
+    "ip": lambda r: f"{r.between(10, 203)}.{r.below(256)}.{r.below(256)}.{r.between(1, 254)}",
+    "path": lambda r: r.choice(_PATHS),
+    "method": lambda r: r.choice(("GET", "POST", "PUT")),
+    "status": lambda r: r.choice(("200", "201", "204", "301", "401", "403", "404", "500")),
+    "ua": lambda r: r.choice(_UAS),
+    "short": lambda r: r.chars(HEX, 12),
+    "uuid": lambda r: "-".join(r.chars(HEX, n) for n in (8, 4, 4, 4, 12)),
+    "pid": lambda r: r.chars(DIGITS[1:], 1) + r.chars(DIGITS, r.between(2, 4)),
+}
 
 
 @dataclass(frozen=True)
