@@ -1,12 +1,16 @@
-"""The corpus-v1 record stream: one deterministic stream of labelled records per seed.
+"""The corpus-v2 record stream: one deterministic stream of labelled records per seed.
 
-A task's stream is drawn in three steps, each from its own forked random stream so
-that they do not shift one another: the mix (templates, secret families, decoy
-families), the plan (which families each record carries, with every active family
-placed in at least one shown record and at least one secret in the evaluated
-records), and the records themselves. Each rendered record is checked against the
-oracle regexes of *all* secret families; a record on which they would remove anything
-but its labelled secrets is drawn again, so the labels and the oracle cannot disagree.
+A task's stream is drawn in four steps, each from its own forked random stream so
+that they do not shift one another: the stream's own world (house formats, labelling
+policy, context secrets: ``_world``), the mix (templates, static secret and decoy
+families, and for each family the one variant and the keys this stream uses), the
+plan (which families each record carries, with every secret family placed in at least
+two shown records, every decoy in at least one, and at least one secret in the
+evaluated records), and the records themselves. Each rendered record is checked
+against the oracle of every static secret family and of the stream's own secret
+families; a record on which they would remove anything but its labelled secrets is
+drawn again, and so is an evaluated record carrying a secret family its shown records
+never labelled. So labels, oracle and fairness cannot disagree.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from ._pattern_guard import Compiled, compile_bounded
 from ._rng import Rng
 from ._templates import FIELDS, TEMPLATES, Template
 from ._versions import CORPUS_VERSION
+from ._world import World, draw_world
 
 MAX_REDRAWS = 50
 
@@ -55,30 +60,62 @@ class Stream:
     decoy_families: tuple[str, ...]
     shown: tuple[Record, ...]
     heldout: tuple[Record, ...]
+    world: World
+    oracle: tuple[str, ...]  # the stream's oracle rules, in order
+
+
+@dataclass(frozen=True)
+class Instance:
+    """A family as one stream uses it: one variant and one or two of its keys."""
+    family: Family
+    variant: str
+    keys: tuple[str, ...]
 
 
 _FORMATTER = string.Formatter()
+Labelled = list[tuple[int, int, Family]]
 
 
 @lru_cache(maxsize=None)
-def _field_names(fmt: str) -> tuple[str, ...]:
-    return tuple(sorted({name for _, name, _, _ in _FORMATTER.parse(fmt) if name and name not in ("k", "v")}))
+def _parsed(fmt: str) -> tuple[tuple[str, str | None], ...]:
+    return tuple((literal, name) for literal, name, _, _ in _FORMATTER.parse(fmt))
 
 
-def _fill(fmt: str, r: Rng, **fixed: str) -> str:
-    fields = {name: FIELDS[name](r) for name in _field_names(fmt)}
-    fields.update(fixed)
-    return fmt.format_map(fields)
+def _fill(fmt: str, r: Rng, world: World, **fixed: str) -> tuple[str, Labelled]:
+    """Fills a template line; a field that draws a policy category (``{host}``,
+    ``{ip}``) comes back as a labelled span, secret or decoy as the policy says."""
+    out: list[str] = []
+    spans: Labelled = []
+    drawn: dict[str, tuple[str, Family | None]] = {}
+    pos = 0
+    for literal, name in _parsed(fmt):
+        out.append(literal)
+        pos += len(literal)
+        if name is None:
+            continue
+        if name in fixed:
+            value, family = fixed[name], None
+        elif name in drawn:
+            value, family = drawn[name]
+        else:
+            labelled = world.field(name, r)
+            value, family = labelled if labelled else (FIELDS[name](r), None)
+            drawn[name] = (value, family)
+        if family is not None:
+            spans.append((pos, pos + len(value), family))
+        out.append(value)
+        pos += len(value)
+    return "".join(out), spans
 
 
 @lru_cache(maxsize=1)
-def _oracle_patterns() -> tuple[Compiled, ...]:
+def _static_oracles() -> tuple[Compiled, ...]:
     return tuple(compile_bounded(p) for f in SECRETS for p in f.oracle)
 
 
-def _oracle_agrees(text: str, secrets: list[Span]) -> bool:
+def _oracle_agrees(text: str, secrets: list[Span], oracles: tuple[Compiled, ...]) -> bool:
     marked = bytearray(len(text))
-    for pattern, _, required in _oracle_patterns():
+    for pattern, _, required in oracles:
         if required not in text:  # "" is in every text
             continue
         for m in pattern.finditer(text):
@@ -89,10 +126,11 @@ def _oracle_agrees(text: str, secrets: list[Span]) -> bool:
     return marked == want
 
 
-def _place(template: Template, family: Family, frag: Fragment, r: Rng) -> tuple[str, int]:
-    """Renders one fragment as a line of ``template``; returns the line and the offset
-    of the fragment inside it."""
-    key = frag.key or r.choice(family.keys)
+def _place(template: Template, inst: Instance, frag: Fragment, r: Rng, world: World) -> tuple[str, int, Labelled]:
+    """Renders one fragment as a line of ``template``; returns the line, the offset of
+    the fragment inside it, and the category spans its surroundings drew."""
+    family = inst.family
+    key = frag.key or r.choice(inst.keys)
     key = key.upper() if template.key_case == "upper" else key.lower()
     if "block" in family.contexts:
         fmt, value = template.block, frag.text.replace("\n", "\n" + template.block_indent)
@@ -103,8 +141,11 @@ def _place(template: Template, family: Family, frag: Fragment, r: Rng) -> tuple[
         fmt, value = r.choice(options), frag.text
     assert fmt is not None
     head, tail = fmt.split("{v}")
-    head = _fill(head, r, k=key)
-    return head + value + _fill(tail, r, k=key), len(head)
+    head, head_spans = _fill(head, r, world, k=key)
+    tail, tail_spans = _fill(tail, r, world, k=key)
+    shift = len(head) + len(value)
+    return (head + value + tail, len(head),
+            head_spans + [(s + shift, e + shift, f) for s, e, f in tail_spans])
 
 
 def _indented_spans(frag: Fragment, indent: str, family: Family) -> tuple[tuple[int, int], ...]:
@@ -115,77 +156,123 @@ def _indented_spans(frag: Fragment, indent: str, family: Family) -> tuple[tuple[
     return tuple((0, grown) for _ in frag.spans)
 
 
-def _render(template: Template, families: list[Family], r: Rng) -> Record:
-    lines: list[tuple[str, list[tuple[int, int, Family]]]] = []
-    for family in families:
-        frag = family.make(r, "")
-        line, offset = _place(template, family, frag, r)
-        spans = _indented_spans(frag, template.block_indent, family)
-        lines.append((line, [(offset + s, offset + e, family) for s, e in spans]))
+def _render(template: Template, instances: list[Instance], r: Rng, world: World) -> Record:
+    lines: list[tuple[str, Labelled]] = []
+    for inst in instances:
+        frag = inst.family.make(r, inst.variant)
+        line, offset, around = _place(template, inst, frag, r, world)
+        spans = _indented_spans(frag, template.block_indent, inst.family)
+        lines.append((line, [(offset + s, offset + e, inst.family) for s, e in spans] + around))
     for _ in range(r.between(1, 4)):
         if template.fillers:
-            lines.append((_fill(r.choice(template.fillers), r), []))
+            lines.append(_fill(r.choice(template.fillers), r, world))
     body = r.shuffled(lines)
-    head = [(_fill(h, r), []) for h in template.header]
-    foot = [(_fill(f, r), []) for f in template.footer]
+    head = [_fill(h, r, world) for h in template.header]
+    foot = [_fill(f, r, world) for f in template.footer]
     text_parts: list[str] = []
     secrets: list[Span] = []
     decoys: list[Span] = []
     pos = 0
     for line, spans in head + body + foot:
-        for s, e, fam in spans:
+        for s, e, fam in sorted(spans, key=lambda x: x[0]):
             (secrets if fam.kind == "secret" else decoys).append(Span(pos + s, pos + e, fam.name))
         text_parts.append(line)
         pos += len(line) + 1
     return Record("\n".join(text_parts) + "\n", template.name, tuple(secrets), tuple(decoys))
 
 
-def _fits(template: Template, family: Family) -> bool:
-    return bool(template.contexts & family.contexts)
+def _fits(template: Template, inst: Instance) -> bool:
+    return bool(template.contexts & inst.family.contexts)
 
 
-def _plan(r: Rng, n_shown: int, n_eval: int) -> tuple[list[Template], list[Family], list[Family], list[tuple[Template, list[Family]]]]:
-    templates = r.sample(TEMPLATES, min(r.between(3, 5), n_shown))
+def _instances(families: list[Family], r: Rng) -> list[Instance]:
+    return [Instance(f, r.choice(f.variants), tuple(r.sample(f.keys, min(len(f.keys), r.between(1, 2)))))
+            for f in families]
+
+
+# How much likelier an evaluated record is to carry one of the stream's own families
+# than a static one: most evaluated secrets must need the shown records to be found.
+_OWN_WEIGHT = 3
+
+
+def _weighted(pool: list[Instance], own: set[str]) -> list[Instance]:
+    return [i for i in pool for _ in range(_OWN_WEIGHT if i.family.name in own else 1)]
+
+
+def _plan(r: Rng, n_shown: int, n_eval: int, templates: list[Template], world: World
+          ) -> tuple[list[Instance], list[Instance], list[tuple[Template, list[Instance]]]]:
     shown_templates = [templates[i % len(templates)] for i in range(n_shown)]
     contexts = frozenset().union(*(t.contexts for t in templates))
-    secrets = r.sample([f for f in SECRETS if f.contexts & contexts], r.between(3, 6))
-    decoys = r.sample([f for f in DECOYS if f.contexts & contexts], r.between(3, 6))
-    plan: list[tuple[Template, list[Family]]] = []
+    static_s = r.sample([f for f in SECRETS if f.contexts & contexts], r.between(2, 4))
+    static_d = r.sample([f for f in DECOYS if f.contexts & contexts], r.between(2, 4))
+    own_s = [f for f in world.secret_families if f.contexts & contexts]
+    own_d = [f for f in world.decoy_families if f.contexts & contexts]
+    secrets = _instances(static_s + own_s, r)
+    decoys = _instances(static_d + own_d, r)
+    own = {f.name for f in own_s + own_d}
+    plan: list[tuple[Template, list[Instance]]] = []
     for i in range(n_shown + n_eval):
         if i < n_shown:
-            t, chosen = shown_templates[i], []
-        elif i == n_shown:  # every task has at least one evaluated secret
-            t = r.choice([t for t in templates if any(_fits(t, f) for f in secrets)])
-            chosen = [r.choice([f for f in secrets if _fits(t, f)])]
+            plan.append((shown_templates[i], []))
+            continue
+        if i == n_shown:  # every task has at least one evaluated secret of the stream's own
+            t = r.choice([t for t in templates if any(_fits(t, s) and s.family.name in own for s in secrets)])
+            chosen = [r.choice([s for s in secrets if _fits(t, s) and s.family.name in own])]
         else:
             t, chosen = r.choice(templates), []
-        pool_s = [f for f in secrets if _fits(t, f)]
-        pool_d = [f for f in decoys if _fits(t, f)]
+        pool_s = _weighted([s for s in secrets if _fits(t, s)], own)
+        pool_d = _weighted([d for d in decoys if _fits(t, d)], own)
         if pool_s:
-            chosen += [r.choice(pool_s) for _ in range(r.below(3))]
+            chosen += [r.choice(pool_s) for _ in range(r.between(1, 3))]
         if pool_d:
-            chosen += [r.choice(pool_d) for _ in range(r.below(4))]
+            chosen += [r.choice(pool_d) for _ in range(r.between(1, 3))]
         plan.append((t, chosen))
-    for family in secrets + decoys:  # fairness: each active family is shown at least once
-        plan[r.choice([i for i in range(n_shown) if _fits(plan[i][0], family)])][1].append(family)
-    return templates, secrets, decoys, plan
+    # Fairness: every secret is shown at least twice (so a shape can be read off two
+    # examples), every decoy at least once.
+    for inst, times in [(s, 2) for s in secrets] + [(d, 1) for d in decoys]:
+        slots = [i for i in range(n_shown) if _fits(plan[i][0], inst)]
+        for i in r.sample(slots, min(times, len(slots))) if len(slots) >= times else [r.choice(slots)] * times:
+            plan[i][1].append(inst)
+    return secrets, decoys, plan
+
+
+def _pick_templates(r: Rng, n_shown: int) -> list[Template]:
+    templates = r.sample(TEMPLATES, min(r.between(3, 5), n_shown))
+    if not any("kv" in t.contexts for t in templates):  # the stream's own formats live in kv lines
+        templates[0] = r.choice([t for t in TEMPLATES if "kv" in t.contexts])
+    return templates
 
 
 def build_stream(seed: int, n_shown: int, n_eval: int) -> Stream:
     if n_shown < 1 or n_eval < 1:
         raise ValueError("n_shown and n_eval must be at least 1")
     root = Rng(f"redaction-pressure/{CORPUS_VERSION}/stream", seed)
-    templates, secrets, decoys, plan = _plan(root.fork("plan"), n_shown, n_eval)
+    mix = root.fork("mix")
+    templates = _pick_templates(mix, n_shown)
+    world = draw_world(root.fork("world"), shell=any("shell" in t.contexts for t in templates))
+    secrets, decoys, plan = _plan(root.fork("plan"), n_shown, n_eval, templates, world)
+    order = {f.name: i for i, f in enumerate(SECRETS)}
+    active = sorted({s.family.name: s.family for s in secrets}.values(),
+                    key=lambda f: (0, order[f.name]) if f.name in order else (1, 0))
+    oracle = tuple(p for f in active for p in f.oracle)
+    oracles = _static_oracles() + tuple(compile_bounded(p) for f in world.secret_families for p in f.oracle)
     records: list[Record] = []
-    for i, (template, families) in enumerate(plan):
+    shown_secrets: set[str] = set()
+    for i, (template, instances) in enumerate(plan):
         r = root.fork(f"record/{i}")
         for _ in range(MAX_REDRAWS):
-            record = _render(template, families, r)
-            if _oracle_agrees(record.text, list(record.secrets)):
-                break
+            record = _render(template, instances, r, world)
+            if not _oracle_agrees(record.text, list(record.secrets), oracles):
+                continue
+            if i >= n_shown and not {s.family for s in record.secrets} <= shown_secrets:
+                continue
+            break
         else:  # pragma: no cover - would mean a family table bug
             # No seed in the message: private seeds must not surface before scoring.
             raise RuntimeError(f"record {i}: the oracle disagrees with the labels after {MAX_REDRAWS} draws")
+        if i < n_shown:
+            shown_secrets |= {s.family for s in record.secrets}
         records.append(record)
-    return Stream(seed, tuple(t.name for t in templates), tuple(f.name for f in secrets),
-                  tuple(f.name for f in decoys), tuple(records[:n_shown]), tuple(records[n_shown:]))
+    return Stream(seed, tuple(t.name for t in templates), tuple(f.name for f in active),
+                  tuple(sorted({d.family.name for d in decoys})), tuple(records[:n_shown]),
+                  tuple(records[n_shown:]), world, oracle)

@@ -35,8 +35,10 @@ def _record_block(i: int, record: Record) -> str:
     return "\n".join(lines)
 
 
-def render_prompt(shown: tuple[Record, ...], n_eval: int) -> str:
+def render_prompt(shown: tuple[Record, ...], n_eval: int, policy: str) -> str:
+    """``policy`` states in words which optional categories the stream treats as
+    secret; formats are never described, only shown."""
     blocks = "\n\n".join(_record_block(i, r) for i, r in enumerate(shown))
     return (f"Here are {len(shown)} labelled records. Every secret is listed with its family "
-            f"and its [start:end) character span; everything else must survive.\n\n{blocks}\n\n"
+            f"and its [start:end) character span; everything else must survive. {policy}\n\n{blocks}\n\n"
             f"Write the rules that will redact the next {n_eval} records of this stream.")

@@ -27,6 +27,7 @@ class RedactionTask:
     secret_families: tuple[str, ...]
     decoy_families: tuple[str, ...]
     templates: tuple[str, ...]
+    oracle_rules: tuple[str, ...]  # generator knowledge: the stream's exact oracle, in order
     prompt: str
     system_prompt: str
     identity: dict
@@ -79,5 +80,6 @@ def task_from_seed(split: str, index: int, seed: int, commitment: str, n_shown: 
         id=f"{split}-{index:06d}", split=split, index=index, n_shown=n_shown, n_eval=n_eval,
         budget_s=float(budget_s), shown=stream.shown, heldout=stream.heldout,
         secret_families=stream.secret_families, decoy_families=stream.decoy_families,
-        templates=stream.templates, prompt=render_prompt(stream.shown, n_eval),
+        templates=stream.templates, oracle_rules=stream.oracle,
+        prompt=render_prompt(stream.shown, n_eval, stream.world.policy.describe()),
         system_prompt=SYSTEM_PROMPT, identity=identity, seed=seed)
