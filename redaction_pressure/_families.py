@@ -31,8 +31,10 @@ PASSWORD = ALNUM + "!%*_-.~"  # no @ : / so it can sit inside a URL's userinfo
 GENERIC = ALNUM + "_-.+!#%"
 
 USERS = ("deploy", "admin", "svc_billing", "ci-runner", "app", "root", "grafana", "etl")
-HOSTS = ("db.internal", "pg-primary.prod.svc", "10.0.3.17", "mysql.shop.local",
-         "cache-01.eu-west-1.compute.internal", "git.corp.example", "registry.acme.io")
+# Public-looking service hosts for fragments; internal hostnames and client IPs are
+# policy categories (``_policy``), drawn per stream and labelled by its policy.
+HOSTS = ("db.acme-prod.net", "pg-primary.acme.io", "mysql.shop.example", "cache-01.acme-cdn.net",
+         "git.corp.example", "registry.acme.io")
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@
 - ``inaction``: no rules; scores 0.0.
 - ``first_char``: the historical exploit that deletes only the first character of
   each secret; must score 0.0 (partial edits earn no recall, precision or clean gate).
+- ``induce``: a learner that reads only the shown records and their labels.
 - ``baseline``: a task-independent rule set in the style of a scanner's default
   config; decent recall, but careless about decoys.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import json
 
+from ._induce import induce_rules
 from ._task import RedactionTask
 
 def _reply(rules: list[tuple[str, str]]) -> str:
@@ -58,4 +60,12 @@ def baseline(task: RedactionTask) -> str:
     return _reply([(p, "[REDACTED]") for p in BASELINE_RULES])
 
 
-POLICIES = {"oracle": oracle, "inaction": inaction, "first-char": first_char, "baseline": baseline}
+def induce(task: RedactionTask) -> str:
+    """Rules learned from the shown records and their labels only (see ``_induce``):
+    the text and secret spans a model reads in the prompt, nothing else of the task."""
+    examples = [(r.text, [(s.start, s.end, s.family) for s in r.secrets]) for r in task.shown]
+    return _reply([(p, "[REDACTED]") for p in induce_rules(examples)])
+
+
+POLICIES = {"oracle": oracle, "induce": induce, "baseline": baseline, "inaction": inaction,
+            "first-char": first_char}
