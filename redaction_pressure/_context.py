@@ -76,7 +76,7 @@ def draw_context_secret(r: Rng, kind: str, taken: set[str]) -> ContextSecret:
         service = service_name(r)
         if service not in taken:
             break
-    nouns = r.sample(_NOUNS, 1 + r.between(1, 2))
+    nouns = r.sample(_NOUNS, 1 + r.between(2, 3))
     sep = "-" if kind == "flag" else "_"
     names = [f"{service}{sep}{n}" for n in nouns]
     _, alphabet, char_class = r.choice(ALPHABETS)

@@ -222,10 +222,12 @@ def _plan(r: Rng, n_shown: int, n_eval: int, templates: list[Template], world: W
             t, chosen = r.choice(templates), []
         pool_s = _weighted([s for s in secrets if _fits(t, s)], own)
         pool_d = _weighted([d for d in decoys if _fits(t, d)], own)
+        # Decoys outnumber secrets: a rule set that removes every candidate must pay
+        # for it in precision.
         if pool_s:
-            chosen += [r.choice(pool_s) for _ in range(r.between(1, 3))]
+            chosen += [r.choice(pool_s) for _ in range(r.between(1, 2))]
         if pool_d:
-            chosen += [r.choice(pool_d) for _ in range(r.between(1, 3))]
+            chosen += [r.choice(pool_d) for _ in range(r.between(3, 5))]
         plan.append((t, chosen))
     # Fairness: every secret is shown at least twice (so a shape can be read off two
     # examples), every decoy at least once.

@@ -98,7 +98,7 @@ def draw_house_format(r: Rng, taken: set[str]) -> HouseFormat:
     secret = Shape(prefix, alphabet, char_class, length, checksum)
     keys = tuple(f"{service}_{w}" for w in r.sample(_KEY_WORDS, 2))
     lookalikes: list[tuple[str, Shape, str]] = []
-    kinds = r.sample(("public", "length", "sandbox"), r.between(1, 2))
+    kinds = r.sample(("public", "length", "sandbox"), r.between(2, 3))
     used = (secret_marker,)
     for kind in kinds:
         if kind == "length":
