@@ -12,7 +12,7 @@ from redaction_pressure._pattern_guard import MAX_COMPILED_COST, Refused, clear_
 
 from tests._util import reply
 
-TASK = load_task("dev", 0)
+TASK = next(t for t in (load_task("dev", i) for i in range(64)) if any(len(w) > 40 for r in t.heldout for w in r.text.split()))
 SLACK_S = 0.15
 
 HOSTILE_RUNTIME = [r"(?:.|..)+$x", r"(\w|\w\w)+#", r"(?:\w|\w\w)+\s=", r"(?:\w|\w\w)+-$"]

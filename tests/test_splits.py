@@ -65,7 +65,7 @@ class PrivateSplit(unittest.TestCase):
     def test_hmac_message_is_domain_separated_and_fixed_width(self):
         import hashlib
         import hmac
-        msg = b"redaction-pressure/private-seed/v1\x00corpus-v1\x00000000000005"
+        msg = b"redaction-pressure/private-seed/v1\x00corpus-v2\x00000000000005"
         want = int.from_bytes(hmac.new(SECRET.encode(), msg, hashlib.sha256).digest()[:8], "big") | (1 << 63)
         self.assertEqual(private(5).seed, want)
 
