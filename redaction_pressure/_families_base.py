@@ -74,7 +74,9 @@ def pick(r: Rng, variant: str, variants: tuple[str, ...]) -> str:
 
 
 def rbytes(r: Rng, n: int) -> bytes:
-    return bytes.fromhex(r.chars(HEX, 2 * n))  # HEX is a power-of-two alphabet: one draw
+    # The next 8n bits of the stream, big-endian: the same bytes as r.chars over a
+    # 256-symbol alphabet, without a Python step per byte.
+    return r._bits(8 * n).to_bytes(n, "big") if n else b""
 
 
 def b64url(data: bytes) -> str:
@@ -88,20 +90,49 @@ def b64(data: bytes) -> str:
 _LOW = ("xxxxxx", "XXXXXX", "000000", "EXAMPLE", "example")
 
 
-_INDEX = {k: "".join(map(chr, range(1 << k))) for k in range(1, 9)}
+_STD64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+_STD32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+_TABLES: dict[str, tuple[int, dict[int, int | None]]] = {}
+
+
+def _table(alphabet: str) -> tuple[int, dict[int, int | None]]:
+    """For an alphabet of size <= 2**k: k, and a str.translate table from the encoded
+    k-bit symbols (base64, base32, hex or latin-1 digits) to the alphabet, deleting
+    symbols past its end (rejection sampling)."""
+    hit = _TABLES.get(alphabet)
+    if hit is None:
+        k = max(1, (len(alphabet) - 1).bit_length())
+        digits = {6: _STD64, 5: _STD32, 4: "0123456789abcdef"}.get(k) or "".join(map(chr, range(1 << k)))
+        hit = _TABLES[alphabet] = (k, {ord(d): (ord(alphabet[i]) if i < len(alphabet) else None)
+                                       for i, d in enumerate(digits)})
+    return hit
+
+
+def _symbols(r: Rng, k: int, m: int) -> str:
+    """m draws of k bits each (the next k*m bits of the stream), as encoded symbols."""
+    if k == 6:
+        return base64.b64encode(rbytes(r, 3 * m // 4)).decode()  # m is a multiple of 4
+    if k == 5:
+        return base64.b32encode(rbytes(r, 5 * m // 8)).decode()  # m is a multiple of 8
+    if k == 4:
+        return rbytes(r, m // 2).hex()  # m is even
+    if k == 8:
+        return rbytes(r, m).decode("latin-1")
+    return r.chars("".join(map(chr, range(1 << k))), m)
 
 
 def fast_chars(r: Rng, alphabet: str, n: int) -> str:
-    """``n`` uniform characters of ``alphabet``, drawn in batches from a power-of-two
-    alphabet and rejecting out-of-range draws (`Rng.chars` rejects one draw at a time,
-    which dominates building a task when tokens are long)."""
-    size = len(alphabet)
-    k = max(1, (size - 1).bit_length())
-    out: list[str] = []
+    """``n`` uniform characters of ``alphabet``: batches of k-bit draws encoded at C
+    speed (base64, base32, hex), out-of-range draws rejected by str.translate.
+    `Rng.chars` takes one Python step per character, which dominated building a task
+    once tokens grew to 100-200 characters."""
+    k, table = _table(alphabet)
+    out = ""
     while len(out) < n:
-        draws = r.chars(_INDEX[k], (n - len(out)) * (1 << k) // size + 2)
-        out.extend(alphabet[ord(c)] for c in draws if ord(c) < size)
-    return "".join(out[:n])
+        m = (n - len(out)) * (1 << k) // len(alphabet) + 2
+        m += -m % 8
+        out += _symbols(r, k, m).translate(table)
+    return out[:n]
 
 
 def random_body(r: Rng, alphabet: str, n: int) -> str:
