@@ -20,11 +20,11 @@ ROOT = Path(__file__).resolve().parents[1]
 # Changing any of these means the corpus changed: bump CORPUS_VERSION and update them
 # in the same commit, saying why.
 GOLDEN = {
-    ("dev", 0): "767382a7a9a8d064ccba01a766ed854c0209fadb2b311db69f84c1a5b86c81b6",
-    ("dev", 31): "f91c279b98293a86c102ed372ad3cd8f7cb2858b563588e55f68141e466a5c02",
-    ("dev", 63): "fec9634e25faef27995d037099c524d4f30ca6e1d744cab1d544e148b4a4c150",
-    ("train", 0): "83bc0f046ddca3bda00b8c54d6c0d149d5fe51a49a1313b89d099701b3afd796",
-    ("train", 123456): "3275375e536ae2e2894b238a8da9881e7fd4d01364967f21e97d10cb7919d9ba",
+    ("dev", 0): "9668aa80fb9f2b25f6b593cb604b6802315e85df918570d1c677ddd2aa03715d",
+    ("dev", 31): "053735230dc17a3885e8e127fbf00eeca093d308e8fb3775d05ad5806240e1de",
+    ("dev", 63): "8554bc72c00aefd3d000095a64f8845a51bde53ac803a0fe62fc7f458abc137f",
+    ("train", 0): "df5f5e7a7adb42debbd216c206d8a3ce62704cb14301bc357d5db235420724d0",
+    ("train", 123456): "bc587fff336ba7efacb566e54fc920da0b935fa2cfb35204a348790139f9bc72",
 }
 
 
@@ -51,9 +51,11 @@ class GoldenFingerprints(unittest.TestCase):
 class Tables(unittest.TestCase):
     def test_sizes(self):
         self.assertGreaterEqual(len(TEMPLATES), 12)
-        self.assertGreaterEqual(len(SECRETS), 15)
+        self.assertGreaterEqual(len(SECRETS), 40)
         self.assertGreaterEqual(len(DECOYS), 10)
-        self.assertLessEqual(sum(len(f.oracle) for f in SECRETS), 24)
+        # corpus-v2 has more families than a reply has rules: each family's oracle stays
+        # small, and test_core_reward checks that every task's oracle fits in 24 rules.
+        self.assertLessEqual(max(len(f.oracle) for f in SECRETS), 2)
 
     def test_every_decoy_says_why(self):
         for d in DECOYS:
