@@ -7,12 +7,21 @@ import resource
 import time
 import unittest
 
+import regex
+
 from redaction_pressure import load_task, score_completion
 from redaction_pressure._pattern_guard import MAX_COMPILED_COST, Refused, clear_cache, compile_bounded
 
 from tests._util import reply
 
-TASK = load_task("dev", 0)
+# The hostile patterns backtrack exponentially on a long run of word characters, but
+# `regex` only tries starts before the last occurrence of a pattern's literal ("#",
+# "x", "=", "-"): take the first dev task with a held-out record where a long run
+# precedes each of them, so the test does not depend on which records one corpus
+# version draws.
+TASK = next(t for t in (load_task("dev", i) for i in range(64))
+            if any(all(regex.search(r"\w{40}[\s\S]*" + regex.escape(c), r.text) for c in "#x=-")
+                   for r in t.heldout))
 SLACK_S = 0.15
 
 HOSTILE_RUNTIME = [r"(?:.|..)+$x", r"(\w|\w\w)+#", r"(?:\w|\w\w)+\s=", r"(?:\w|\w\w)+-$"]
