@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import struct
 
-from ._families_base import (ALNUM, B64, B64URL, BECH32, DIGITS, HEX, HOSTS, LOWER, PASSWORD,
+from ._families_base import (ALNUM, B64, B64URL, DIGITS, HEX, HOSTS, LOWER, PASSWORD,
                              UPPER, UPPER32, USERS, Fragment, b64, b64url, bech32, big, crc24,
                              der, der_int, github_checksum, inner, oid, pick, random_body,
                              rbytes, seq, small_int, whole, wrap)
