@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from . import policies
 from ._answer import RedactionError
+from ._catalog import catalog
 from ._corpus import Record, Span
 from ._scoring import Score, score_completion
 from ._splits import PRIVATE_SEED_ENV, PrivateSeedError
@@ -16,7 +17,7 @@ __all__ = [
     "RedactionTaskset", "RedactionHarness",
     "CORPUS_VERSION", "ENVIRONMENT_VERSION", "PRIVATE_SEED_ENV", "REWARD_SCHEMA_VERSION",
     "PrivateSeedError", "Record", "RedactionError", "RedactionTask", "Score", "Span",
-    "load_task", "policies", "score_completion",
+    "catalog", "load_task", "policies", "score_completion",
 ]
 
 

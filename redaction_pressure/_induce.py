@@ -124,13 +124,13 @@ def _shape_rules(fam: _Family) -> tuple[list[str], list[str]]:
     bare: list[str] = []
     values = fam.values
     if all(regex.fullmatch(_EMAIL, v) for v in values):
-        out.append(rf"(?<![A-Za-z0-9._%+/:@!*~-]){_EMAIL}(?![A-Za-z0-9_.@-])")
+        out.append(rf"(?<![A-Za-z0-9._%+/:@!*~#$&-]){_EMAIL}(?![A-Za-z0-9_.@-])")
     if all(regex.fullmatch(_IPV4, v) for v in values):
         out.append(rf"(?<![0-9.]){_IPV4}(?![0-9.])")
     labels = {v.rsplit(".", 1)[-1] for v in values}
     if len(labels) == 1 and all(regex.fullmatch(r"[a-z0-9-]+(?:\.[a-z0-9-]+)+", v) for v in values):
         tld = regex.escape(labels.pop())
-        out.append(rf"(?<![A-Za-z0-9_.@/-])[a-z0-9-]+(?:\.[a-z0-9-]+)*\.{tld}(?![A-Za-z0-9_.-])")
+        out.append(rf"(?<![A-Za-z0-9_.@-])[a-z0-9-]+(?:\.[a-z0-9-]+)*\.{tld}(?![A-Za-z0-9_.-])")
     prefix = _trim_prefix(_common_prefix(values))
     if prefix and all(c in _ALNUM for c in prefix):
         # No separator: keep only what the body's own alphabet cannot produce, since

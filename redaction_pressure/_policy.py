@@ -56,7 +56,7 @@ _PHONE_STYLES = (
     ("+44 20 7946 0NNN", r"\+44 20 7946 0[0-9]{3}"),
     ("(NNN) 555-01NN", r"\([2-9][0-9]{2}\) 555-01[0-9]{2}"),
 )
-_EMAIL = r"(?<![A-Za-z0-9._%+/:@-])[a-z0-9._+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}(?![A-Za-z0-9_.@-])"
+_EMAIL = r"(?<![A-Za-z0-9._%+/:@!*~#$&-])[a-z0-9._+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}(?![A-Za-z0-9_.@-])"
 _IPV4 = r"(?<![0-9.])(?:[0-9]{1,3}\.){3}[0-9]{1,3}(?![0-9.])"
 
 
@@ -104,7 +104,7 @@ class Policy:
         if category == "client_ip":
             return _IPV4
         if category == "internal_hostname":
-            return (r"(?<![A-Za-z0-9_.@/-])[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:internal|lan|corp|svc\.cluster\.local)"
+            return (r"(?<![A-Za-z0-9_.@-])[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:internal|lan|corp|svc\.cluster\.local)"
                     r"(?![A-Za-z0-9_.-])")
         if category == "customer_id":
             return rf"(?<![A-Za-z0-9_-]){regex.escape(self.id_prefix)}[1-9][0-9]{{{self.id_digits - 1}}}(?![A-Za-z0-9_-])"

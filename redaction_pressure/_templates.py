@@ -1,10 +1,14 @@
-"""Record templates of corpus-v1, declared as data.
+"""Record templates of corpus-v2, declared as data.
 
 A template says how a record of one kind looks: its header lines, how it renders a
 ``key``/value pair (several alternative line formats), a PEM block, or a shell
 command, and the filler lines that make up the rest of the record. ``{v}`` marks
 where a family's fragment goes; every other ``{field}`` is filled from the record's
 random context (``FIELDS`` below).
+
+A template's key/value lines accept families of context ``kv`` unless it names
+another: a Kubernetes Secret's ``data:`` section holds only base64 values, so it
+takes only ``k8s`` families and its fillers are comments.
 """
 
 from __future__ import annotations
@@ -50,6 +54,10 @@ FIELDS = {
     "short": lambda r: r.chars(HEX, 12),
     "uuid": lambda r: "-".join(r.chars(HEX, n) for n in (8, 4, 4, 4, 12)),
     "pid": lambda r: r.chars(DIGITS[1:], 1) + r.chars(DIGITS, r.between(2, 4)),
+    "hex40": lambda r: r.chars(HEX, 40),
+    "job": lambda r: str(r.between(1000000, 9999999)),
+    "runner": lambda r: r.choice(("14.9.1", "16.11.2", "17.4.0")),
+    "tf_version": lambda r: r.choice(("1.5.7", "1.7.5", "1.9.8")),
 }
 
 
@@ -64,10 +72,11 @@ class Template:
     block: str | None = None  # format of a PEM block; {indent} is applied to its lines
     block_indent: str = ""
     shell: str | None = None
+    kv_context: str = "kv"  # the family context its key/value lines accept
 
     @property
     def contexts(self) -> frozenset[str]:
-        return frozenset({"kv"} if self.kv else set()) | frozenset(
+        return frozenset({self.kv_context} if self.kv else set()) | frozenset(
             c for c, f in (("block", self.block), ("shell", self.shell)) if f)
 
 
@@ -151,6 +160,46 @@ TEMPLATES: tuple[Template, ...] = (
              header=("# {app} TLS material, {date}",),
              fillers=("# owner: {user}", ""),
              block="{v}"),
+    # --- corpus-v2
+    Template("k8s_secret", "lower",
+             kv=("  {k}: {v}",),
+             header=("apiVersion: v1", "kind: Secret", "metadata:", "  name: {app}-credentials",
+                     "  namespace: {env}", "type: Opaque", "data:"),
+             fillers=("  # rotated {date}", "  # managed by {app}-operator"),
+             kv_context="k8s"),
+    Template("gcp_service_account", "lower",
+             kv=('  "{k}": "{v}",',),
+             header=("{{", '  "type": "service_account",', '  "project_id": "{app}-{env}",',
+                     '  "private_key_id": "{hex40}",'),
+             footer=('  "universe_domain": "googleapis.com"', "}}"),
+             fillers=('  "auth_uri": "https://accounts.google.com/o/oauth2/auth",',
+                      '  "token_uri": "https://oauth2.googleapis.com/token",',
+                      '  "auth_provider_x509_cert_url": "https://www.googleapis.com/oauth2/v1/certs",')),
+    Template("npmrc", "lower",
+             kv=("//registry.npmjs.org/:{k}={v}", "//{host}/npm/:{k}={v}", '{k}="{v}"'),
+             header=("registry=https://registry.npmjs.org/",),
+             fillers=("always-auth=true", "save-exact=true", "fund=false", "@acme:registry=https://{host}/npm/",
+                      "engine-strict=true")),
+    Template("pypirc", "lower",
+             kv=("{k} = {v}", '{k} = "{v}"'),
+             header=("[distutils]", "index-servers =", "    pypi", "    internal", "", "[pypi]",
+                     "username = __token__"),
+             fillers=("repository = https://upload.pypi.org/legacy/", "[internal]",
+                      "repository = https://{host}/simple/", "username = {user}")),
+    Template("terraform", "lower",
+             kv=('{k} = "{v}"', '  {k} = "{v}"'),
+             header=("# terraform.tfvars for {app} ({env})", 'region = "{region}"'),
+             fillers=('instance_type = "t3.medium"', 'environment = "{env}"', "replicas = {small}",
+                      'tags = {{ team = "{app}", managed_by = "terraform" }}', 'terraform_version = "{tf_version}"')),
+    Template("gitlab_ci_log", "upper",
+             kv=("$ export {k}={v}", '$ echo "{k}={v}" >> .env', "{k}: {v}", '{k}: "{v}"'),
+             header=("Running with gitlab-runner {runner} (abc123de)", "  on docker-{app} {short}, system ID: s_{short}",
+                     "Preparing the \"docker\" executor"),
+             footer=("Cleaning up project directory and file based variables", "Job succeeded"),
+             fillers=("$ make build", "$ go test ./... -count=1", "Fetching changes with git depth set to 20...",
+                      "Uploading artifacts for successful job", "Checking out {short} as detached HEAD (ref is main)...",
+                      "Job {job} finished in {ms}ms"),
+             shell="$ {v}"),
 )
 
 BY_NAME: dict[str, Template] = {t.name: t for t in TEMPLATES}

@@ -51,9 +51,11 @@ class GoldenFingerprints(unittest.TestCase):
 class Tables(unittest.TestCase):
     def test_sizes(self):
         self.assertGreaterEqual(len(TEMPLATES), 12)
-        self.assertGreaterEqual(len(SECRETS), 15)
+        self.assertGreaterEqual(len(SECRETS), 40)
         self.assertGreaterEqual(len(DECOYS), 10)
-        self.assertLessEqual(sum(len(f.oracle) for f in SECRETS), 24)
+        # corpus-v2 has more families than a reply has rules: each family's oracle stays
+        # small, and test_core_reward checks that every task's oracle fits in 24 rules.
+        self.assertLessEqual(max(len(f.oracle) for f in SECRETS), 2)
 
     def test_every_decoy_says_why(self):
         for d in DECOYS:
