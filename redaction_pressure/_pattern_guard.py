@@ -96,36 +96,47 @@ def nesting_bound(pattern: str) -> int:
 
 
 _CHILD_ATTRS = ("subpattern", "items", "branches", "yes_item", "no_item")
-_REFUSED_TYPES = (_regex_core.CallGroup, _regex_core.CallRef, _regex_core.Fuzzy)
-_LOOKAROUNDS = (_regex_core.LookAround, _regex_core.LookAroundConditional)
-_SPECIAL = (*_REFUSED_TYPES, *_LOOKAROUNDS, _regex_core.Keep, _regex_core.GreedyRepeat, _regex_core.String,
-            _regex_core.SetBase)
 _NODE = _regex_core.RegexBase
+_PLAIN, _FUZZY, _CALL, _KEEP, _LOOK, _REPEAT, _STRING, _SET = range(8)
+_KINDS = ((_regex_core.Fuzzy, _FUZZY), ((_regex_core.CallGroup, _regex_core.CallRef), _CALL),
+          (_regex_core.Keep, _KEEP), ((_regex_core.LookAround, _regex_core.LookAroundConditional), _LOOK),
+          (_regex_core.GreedyRepeat, _REPEAT),  # Lazy and Possessive subclass it
+          (_regex_core.String, _STRING), (_regex_core.SetBase, _SET))
+_kind_of: dict[type, int] = {}
+
+
+def _kind(node_type: type) -> int:
+    kind = _kind_of.get(node_type)
+    if kind is None:
+        kind = next((k for types, k in _KINDS if issubclass(node_type, types)), _PLAIN)
+        _kind_of[node_type] = kind  # one entry per regex node class: bounded
+    return kind
 
 
 def _cost(node: object, budget: int, in_lookaround: bool = False) -> int:
     """Upper bound of compiled size; stops early once it exceeds ``budget``. Raises
     `Refused` for constructs whose run-time memory has no bound. (Written for speed:
     it runs on every fresh pattern; tests check it against a plain reference.)"""
+    kind = _kind(type(node))
     own = 1
-    if isinstance(node, _SPECIAL):
-        if isinstance(node, _REFUSED_TYPES):
-            if isinstance(node, _regex_core.Fuzzy):
-                raise Refused("fuzzy matching ({e<=n}) is refused: its memory use has no bound")
+    if kind:
+        if kind == _FUZZY:
+            raise Refused("fuzzy matching ({e<=n}) is refused: its memory use has no bound")
+        if kind == _CALL:
             raise Refused("recursion and subroutine calls ((?R), (?1), (?&name)) are refused: "
                           "their backtracking memory has no bound")
-        if isinstance(node, _regex_core.Keep):
+        if kind == _KEEP:
             if in_lookaround:
                 raise Refused(r"\K inside a lookaround is refused: it makes matches end before they start")
-        elif isinstance(node, _LOOKAROUNDS):
+        elif kind == _LOOK:
             in_lookaround = True
-        elif isinstance(node, _regex_core.GreedyRepeat):  # Lazy and Possessive subclass it
+        elif kind == _REPEAT:
             counts = [c for c in (node.min_count, node.max_count) if c is not None]
             factor = max([1, *counts])
             if factor > budget:
                 return budget + 1
             return factor * _cost(node.subpattern, budget // factor + 1, in_lookaround)
-        elif isinstance(node, _regex_core.String):
+        elif kind == _STRING:
             own = len(node.characters)
         else:
             own = len(node.items)

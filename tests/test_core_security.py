@@ -133,7 +133,7 @@ class RefusedConstructs(unittest.TestCase):
             clear_cache()
             return [e.code for e in score_completion(TASK, reply([(pattern, "")])).errors]
 
-        for depth in (0, 400, 800):
+        for depth in (0, 400, 900):
             self.assertEqual(at_depth(depth, deep), [], depth)
             self.assertEqual(at_depth(depth, too_deep), ["invalid_regex"], depth)
 
