@@ -437,3 +437,33 @@ class Containment(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class HostileEvalRun(unittest.TestCase):
+    """Through verifiers' Task.score, as `redaction-pressure eval` runs it: replies of
+    every red-team family are scored, every trace is written, and the sealed archive
+    verifies (rescoring reproduces every verdict)."""
+
+    def test_run_completes_and_its_archive_verifies(self):
+        from tests import _audit_fixtures as fx
+        from audit._verify import verify_archive
+        from redaction_pressure._run import read_traces
+
+        hostile = [HOSTILE_JSON["replacement object 980 deep"], HOSTILE_JSON["pattern list 960 deep"],
+                   reply([(HOSTILE_PATTERNS["issue red-team: V1 sets under groups"], "")]),
+                   reply([(HOSTILE_PATTERNS["verbose comments hide closers"], "")]),
+                   reply([(HOSTILE_PATTERNS["mixed lookarounds 60"], "")])]
+
+        def policy(task):
+            k = task.index
+            if k < len(hostile):
+                return hostile[k]
+            return ("<think>" if k == len(hostile) else "") + policies.oracle(task)
+
+        run_dir = fx._run("dev", policy, len(hostile) + 2, tag="-hostile")
+        traces = read_traces(run_dir / "traces.jsonl")
+        self.assertEqual(len(traces), len(hostile) + 2)
+        codes = [[e["code"] for e in t["info"]["redaction_errors"]] for t in traces]
+        self.assertEqual(codes, [["malformed_json"]] * 2 + [["invalid_regex"]] * 3 + [["malformed_json"], []])
+        report = verify_archive(fx.seal_run(run_dir), fx.public_key(), None)
+        self.assertEqual(report.exit_code, 0, json.dumps(report.as_dict(), indent=1)[:3000])
