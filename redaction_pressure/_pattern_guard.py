@@ -57,6 +57,7 @@ class Refused(Exception):
     """The pattern is refused as too costly (or too dangerous) to compile or run."""
 
 
+_SURROGATE = regex.compile("[\ud800-\udfff]")
 _MAYBE_VERBOSE = regex.compile(r"\(\?[^):]*x")  # an inline flag group that may set VERBOSE
 
 
@@ -192,6 +193,10 @@ def _parse(pattern: str) -> tuple:
     returns the tree, the source and the parse info."""
     if nesting_bound(pattern) > MAX_NESTING:
         raise Refused(f"groups and sets nest deeper than {MAX_NESTING}")
+    # The parser reads the default version from module state that regex.compile resets
+    # from regex.DEFAULT_VERSION on every call; a reply's verdict must not depend on
+    # who compiled what before, so it is pinned to regex's documented default, V0.
+    _regex_core.DEFAULT_VERSION = _regex_core.VERSION0
     source = _regex_core.Source(pattern)
     info = _info(FLAGS, source.char_type)
     while True:
@@ -303,7 +308,7 @@ def compile_bounded(pattern: str) -> Compiled:
     required literal (the scanner skips texts that lack it, saving a regex call: on
     short records the per-call cost of `timeout` dominates). Raises `Refused`, or what
     `regex` raises for a bad pattern, and never takes long."""
-    if any(0xD800 <= ord(c) <= 0xDFFF for c in pattern):
+    if not pattern.isascii() and _SURROGATE.search(pattern):
         raise Refused("pattern contains a lone surrogate")
     parsed, source, info = _parse(pattern)
     cost = _cost(parsed, MAX_COMPILED_COST)

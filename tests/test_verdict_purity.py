@@ -356,6 +356,17 @@ class SingleParseCompile(unittest.TestCase):
             with self.subTest(pattern=p):
                 self.assert_same(p)
 
+    def test_parser_state_left_by_others_does_not_matter(self):
+        core = regex._regex_core
+        saved = core.DEFAULT_VERSION
+        try:
+            core.DEFAULT_VERSION = core.VERSION1  # as if someone parsed with V1 before us
+            compiled = guard.compile_bounded("[[a]]")
+        finally:
+            core.DEFAULT_VERSION = saved
+        self.assertEqual(compiled.pattern.flags, regex.compile("[[a]]").flags)
+        self.assertEqual(compiled.pattern.findall("a] [] [[a]]"), ["a]", "[]", "a]"])
+
     def test_random_patterns(self):
         from hypothesis import given, settings, strategies as st
         atoms = st.sampled_from(["a", "b", "ß", "\\d", "\\w", ".", "[a-c]", "[^x]", "(?i)", "(?V1)", "(?r)", "^",
