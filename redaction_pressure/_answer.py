@@ -1,9 +1,12 @@
 """Turns a model reply into rules, or into error entries with stable codes.
 
-The reply is untrusted: it is capped in size before anything parses it, JSON
-parsing cannot recurse without bound (Python's decoder raises RecursionError, which
-is caught), and the rule list is checked against the versioned answer schema, whose
-failures map onto the error codes of SPEC §4.
+The reply is untrusted: it is capped in size before anything parses it, and its
+JSON nesting is bounded on the raw text before the decoder (which recurses) or the
+schema validator (which recurses, and formats nested values recursively) sees it. An
+answer nests three deep (object, rule list, rule); a candidate text nesting deeper
+than `MAX_JSON_DEPTH` is no answer. Parsing runs with a fixed stack (`_stack`), so the
+verdict never depends on the caller's stack depth. The rule list is checked against
+the versioned answer schema, whose failures map onto the error codes of SPEC §4.
 """
 
 from __future__ import annotations
@@ -11,11 +14,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import accumulate
 
 import jsonschema
 import regex
 
 from ._schemas import load_schema
+from ._stack import with_headroom
 from ._versions import ANSWER_SCHEMA_VERSION
 
 MAX_REPLY_CHARS = 200_000
@@ -23,6 +28,7 @@ MAX_RULES = 24
 MAX_PATTERN_CHARS = 512
 MAX_ERRORS = 50  # entries recorded per reply; the last one counts the rest
 ALLOWED_REPLACEMENTS = ("[REDACTED]", "")
+MAX_JSON_DEPTH = 16  # an answer nests 3 deep; up to 16 a wrong shape is still named (bad_entry)
 
 _FENCE = regex.compile(r"```(?:json|JSON)?[ \t]*\n(.*?)```", regex.DOTALL)
 
@@ -75,6 +81,22 @@ def _candidates(reply: str) -> list[str]:
     return out
 
 
+_JSON_STRING = regex.compile(r'"(?:[^"\\]|\\.)*+"', regex.DOTALL)
+_NOT_BRACKET = regex.compile(r"[^\[\]{}]++")
+_DEPTH_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+def json_depth_bound(text: str) -> int:
+    """A bound, read without recursion, on how deeply ``text`` nests arrays and
+    objects: never below what the decoder reaches (up to its first error, if the text
+    is not JSON, both read the same strings and brackets), and exact on JSON whenever
+    it exceeds `MAX_JSON_DEPTH`, the only place where it decides anything."""
+    if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:
+        return text.count("[") + text.count("{")
+    brackets = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
+    return max(accumulate(map(_DEPTH_STEP.__getitem__, brackets)), default=0)
+
+
 def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not JSON")
 
@@ -82,10 +104,11 @@ def _reject_constant(name: str) -> None:
 def _load_object(reply: str) -> tuple[object, RedactionError | None]:
     last_problem = "no JSON object found"
     for text in _candidates(reply):
+        if json_depth_bound(text) > MAX_JSON_DEPTH:
+            last_problem = f"JSON nests deeper than {MAX_JSON_DEPTH} levels (an answer nests 3)"
+            continue
         try:
             value = json.loads(text, parse_constant=_reject_constant)
-        except RecursionError:
-            return None, RedactionError("malformed_json", "JSON nests too deeply to parse")
         except ValueError as exc:
             last_problem = f"not valid JSON: {exc}"
             continue
@@ -108,8 +131,11 @@ def _json_path(error: jsonschema.ValidationError) -> str:
     return "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
 
 
+@with_headroom
 def parse_reply(reply: object) -> tuple[list[Rule], list[RedactionError]]:
-    """Returns the rules and the errors; any error makes the episode invalid."""
+    """Returns the rules and the errors; any error makes the episode invalid. As in
+    verifiers' own scoring, only the text after the last ``</think>`` is read, and a
+    reply that opens ``<think>`` without ever closing it has no answer."""
     if not isinstance(reply, str):
         return [], [RedactionError("malformed_json", f"reply is {type(reply).__name__}, not text")]
     if len(reply) > MAX_REPLY_CHARS:
@@ -117,6 +143,8 @@ def parse_reply(reply: object) -> tuple[list[Rule], list[RedactionError]]:
                                    f"reply has {len(reply)} characters; at most {MAX_REPLY_CHARS} are read")]
     if "</think>" in reply:
         reply = reply.rsplit("</think>", 1)[1]
+    elif "<think>" in reply:
+        return [], [RedactionError("malformed_json", "the reply opens <think> and never closes it: no answer")]
     obj, error = _load_object(reply)
     if error is not None:
         return [], [error]

@@ -77,10 +77,35 @@ def _family_tallies(task: RedactionTask, removed) -> tuple[dict, dict]:
 
 
 def score_completion(task: RedactionTask, reply: object, budget_s: float | None = None) -> Score:
-    """Scores one reply against ``task``'s held-out records. Never raises for any reply."""
-    budget = task.budget_s if budget_s is None else float(budget_s)
+    """Scores one reply against ``task``'s held-out records. Never raises for any
+    reply: whatever escapes the stages below (none is known to) is recorded as an
+    error of the stage it came from, and the episode is invalid, so one hostile
+    rollout can never abort an eval run."""
+    budget = task.budget_s if budget_s is None else float(budget_s)  # a caller's mistake still raises
+    try:
+        return _score_completion(task, reply, budget)
+    except Exception as exc:  # noqa: BLE001 - the last line of defence; see _contained
+        return _contained(task, "invalid_regex", "scoring", exc)
+
+
+def _contained(task: RedactionTask, code: str, stage: str, exc: BaseException) -> Score:
+    error = RedactionError(code, f"unexpected failure while {stage}: {type(exc).__name__}: {exc}"[:300])
+    removed = [bytearray(len(r.text)) for r in task.heldout]
+    outcome = evaluate(removed, [[(s.start, s.end) for s in r.secrets] for r in task.heldout], True)
+    secrets, decoys = _family_tallies(task, removed)
+    return Score(outcome, (error,), 0, secrets, decoys)
+
+
+def _parse(reply: object) -> tuple[list, list[RedactionError]]:
+    try:
+        return parse_reply(reply)
+    except Exception as exc:  # noqa: BLE001 - hostile input; the reply has no answer
+        return [], [RedactionError("malformed_json", f"unexpected failure while parsing: {type(exc).__name__}"[:300])]
+
+
+def _score_completion(task: RedactionTask, reply: object, budget: float) -> Score:
     deadline = time.perf_counter() + budget
-    rules, errors = parse_reply(reply)
+    rules, errors = _parse(reply)
     compiled: list[CompiledRule] = []
     if not errors:
         compiled, errors = _compile(rules, deadline)

@@ -93,6 +93,18 @@ class ReplyForms(unittest.TestCase):
     def test_thinking_only_counts_after_last_think(self):
         self.assertEqual(codes(policies.oracle(TASK) + "</think>nothing"), ["malformed_json"])
 
+    def test_unclosed_think_is_no_answer(self):
+        """As in verifiers' scoring: a reply that opens <think> and never closes it has
+        no answer, whatever follows."""
+        body = policies.oracle(TASK)
+        for text in ("<think>" + body, "<think>\nplanning...\n" + body, body + "<think>", body + "\n<think>more"):
+            with self.subTest(text=text[-30:]):
+                self.assertEqual(codes(text), ["malformed_json"])
+                self.assertIn("<think>", score_completion(TASK, text).errors[0].message)
+        for text in ("<think>x</think>" + body, "<think>a</think>" + body + "<think>", "</think>" + body):
+            with self.subTest(text=text[:30]):
+                self.assertEqual(score_completion(TASK, text).reward, 1.0)
+
 
 class HostileReplies(unittest.TestCase):
     def test_never_raises(self):

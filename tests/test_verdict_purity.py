@@ -1,0 +1,480 @@
+"""A verdict is a pure function of (reply, task, build): never of the caller's stack
+depth, of what the compile cache holds, or of other threads. Red-team replies of every
+family the parsers recurse on get the same error code everywhere and never raise."""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+import unittest
+from unittest import mock
+
+import regex
+
+from redaction_pressure import load_task, policies, score_completion
+from redaction_pressure import _pattern_guard as guard
+from redaction_pressure import _scoring
+from redaction_pressure._answer import MAX_JSON_DEPTH, json_depth_bound, parse_reply
+from redaction_pressure._stack import HEADROOM_FRAMES
+
+from tests._util import reply
+
+TASK = load_task("dev", 0)
+DEPTHS = (0, 300, 600, 900)
+
+
+def nest_obj(depth: int, leaf: str = "1") -> str:
+    return '{"a":' * depth + leaf + "}" * depth
+
+
+def nest_list(depth: int, leaf: str = '"a"') -> str:
+    return "[" * depth + leaf + "]" * depth
+
+
+def rule_json(pattern_json: str, replacement_json: str = '""') -> str:
+    return '{"rules": [{"pattern": ' + pattern_json + ', "replacement": ' + replacement_json + "}]}"
+
+
+# JSON nesting in every field, at the cap and past it.
+HOSTILE_JSON = {
+    "replacement object 980 deep": rule_json('"a"', nest_obj(980)),
+    "replacement list 990 deep": rule_json('"a"', nest_list(990)),
+    "pattern list 960 deep": rule_json(nest_list(960)),
+    "pattern list 20 deep": rule_json(nest_list(20)),
+    "pattern list 12 deep": rule_json(nest_list(12)),  # 15 levels in all: still named
+    "rule entry 970 deep": '{"rules": [' + nest_list(970, '{"pattern": "a", "replacement": ""}') + "]}",
+    "extra key 900 deep": '{"rules": [], "x": ' + nest_obj(900) + "}",
+    "top level 995 deep": nest_list(995),
+    "unclosed 5000 deep": "[" * 5000,
+    "fenced and deep": "```json\n" + rule_json('"a"', nest_obj(600)) + "\n```",
+    "deep prose then answer": "[" * 3000 + " " + reply([("AKIA[0-9A-Z]{16}", "")]),
+}
+
+
+def v1_sets(n: int) -> str:
+    return "(?V1)" + "[" * n + "a" + "]" * n
+
+
+# Everything regex's parser recurses on: groups of every kind, sets (V1 nests them),
+# lookarounds, conditionals, and texts built to fool a naive counter.
+HOSTILE_PATTERNS = {
+    "issue red-team: V1 sets under groups": "(?V1)" + "(?:" * 5 + "[" * 136 + "\x01" + "]" * 136 + ")" * 5,
+    "V1 sets 33": v1_sets(33),
+    "V1 sets 200": v1_sets(200),
+    "V1 flag at the end": "[" * 120 + "a" + "]" * 120 + "(?V1)",
+    "V1 scoped flag": "(?V1:" + "[" * 100 + "a" + "]" * 100 + ")",
+    "V1 literal-first sets": "(?V1)" + "[]" * 120 + "]" * 120,
+    "V1 negated literal-first sets": "(?V1)" + "[^]" * 100 + "]" * 100,
+    "paren closed inside a set": "(?:[)]" * 60 + ")" * 60,
+    "posix class then paren": "([[:alpha:])]" * 34 + ")" * 34,
+    "verbose comments hide closers": "(?x)" + "(#)\n" * 90 + ")" * 90,
+    "comment groups": "(?#()" * 60 + "(" * 40 + "a" + ")" * 40,
+    "lookaheads 40": "(?=" * 40 + "a" + ")" * 40,
+    "lookbehinds 40": "(?<=" * 40 + "a" + ")" * 40,
+    "mixed lookarounds 60": "(?=(?<!" * 30 + "a" + "))" * 30,
+    "conditionals": "(a)" + "(?(1)" * 40 + "b" + ")" * 40,
+    "atomic groups 100": "(?>" * 100 + "a" + ")" * 100,
+    "scoped flags 100": "(?i:" * 100 + "a" + ")" * 100,
+    "named groups 40": "".join(f"(?P<g{i}>" for i in range(40)) + "a" + ")" * 40,
+    "groups 170": "(" * 170 + "a" + ")" * 170,
+    "groups 33": "(" * 33 + "AKIA" + ")" * 33,
+    "unbalanced opens 500": "(" * 500,
+    "unbalanced sets 500": "(?V1)" + "[" * 500,
+}
+ACCEPTED_PATTERNS = {
+    "groups 32": "(" * 32 + "AKIA" + ")" * 32,
+    "V1 sets 31": v1_sets(31),
+    "lookaheads 31": "(?=" * 31 + "AKIA" + ")" * 31,
+    "mixed 16 + 16": "(?:" * 16 + "(?V1)" + "[" * 16 + "A" + "]" * 16 + ")" * 16,
+}
+
+
+def at_depth(depth: int, fn, *args):
+    """Calls ``fn`` with ``depth`` extra Python frames below the caller."""
+    if depth:
+        return at_depth(depth - 1, fn, *args)
+    return fn(*args)
+
+
+def codes_of(text) -> list[tuple[str, int | None]]:
+    return [(e.code, e.rule) for e in score_completion(TASK, text).errors]
+
+
+class SameVerdictEverywhere(unittest.TestCase):
+    def assert_same_everywhere(self, text) -> list:
+        seen = {}
+        for cache in ("cold", "warm"):
+            for depth in DEPTHS:
+                if cache == "cold":
+                    guard.clear_cache()
+                seen[(cache, depth)] = at_depth(depth, codes_of, text)
+        self.assertEqual(len(set(map(tuple, seen.values()))), 1, seen)
+        return next(iter(seen.values()))
+
+    def test_hostile_json_nesting(self):
+        expected = {"pattern list 12 deep": ["bad_entry"], "deep prose then answer": []}
+        for name, text in HOSTILE_JSON.items():
+            with self.subTest(name):
+                codes = self.assert_same_everywhere(text)
+                self.assertEqual([c for c, _ in codes], expected.get(name, ["malformed_json"]))
+
+    def test_hostile_patterns(self):
+        for name, pattern in HOSTILE_PATTERNS.items():
+            with self.subTest(name):
+                self.assertLessEqual(len(pattern), 512)  # so the guard, not the schema, decides
+                start = time.perf_counter()
+                self.assertEqual(self.assert_same_everywhere(reply([(pattern, "")])), [("invalid_regex", 0)])
+                self.assertLess(time.perf_counter() - start, 5.0)
+
+    def test_posix_classes_are_not_nesting(self):
+        pattern = "([[:alpha:])]" * 30 + ")" * 30  # 30 real levels: accepted
+        self.assertEqual(self.assert_same_everywhere(reply([(pattern, "")])), [])
+
+    def test_accepted_deep_patterns(self):
+        for name, pattern in ACCEPTED_PATTERNS.items():
+            with self.subTest(name):
+                regex.compile(pattern)  # a valid pattern, under the caps
+                self.assertEqual(self.assert_same_everywhere(reply([(pattern, "")])), [])
+
+    def test_oracle_scores_one_at_any_depth(self):
+        text = policies.oracle(TASK)
+        for depth in DEPTHS:
+            guard.clear_cache()
+            self.assertEqual(at_depth(depth, lambda: score_completion(TASK, text).reward), 1.0)
+
+    def test_json_bound_is_never_low_and_exact_past_the_cap(self):
+        for value in ([], {}, [[[]]], {"a": [{"b": "[[[[{{{{"}]}, ["\\\"[", {"x": ["]]]]"]}], nest_list(40)):
+            text = value if isinstance(value, str) else json.dumps(value)
+            depth, node = 0, json.loads(text)
+            stack = [(node, 1)]
+            while stack:
+                node, d = stack.pop()
+                if isinstance(node, (list, dict)):
+                    depth = max(depth, d)
+                    stack.extend((v, d + 1) for v in (node.values() if isinstance(node, dict) else node))
+            bound = json_depth_bound(text)
+            self.assertGreaterEqual(bound, depth, text)
+            if bound > MAX_JSON_DEPTH:  # where it decides, it is exact on JSON
+                self.assertEqual(bound, depth, text)
+        deep: list = ['\\"]]][[[{', "x"]
+        for _ in range(19):
+            deep = [deep, "]]}}\\"]
+        self.assertEqual(json_depth_bound(json.dumps(deep)), 20)  # escapes and brackets inside strings
+        self.assertEqual(json_depth_bound('{"a": ' + '[' * 20), 21)  # an unfinished text: all it opens
+        self.assertEqual(MAX_JSON_DEPTH, 16)
+
+
+class StackUse(unittest.TestCase):
+    """The fixed stack (`_stack.HEADROOM_FRAMES`) must cover what bounded work uses."""
+
+    def frames_used(self, fn, *args) -> int:
+        base = len(_frames(sys._getframe()))
+        deepest = [0]
+
+        def tracer(frame, event, arg):
+            if event == "call":
+                deepest[0] = max(deepest[0], len(_frames(frame)))
+            return None
+
+        sys.settrace(tracer)
+        try:
+            fn(*args)
+        except Exception:  # noqa: BLE001 - only the frames matter here
+            pass
+        finally:
+            sys.settrace(None)
+        return deepest[0] - base
+
+    def test_worst_cases_fit_with_a_wide_margin(self):
+        worst = {name: p for name, p in ACCEPTED_PATTERNS.items()}
+        worst["groups 32, each a branch"] = "(?:a|" * 32 + "b" + ")" * 32
+        worst["V1 sets 32 with operators"] = "(?V1)" + "[a--" * 31 + "[ab]" + "]" * 31
+        worst["lookbehinds 31"] = "(?<=" * 31 + "a" + ")" * 31
+        used = {name: self.frames_used(guard.compile_bounded.__wrapped__, p) for name, p in worst.items()}
+        used["deepest JSON"] = self.frames_used(parse_reply.__wrapped__, rule_json(nest_list(MAX_JSON_DEPTH - 2)))
+        used["deepest JSON object"] = self.frames_used(
+            parse_reply.__wrapped__, rule_json('"a"', nest_obj(MAX_JSON_DEPTH - 3)))
+        # 3.11 also counts some C calls against the limit: keep half the headroom spare
+        self.assertLess(max(used.values()), HEADROOM_FRAMES // 2, used)
+
+    def test_patterns_that_pass_the_text_bound_fit(self):
+        """Random patterns built from the pieces that could fool a text count: whatever
+        passes `nesting_bound` needs no more stack than the bound allows."""
+        from hypothesis import given, settings, strategies as st
+        pieces = ["(", "(?:", "(?=", "(?<!", "(?#", "(?x)", "(?V1)", "(?V1:", "[", "[^", "[]", "[^]", "]", ")",
+                  "[)]", "[(]", "[[:alpha:]", ":]", "#", "\n", "\\", "\\(", "\\[", "a", "|", "*", "-", "--", "&&"]
+        limit = HEADROOM_FRAMES // 2
+
+        @settings(max_examples=300, deadline=None, derandomize=True)
+        @given(st.lists(st.sampled_from(pieces), max_size=200))
+        def check(parts):
+            pattern = "".join(parts)[:512]
+            if guard.nesting_bound(pattern) <= guard.MAX_NESTING:
+                self.assertLess(self.frames_used(guard.compile_bounded.__wrapped__, pattern), limit, pattern)
+
+        check()
+
+    def test_deep_callers_get_a_fresh_stack(self):
+        names = []
+
+        def record(_):
+            names.append(threading.current_thread().name)
+            return 1
+
+        from redaction_pressure._stack import with_headroom
+        wrapped = with_headroom(record)
+        at_depth(0, wrapped, None)
+        at_depth(sys.getrecursionlimit() - HEADROOM_FRAMES, wrapped, None)
+        self.assertEqual(names[0], threading.current_thread().name)
+        self.assertEqual(names[1], "redaction-pressure-fresh-stack")
+        with self.assertRaises(ZeroDivisionError):  # exceptions come back unchanged
+            at_depth(sys.getrecursionlimit() - HEADROOM_FRAMES, with_headroom(lambda: 1 / 0))
+
+
+def _frames(frame) -> list:
+    out = []
+    while frame is not None:
+        out.append(frame)
+        frame = frame.f_back
+    return out
+
+
+class CompileCache(unittest.TestCase):
+    def setUp(self):
+        guard.clear_cache()
+
+    def tearDown(self):
+        guard.clear_cache()
+
+    def test_a_hit_is_what_a_fresh_compile_gives(self):
+        patterns = [p for t in (TASK, load_task("dev", 1)) for p in _patterns(policies.baseline(t))]
+        patterns += list(ACCEPTED_PATTERNS.values()) + [r"(?i)secret", r"(?r)\d+", r"(?<=x)\K\w"]
+        for p in patterns:
+            fresh = guard.compile_bounded(p)
+            first, hit = guard.compile_cached(p), guard.compile_cached(p)
+            self.assertIs(first, hit)
+            for c in (first, at_depth(900, guard.compile_bounded, p)):
+                self.assertEqual((c.pattern.pattern, c.pattern.flags, c.pattern.groupindex, c.cost, c.required),
+                                 (fresh.pattern.pattern, fresh.pattern.flags, fresh.pattern.groupindex,
+                                  fresh.cost, fresh.required))
+
+    def test_failures_are_never_cached(self):
+        for p in ("(", HOSTILE_PATTERNS["V1 sets 200"], "(?R)", "a{100000}"):
+            with self.assertRaises((guard.Refused, regex.error)):
+                guard.compile_cached(p)
+        self.assertEqual(guard.cache_stats(), (0, 0))
+
+    def test_true_lru_bounded_by_entries_and_cost(self):
+        with mock.patch.object(guard, "_CACHE_ENTRIES", 3):
+            a, b, c, d = (guard.compile_cached(f"tok{i}=\\d+") for i in range(4))  # a evicted
+            self.assertEqual(guard.cache_stats()[0], 3)
+            guard.compile_cached("tok1=\\d+")  # b becomes most recent
+            guard.compile_cached("tok9=\\d+")  # evicts c, the least recently used
+            self.assertIs(guard.compile_cached("tok1=\\d+"), b)
+            self.assertIsNot(guard.compile_cached("tok2=\\d+"), c)
+        guard.clear_cache()
+        with mock.patch.object(guard, "_CACHE_COST_LIMIT", 25_000):
+            for i in range(10):
+                guard.compile_cached(f"x{{{10_000 + i}}}")
+                self.assertLessEqual(guard.cache_stats()[1], 25_000)
+            self.assertEqual(guard.cache_stats()[0], 2)
+
+    def test_threads_never_see_a_false_zero(self):
+        """8 threads, frequent switching, a cache small enough to evict all the time:
+        every fresh valid reply (the oracle's rules plus one unique rule that never
+        matches) must score exactly what it scores alone, 1.0."""
+        oracle = _patterns(policies.oracle(TASK))
+        per_thread, n_threads = 160, 8
+        failures: list = []
+
+        def work(t: int) -> None:
+            for i in range(per_thread):
+                text = reply([(p, "") for p in oracle] + [(f"ZQXJ{t}_{i}_never", "")])
+                s = score_completion(TASK, text)
+                if s.reward != 1.0:
+                    failures.append((t, i, [(e.code, e.message) for e in s.errors]))
+
+        old = sys.getswitchinterval()
+        sys.setswitchinterval(1e-6)
+        try:
+            with mock.patch.object(guard, "_CACHE_ENTRIES", 8):
+                threads = [threading.Thread(target=work, args=(t,)) for t in range(n_threads)]
+                for th in threads:
+                    th.start()
+                for th in threads:
+                    th.join()
+        finally:
+            sys.setswitchinterval(old)
+        self.assertEqual(failures, [])
+        self.assertLessEqual(guard.cache_stats()[0], 8)
+
+
+def _patterns(text: str) -> list[str]:
+    rules, errors = parse_reply(text)
+    assert not errors
+    return [r.pattern for r in rules]
+
+
+class SingleParseCompile(unittest.TestCase):
+    """`_pattern_guard._build` compiles the checked tree instead of parsing again; it
+    must hand `regex`'s C compiler exactly what ``regex.compile`` hands it."""
+
+    def compiler_args(self, fn, pattern):
+        seen = []
+        real = regex._regex.compile
+
+        def spy(*args):
+            seen.append(args)
+            return real(*args)
+
+        with mock.patch.object(regex._regex, "compile", spy):
+            try:
+                fn(pattern)
+            except (regex.error, guard.Refused, ValueError) as exc:
+                return type(exc).__name__
+        return seen
+
+    def assert_same(self, pattern):
+        ours = self.compiler_args(lambda p: guard.compile_bounded(p), pattern)
+        theirs = self.compiler_args(lambda p: regex.compile(p, cache_pattern=False), pattern)
+        if isinstance(ours, str) and ours == "Refused":
+            return
+        self.assertEqual(ours, theirs, pattern)
+
+    def test_same_compiler_input_as_regex_compile(self):
+        self.assertTrue(guard._SINGLE_PARSE, "regex version not verified: _build is bypassed")
+        patterns = [p for i in range(0, 64, 3) for t in (load_task("dev", i),)
+                    for pol in (policies.oracle, policies.baseline) for p in _patterns(pol(t))]
+        patterns += [r"(?i)ab(c)\1", r"(?r)\d+x", r"(?<name>a)(?P=name)", r"(?(1)a|b)", r"(a)?(?(1)b|c)",
+                     r"(?V1)[[a-z]--[aeiou]]", r"(?fi)straße", r"(?x) a # c", r"(?s).+", r"(?m)^x$",
+                     r"(?w)\bword\b", r"\R", r"\X", r"(?a)\w+", r"(?u)\w+", r"(?=a)\K\w", r"a++b*+",
+                     r"(?>a|ab)c", r"\p{Lu}\P{Nd}", r"[[:alpha:]]+", "(?V1)(?i)ǅ", r"(?|(a)|(b))", "(", "a{2,1}",
+                     r"(?b)x", r"(?e)x", r"(?V0)(?V1)x", r"(?L)x"]
+        for p in patterns:
+            with self.subTest(pattern=p):
+                self.assert_same(p)
+
+    def test_parser_state_left_by_others_does_not_matter(self):
+        core = regex._regex_core
+        saved = core.DEFAULT_VERSION
+        try:
+            core.DEFAULT_VERSION = core.VERSION1  # as if someone parsed with V1 before us
+            compiled = guard.compile_bounded("[[a]]")
+        finally:
+            core.DEFAULT_VERSION = saved
+        self.assertEqual(compiled.pattern.flags, regex.compile("[[a]]").flags)
+        self.assertEqual(compiled.pattern.findall("a] [] [[a]]"), ["a]", "[]", "a]"])
+
+    def test_random_patterns(self):
+        from hypothesis import given, settings, strategies as st
+        atoms = st.sampled_from(["a", "b", "ß", "\\d", "\\w", ".", "[a-c]", "[^x]", "(?i)", "(?V1)", "(?r)", "^",
+                                 "$", "\\b", "(?=a)", "(?<!b)", "(", ")", "(?:", "(?P<n>", "|", "*", "+?", "{2}",
+                                 "{1,3}", "?", "\\1", "(?(1)a|b)", "(?x) ", "\\K"])
+
+        @settings(max_examples=300, deadline=None, derandomize=True)
+        @given(st.lists(atoms, max_size=12))
+        def check(parts):
+            self.assert_same("".join(parts))
+
+        check()
+
+
+def _reference_cost(node, budget, in_lookaround=False):
+    """The guard's cost bound written plainly (generic child discovery, IntFlag
+    arithmetic): the fast one must agree with it."""
+    core = regex._regex_core
+    if isinstance(node, (core.CallGroup, core.CallRef, core.Fuzzy)):
+        raise guard.Refused("refused")
+    if isinstance(node, core.Keep) and in_lookaround:
+        raise guard.Refused("refused")
+    in_lookaround = in_lookaround or isinstance(node, (core.LookAround, core.LookAroundConditional))
+    if isinstance(node, core.GreedyRepeat):
+        factor = max([1, *(c for c in (node.min_count, node.max_count) if c is not None)])
+        if factor > budget:
+            return budget + 1
+        return factor * _reference_cost(node.subpattern, budget // factor + 1, in_lookaround)
+    own = len(node.characters) if isinstance(node, core.String) else len(node.items) if isinstance(
+        node, core.SetBase) else 1
+    if getattr(node, "case_flags", 0) & core.FULLIGNORECASE == core.FULLIGNORECASE:
+        own *= guard.FULL_FOLD_FACTOR
+    total = own
+    children = []
+    for value in vars(node).values():
+        if isinstance(value, core.RegexBase):
+            children.append(value)
+        elif isinstance(value, (list, tuple)):
+            children.extend(v for v in value if isinstance(v, core.RegexBase))
+    for child in children:
+        total += _reference_cost(child, budget - total, in_lookaround)
+        if total > budget:
+            return total
+    return total
+
+
+class CostBound(unittest.TestCase):
+    def test_fast_cost_equals_the_reference(self):
+        patterns = [p for i in range(0, 64, 4) for p in _patterns(policies.baseline(load_task("dev", i)))]
+        patterns += [r"(?fi)[\x00-\U0010ffff]{190}", r"(?iV1)[a-z]{3}(?-i:x)", "(?:a{10}|[bc]{20}){30}",
+                     "(?=a{5}\\w{3})x", "(a)(?(1)b{4}|c{9})", "(?V1)[[a-z]--[q]]{7}"]
+        patterns += ["".join(c) for c in ("(?:x{40}){40}", "[ab]{100}", "(?fi)ss{12}")]
+        for p in patterns:
+            with self.subTest(pattern=p):
+                tree = guard._parse(p)[0]
+                for budget in (20_000, 500, 40):
+                    self.assertEqual(guard._cost(tree, budget), _reference_cost(tree, budget))
+
+
+class Containment(unittest.TestCase):
+    def test_unexpected_failures_are_recorded_not_raised(self):
+        text = policies.oracle(TASK)
+        with mock.patch.object(_scoring, "parse_reply", side_effect=RecursionError("deep")):
+            s = score_completion(TASK, text)
+        self.assertEqual([e.code for e in s.errors], ["malformed_json"])
+        with mock.patch.object(_scoring, "scan", side_effect=MemoryError()):
+            s = score_completion(TASK, text)
+        self.assertEqual([e.code for e in s.errors], ["invalid_regex"])
+        self.assertIn("MemoryError", s.errors[0].message)
+        self.assertEqual((s.reward, s.valid), (0.0, 0.0))
+        self.assertEqual(s.secret_families, score_completion(TASK, "").secret_families)
+        with mock.patch.object(_scoring, "compile_cached", side_effect=KeyError("evicted")):
+            self.assertEqual([e.code for e in score_completion(TASK, text).errors][0], "invalid_regex")
+
+    def test_a_callers_bad_budget_still_raises(self):
+        with self.assertRaises(ValueError):
+            score_completion(TASK, "", budget_s="soon")
+
+
+if __name__ == "__main__":
+    unittest.main()
+
+
+class HostileEvalRun(unittest.TestCase):
+    """Through verifiers' Task.score, as `redaction-pressure eval` runs it: replies of
+    every red-team family are scored, every trace is written, and the sealed archive
+    verifies (rescoring reproduces every verdict)."""
+
+    def test_run_completes_and_its_archive_verifies(self):
+        from tests import _audit_fixtures as fx
+        from audit._verify import verify_archive
+        from redaction_pressure._run import read_traces
+
+        hostile = [HOSTILE_JSON["replacement object 980 deep"], HOSTILE_JSON["pattern list 960 deep"],
+                   reply([(HOSTILE_PATTERNS["issue red-team: V1 sets under groups"], "")]),
+                   reply([(HOSTILE_PATTERNS["verbose comments hide closers"], "")]),
+                   reply([(HOSTILE_PATTERNS["mixed lookarounds 60"], "")])]
+
+        def policy(task):
+            k = task.index
+            if k < len(hostile):
+                return hostile[k]
+            return ("<think>" if k == len(hostile) else "") + policies.oracle(task)
+
+        run_dir = fx._run("dev", policy, len(hostile) + 2, tag="-hostile")
+        traces = read_traces(run_dir / "traces.jsonl")
+        self.assertEqual(len(traces), len(hostile) + 2)
+        codes = [[e["code"] for e in t["info"]["redaction_errors"]] for t in traces]
+        self.assertEqual(codes, [["malformed_json"]] * 2 + [["invalid_regex"]] * 3 + [["malformed_json"], []])
+        report = verify_archive(fx.seal_run(run_dir), fx.public_key(), None)
+        self.assertEqual(report.exit_code, 0, json.dumps(report.as_dict(), indent=1)[:3000])
