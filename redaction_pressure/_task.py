@@ -45,18 +45,34 @@ class RedactionTask:
         return data
 
 
-def load_task(split: str, index: int, n_shown: int = DEFAULT_N_SHOWN, n_eval: int = DEFAULT_N_EVAL,
-              budget_s: float = DEFAULT_BUDGET_S, *, private_secret: bytes | None = None) -> RedactionTask:
-    """Builds task ``index`` of ``split``. ``private_eval`` reads its secret from
-    REDACTION_PRESSURE_PRIVATE_SEED unless ``private_secret`` is given."""
+def check_params(split: str, n_shown: int, n_eval: int, budget_s: float) -> None:
     if split not in SPLITS:
         raise ValueError(f"unknown split {split!r}; expected one of {', '.join(SPLITS)}")
-    if not isinstance(index, int) or isinstance(index, bool):
-        raise TypeError("index must be an int")
     if not (isinstance(budget_s, (int, float)) and 0 < budget_s <= 60):
         raise ValueError("budget_s must be in (0, 60] seconds")
     if not (1 <= n_shown <= 64 and 1 <= n_eval <= 256):
         raise ValueError("n_shown must be in 1..64 and n_eval in 1..256")
+
+
+def task_identity(split: str, index: int, commitment: str, n_shown: int, n_eval: int, budget_s: float) -> dict:
+    """The identity of a task, known without building it (cheap rows carry it)."""
+    return build_identity() | {
+        "split": split, "split_commitment": commitment, "task_index": index,
+        "task_params": {"n_shown": n_shown, "n_eval": n_eval, "budget_s": float(budget_s)},
+    }
+
+
+def task_id(split: str, index: int) -> str:
+    return f"{split}-{index:06d}"
+
+
+def load_task(split: str, index: int, n_shown: int = DEFAULT_N_SHOWN, n_eval: int = DEFAULT_N_EVAL,
+              budget_s: float = DEFAULT_BUDGET_S, *, private_secret: bytes | None = None) -> RedactionTask:
+    """Builds task ``index`` of ``split``. ``private_eval`` reads its secret from
+    REDACTION_PRESSURE_PRIVATE_SEED unless ``private_secret`` is given."""
+    check_params(split, n_shown, n_eval, budget_s)
+    if not isinstance(index, int) or isinstance(index, bool):
+        raise TypeError("index must be an int")
     if split == "private_eval":
         secret = private_secret if private_secret is not None else read_private_secret()
         seed, commitment = private_seed(secret, index), private_commitment(secret)
@@ -71,12 +87,9 @@ def task_from_seed(split: str, index: int, seed: int, commitment: str, n_shown: 
     private secret regenerates a private episode. It does not check that the seed
     belongs to the split; the audit does that separately."""
     stream = build_stream(seed, n_shown, n_eval)
-    identity = build_identity() | {
-        "split": split, "split_commitment": commitment, "task_index": index,
-        "task_params": {"n_shown": n_shown, "n_eval": n_eval, "budget_s": float(budget_s)},
-    }
+    identity = task_identity(split, index, commitment, n_shown, n_eval, budget_s)
     return RedactionTask(
-        id=f"{split}-{index:06d}", split=split, index=index, n_shown=n_shown, n_eval=n_eval,
+        id=task_id(split, index), split=split, index=index, n_shown=n_shown, n_eval=n_eval,
         budget_s=float(budget_s), shown=stream.shown, heldout=stream.heldout,
         secret_families=stream.secret_families, decoy_families=stream.decoy_families,
         templates=stream.templates, prompt=render_prompt(stream.shown, n_eval),
