@@ -135,8 +135,9 @@ class ScanPool:
     """At most ``size`` workers, each lent to one scan at a time; a caller waits for a
     free worker before its ceiling starts."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, ceiling_factor: float = CEILING_FACTOR, ceiling_min_s: float = CEILING_MIN_S) -> None:
         self.size = size
+        self.ceiling_factor, self.ceiling_min_s = ceiling_factor, ceiling_min_s
         self._idle: list[_Worker] = []
         self._live = 0
         self._cond = threading.Condition()
@@ -173,7 +174,7 @@ class ScanPool:
 
     def run(self, texts: list[str], rules: list[tuple[str, str]], budget_s: float) -> tuple:
         """(removed, matches, errors, cpu_s, wall_s) of one scan in a worker."""
-        ceiling = max(CEILING_FACTOR * budget_s, CEILING_MIN_S)
+        ceiling = max(self.ceiling_factor * budget_s, self.ceiling_min_s)
         worker = self._acquire()
         healthy = False
         try:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field
 
 from ._corpus import Record, build_stream
 from ._identity import build_identity
 from ._prompt import SYSTEM_PROMPT, render_prompt
 from ._scanner import DEFAULT_BUDGET_S
+from ._versions import CORPUS_VERSION
 from ._splits import PUBLIC, SPLITS, private_commitment, private_seed, read_private_secret
 
 DEFAULT_N_SHOWN = 8
@@ -60,6 +63,16 @@ def task_identity(split: str, index: int, commitment: str, n_shown: int, n_eval:
         "split": split, "split_commitment": commitment, "task_index": index,
         "task_params": {"n_shown": n_shown, "n_eval": n_eval, "budget_s": float(budget_s)},
     }
+
+
+def durable_key(split: str, index: int, n_shown: int, n_eval: int, budget_s: float) -> str:
+    """A task's `Task.key` (SPEC §7): split, index, corpus version and task parameters,
+    nothing about the build, so a code edit or a dependency upgrade that leaves the
+    task alone keeps it. Trainers key curricula and resume on it."""
+    blob = json.dumps({"split": split, "index": index, "corpus_version": CORPUS_VERSION,
+                       "n_shown": n_shown, "n_eval": n_eval, "budget_s": float(budget_s)},
+                      sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(blob.encode()).hexdigest()
 
 
 def task_id(split: str, index: int) -> str:

@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import hashlib
-import json
 import os
 import threading
 from collections import OrderedDict
@@ -38,9 +36,8 @@ from ._scan_pool import ScanInfrastructureError, get_pool
 from ._scanner import DEFAULT_BUDGET_S
 from ._scoring import score_completion
 from ._splits import PRIVATE_SEED_ENV, PUBLIC, private_commitment, read_private_secret
-from ._task import (DEFAULT_N_EVAL, DEFAULT_N_SHOWN, RedactionTask, check_params, load_task, task_id,
-                    task_identity)
-from ._versions import CORPUS_VERSION
+from ._task import (DEFAULT_N_EVAL, DEFAULT_N_SHOWN, RedactionTask, check_params, durable_key, load_task,
+                    task_id, task_identity)
 
 DEFAULT_COUNTS = {"dev": 64, "train": 1000, "private_eval": 64}
 # What must match between the build that issued a row and the build that scores it.
@@ -166,15 +163,6 @@ def score_trace_info(data: RedactionData, reply: str) -> dict:
             "secret_families": score.secret_families, "decoy_families": score.decoy_families,
         },
     }
-
-
-def durable_key(split: str, index: int, n_shown: int, n_eval: int, budget_s: float) -> str:
-    """SPEC §7: split, index, corpus version and task parameters, nothing about the
-    build, so a code edit or a dependency upgrade that leaves the task alone keeps it."""
-    blob = json.dumps({"split": split, "index": index, "corpus_version": CORPUS_VERSION,
-                       "n_shown": n_shown, "n_eval": n_eval, "budget_s": float(budget_s)},
-                      sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(blob.encode()).hexdigest()
 
 
 class RedactionRow(vf.Task[RedactionData]):
