@@ -1,5 +1,5 @@
 """Scoring that scales: while one rollout burns its whole 2 s budget on a hostile
-reply, 100 benign rollouts are scored concurrently through verifiers' own
+reply (in its own scan worker process), 100 benign rollouts are scored concurrently through verifiers' own
 `Task.score` on the same event loop. Prints how long the benign ones took and the
 event loop's worst scheduling delay (a 5 ms ticker's lateness)."""
 
@@ -62,7 +62,8 @@ def main() -> dict:
     print(table([("figure", "value", "target"),
                  (f"{out['n_benign']} benign rollouts all scored", f"{out['benign_all_done_s']:.3f} s",
                   f"< hostile's {out['budget_s']:.1f} s"),
-                 ("hostile rollout scored (timeout)", f"{out['hostile_done_s']:.3f} s", "<= budget + 0.15 s"),
+                 ("hostile rollout scored (timeout; wall time, load-dependent)", f"{out['hostile_done_s']:.3f} s",
+                  "budget of CPU + waiting for a core"),
                  ("worst event-loop scheduling delay", f"{out['worst_loop_delay_ms']:.1f} ms", "< 50 ms")]))
     return out
 

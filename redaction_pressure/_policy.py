@@ -56,7 +56,7 @@ _PHONE_STYLES = (
     ("+44 20 7946 0NNN", r"\+44 20 7946 0[0-9]{3}"),
     ("(NNN) 555-01NN", r"\([2-9][0-9]{2}\) 555-01[0-9]{2}"),
 )
-_EMAIL = r"(?<![A-Za-z0-9._%+/:@!*~#$&-])[a-z0-9._+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}(?![A-Za-z0-9_.@-])"
+_EMAIL_LOCAL = r"(?<![A-Za-z0-9._%+/:@!*~#$&-])[a-z0-9._+-]+"
 _IPV4 = r"(?<![0-9.])(?:[0-9]{1,3}\.){3}[0-9]{1,3}(?![0-9.])"
 
 
@@ -98,7 +98,9 @@ class Policy:
 
     def pattern(self, category: str) -> str:
         if category == "email_address":
-            return _EMAIL
+            # Only this stream's mail domains: ``ssh deploy@db.example.net`` is a login, not an address.
+            domains = "|".join(regex.escape(d) for d in self.domains)
+            return rf"{_EMAIL_LOCAL}@(?:{domains})(?![A-Za-z0-9_.@-])"
         if category == "phone_number":
             return rf"(?<![0-9A-Za-z+(-]){_PHONE_STYLES[self.phone_style][1]}(?![0-9])"
         if category == "client_ip":

@@ -1,4 +1,8 @@
-"""score_completion: reply -> rules -> scan of the held-out records -> reward-v1."""
+"""score_completion: reply -> rules -> scan of the held-out records -> reward-v1.
+
+The reply is parsed here; compiling and scanning (`scan_rules`) run in a scan worker
+process (`_scan_pool`), where the episode's budget is the CPU time of that one scan.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ import regex
 from ._answer import RedactionError, parse_reply
 from ._pattern_guard import MAX_REPLY_COST, Refused, compile_cached
 from ._reward import Outcome, evaluate
+from ._scan_pool import run_scan
 from ._scanner import CompiledRule, scan
 from ._task import RedactionTask
 
@@ -36,13 +41,13 @@ class Score:
                 "matches": self.matches, "errors": len(self.errors)}
 
 
-def _compile(rules, deadline: float) -> tuple[list[CompiledRule], list[RedactionError]]:
+def _compile(rules, deadline: float, clock) -> tuple[list[CompiledRule], list[RedactionError]]:
     compiled, errors, total_cost = [], [], 0
-    for i, rule in enumerate(rules):
-        if time.perf_counter() > deadline:
+    for i, (source, replacement) in enumerate(rules):
+        if clock() > deadline:
             return [], [RedactionError("budget_exhausted", "the regex time budget ran out while compiling", i)]
         try:
-            pattern, cost, required = compile_cached(rule.pattern)
+            pattern, cost, required = compile_cached(source)
         except Refused as exc:
             errors.append(RedactionError("invalid_regex", f"refused before compiling: {exc}", i))
             continue
@@ -57,7 +62,7 @@ def _compile(rules, deadline: float) -> tuple[list[CompiledRule], list[Redaction
             errors.append(RedactionError("invalid_regex", f"refused as too costly to compile: the rules' "
                                          f"combined compiled size bound exceeds {MAX_REPLY_COST}", i))
             break
-        compiled.append(CompiledRule(pattern, rule.replacement, required))
+        compiled.append(CompiledRule(pattern, replacement, required))
     return compiled, errors
 
 
@@ -76,24 +81,25 @@ def _family_tallies(task: RedactionTask, removed) -> tuple[dict, dict]:
     return secrets, decoys
 
 
-def score_completion(task: RedactionTask, reply: object, budget_s: float | None = None) -> Score:
-    """Scores one reply against ``task``'s held-out records. Never raises for any
-    reply: whatever escapes the stages below (none is known to) is recorded as an
-    error of the stage it came from, and the episode is invalid, so one hostile
-    rollout can never abort an eval run."""
-    budget = task.budget_s if budget_s is None else float(budget_s)  # a caller's mistake still raises
+def scan_rules(texts: list[str], rules: list[tuple[str, str]], budget_s: float,
+               clock=time.process_time) -> tuple[list[bytearray], int, list[RedactionError]]:
+    """Compiles ``rules`` (pattern, replacement) and runs them over ``texts`` within
+    ``budget_s`` of ``clock``. Called in a scan worker, where the process's CPU time is
+    this episode's alone. Never raises: a failure no stage foresaw is the reply's
+    error, so the worker survives and the verdict still depends on the reply alone."""
     try:
-        return _score_completion(task, reply, budget)
-    except Exception as exc:  # noqa: BLE001 - the last line of defence; see _contained
-        return _contained(task, "invalid_regex", "scoring", exc)
+        deadline = clock() + budget_s
+        compiled, errors = _compile(rules, deadline, clock)
+        if errors:
+            return [bytearray(len(t)) for t in texts], 0, errors
+        result = scan(compiled, texts, deadline, clock)
+        return result.removed, result.matches, result.errors
+    except Exception as exc:  # noqa: BLE001 - the last line of defence in the worker
+        return [bytearray(len(t)) for t in texts], 0, [_unexpected("scanning", exc)]
 
 
-def _contained(task: RedactionTask, code: str, stage: str, exc: BaseException) -> Score:
-    error = RedactionError(code, f"unexpected failure while {stage}: {type(exc).__name__}: {exc}"[:300])
-    removed = [bytearray(len(r.text)) for r in task.heldout]
-    outcome = evaluate(removed, [[(s.start, s.end) for s in r.secrets] for r in task.heldout], True)
-    secrets, decoys = _family_tallies(task, removed)
-    return Score(outcome, (error,), 0, secrets, decoys)
+def _unexpected(stage: str, exc: BaseException) -> RedactionError:
+    return RedactionError("invalid_regex", f"unexpected failure while {stage}: {type(exc).__name__}: {exc}"[:300])
 
 
 def _parse(reply: object) -> tuple[list, list[RedactionError]]:
@@ -103,19 +109,24 @@ def _parse(reply: object) -> tuple[list, list[RedactionError]]:
         return [], [RedactionError("malformed_json", f"unexpected failure while parsing: {type(exc).__name__}"[:300])]
 
 
-def _score_completion(task: RedactionTask, reply: object, budget: float) -> Score:
-    deadline = time.perf_counter() + budget
+def score_completion(task: RedactionTask, reply: object, budget_s: float | None = None) -> Score:
+    """Scores one reply against ``task``'s held-out records. Never raises for any reply;
+    raises `ScanInfrastructureError` when the machine, not the reply, kept the scan from
+    finishing (a starved or dead scan worker): such a rollout has no verdict."""
+    return score_with_cost(task, reply, budget_s)[0]
+
+
+def score_with_cost(task: RedactionTask, reply: object, budget_s: float | None = None) -> tuple[Score, float, float]:
+    """`score_completion` plus the scan's CPU seconds (what the budget counts) and wall
+    seconds in its worker (0 when the reply never reached a scan)."""
+    budget = task.budget_s if budget_s is None else float(budget_s)  # a caller's mistake still raises
     rules, errors = _parse(reply)
-    compiled: list[CompiledRule] = []
-    if not errors:
-        compiled, errors = _compile(rules, deadline)
     texts = [r.text for r in task.heldout]
+    cpu = wall = 0.0
     if errors:
-        removed = [bytearray(len(t)) for t in texts]
-        matches = 0
+        removed, matches = [bytearray(len(t)) for t in texts], 0
     else:
-        result = scan(compiled, texts, deadline)
-        removed, matches, errors = result.removed, result.matches, result.errors
+        removed, matches, errors, cpu, wall = run_scan(texts, [(r.pattern, r.replacement) for r in rules], budget)
     outcome = evaluate(removed, [[(s.start, s.end) for s in r.secrets] for r in task.heldout], bool(errors))
     secrets, decoys = _family_tallies(task, removed)
-    return Score(outcome, tuple(errors), matches, secrets, decoys)
+    return Score(outcome, tuple(errors), matches, secrets, decoys), cpu, wall

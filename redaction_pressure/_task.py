@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field
 
 from ._corpus import Record, build_stream
 from ._identity import build_identity
 from ._prompt import SYSTEM_PROMPT, render_prompt
 from ._scanner import DEFAULT_BUDGET_S
+from ._versions import CORPUS_VERSION
 from ._splits import PUBLIC, SPLITS, private_commitment, private_seed, read_private_secret
 
 DEFAULT_N_SHOWN = 8
@@ -46,18 +49,44 @@ class RedactionTask:
         return data
 
 
-def load_task(split: str, index: int, n_shown: int = DEFAULT_N_SHOWN, n_eval: int = DEFAULT_N_EVAL,
-              budget_s: float = DEFAULT_BUDGET_S, *, private_secret: bytes | None = None) -> RedactionTask:
-    """Builds task ``index`` of ``split``. ``private_eval`` reads its secret from
-    REDACTION_PRESSURE_PRIVATE_SEED unless ``private_secret`` is given."""
+def check_params(split: str, n_shown: int, n_eval: int, budget_s: float) -> None:
     if split not in SPLITS:
         raise ValueError(f"unknown split {split!r}; expected one of {', '.join(SPLITS)}")
-    if not isinstance(index, int) or isinstance(index, bool):
-        raise TypeError("index must be an int")
     if not (isinstance(budget_s, (int, float)) and 0 < budget_s <= 60):
         raise ValueError("budget_s must be in (0, 60] seconds")
     if not (1 <= n_shown <= 64 and 1 <= n_eval <= 256):
         raise ValueError("n_shown must be in 1..64 and n_eval in 1..256")
+
+
+def task_identity(split: str, index: int, commitment: str, n_shown: int, n_eval: int, budget_s: float) -> dict:
+    """The identity of a task, known without building it (cheap rows carry it)."""
+    return build_identity() | {
+        "split": split, "split_commitment": commitment, "task_index": index,
+        "task_params": {"n_shown": n_shown, "n_eval": n_eval, "budget_s": float(budget_s)},
+    }
+
+
+def durable_key(split: str, index: int, n_shown: int, n_eval: int, budget_s: float) -> str:
+    """A task's `Task.key` (SPEC §7): split, index, corpus version and task parameters,
+    nothing about the build, so a code edit or a dependency upgrade that leaves the
+    task alone keeps it. Trainers key curricula and resume on it."""
+    blob = json.dumps({"split": split, "index": index, "corpus_version": CORPUS_VERSION,
+                       "n_shown": n_shown, "n_eval": n_eval, "budget_s": float(budget_s)},
+                      sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def task_id(split: str, index: int) -> str:
+    return f"{split}-{index:06d}"
+
+
+def load_task(split: str, index: int, n_shown: int = DEFAULT_N_SHOWN, n_eval: int = DEFAULT_N_EVAL,
+              budget_s: float = DEFAULT_BUDGET_S, *, private_secret: bytes | None = None) -> RedactionTask:
+    """Builds task ``index`` of ``split``. ``private_eval`` reads its secret from
+    REDACTION_PRESSURE_PRIVATE_SEED unless ``private_secret`` is given."""
+    check_params(split, n_shown, n_eval, budget_s)
+    if not isinstance(index, int) or isinstance(index, bool):
+        raise TypeError("index must be an int")
     if split == "private_eval":
         secret = private_secret if private_secret is not None else read_private_secret()
         seed, commitment = private_seed(secret, index), private_commitment(secret)
@@ -72,12 +101,9 @@ def task_from_seed(split: str, index: int, seed: int, commitment: str, n_shown: 
     private secret regenerates a private episode. It does not check that the seed
     belongs to the split; the audit does that separately."""
     stream = build_stream(seed, n_shown, n_eval)
-    identity = build_identity() | {
-        "split": split, "split_commitment": commitment, "task_index": index,
-        "task_params": {"n_shown": n_shown, "n_eval": n_eval, "budget_s": float(budget_s)},
-    }
+    identity = task_identity(split, index, commitment, n_shown, n_eval, budget_s)
     return RedactionTask(
-        id=f"{split}-{index:06d}", split=split, index=index, n_shown=n_shown, n_eval=n_eval,
+        id=task_id(split, index), split=split, index=index, n_shown=n_shown, n_eval=n_eval,
         budget_s=float(budget_s), shown=stream.shown, heldout=stream.heldout,
         secret_families=stream.secret_families, decoy_families=stream.decoy_families,
         templates=stream.templates, oracle_rules=stream.oracle,

@@ -1,31 +1,53 @@
 """The verifiers v1 adapter: one taskset over a split, one single-turn task per seed.
 
 Importing this module imports `verifiers.v1` (slow); the scoring core does not. The
-scan runs once per trace, in a metric (metrics finish before rewards start), in a
-worker thread so the event loop keeps serving other rollouts; `regex` releases the
-GIL while matching. The three rewards read its result, so ``trace.reward`` is exactly
-reward-v1: 0.35 recall + 0.35 precision + 0.30 clean, each already multiplied by
-validity.
+scan runs once per trace, in a metric (metrics finish before rewards start); the
+calling thread waits on a scan worker process (`_scan_pool`) so the event loop keeps
+serving other rollouts. The three rewards read its result, so ``trace.reward`` is
+exactly reward-v1: 0.35 recall + 0.35 precision + 0.30 clean, each already multiplied
+by validity.
+
+Rows are cheap: `load` yields rows carrying split, index, parameters and identity, no
+records and no prompt, so listing a million rows builds nothing. A row's task is built
+on first use of ``row.data`` (the prompt) or of its score, where that happens (an
+env-server worker when the trainer ships `RedactionRow.wire_data`), and kept in a
+bounded, thread-safe LRU cache.
 """
 
 from __future__ import annotations
 
 import asyncio
+import copy
 import os
+import threading
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from typing import Literal
 
 import verifiers.v1 as vf
 from verifiers.v1.harnesses.null import NullHarness
+from verifiers.v1.task import task_key
 
+from . import policies
+from ._identity import build_identity
+from ._prompt import SYSTEM_PROMPT
 from ._reward import WEIGHTS
-from ._scoring import score_completion
-from ._splits import PRIVATE_SEED_ENV, private_commitment, read_private_secret
-from ._task import DEFAULT_N_EVAL, DEFAULT_N_SHOWN, RedactionTask, load_task
+from ._scan_pool import ScanInfrastructureError, get_pool
 from ._scanner import DEFAULT_BUDGET_S
+from ._scoring import score_completion
+from ._splits import PRIVATE_SEED_ENV, PUBLIC, private_commitment, read_private_secret
+from ._task import (DEFAULT_N_EVAL, DEFAULT_N_SHOWN, RedactionTask, check_params, durable_key, load_task,
+                    task_id, task_identity)
 
 DEFAULT_COUNTS = {"dev": 64, "train": 1000, "private_eval": 64}
+# What must match between the build that issued a row and the build that scores it.
+BUILD_KEYS = ("environment_version", "corpus_version", "reward_schema_version", "source_digest",
+              "source_digest_algorithm", "regex_version")
+
+
+class BuildMismatchError(RuntimeError):
+    """A row issued by another build of the environment: scoring it here would put two
+    builds in one trace."""
 
 
 class RedactionData(vf.TaskData):
@@ -37,16 +59,39 @@ class RedactionData(vf.TaskData):
     identity: dict
 
 
-_CACHE_SIZE = 4096
-_tasks: OrderedDict[tuple, RedactionTask] = OrderedDict()
+class TaskCache:
+    """A true LRU of built tasks, safe under any number of threads. Two threads missing
+    the same key may both build it (builds are deterministic); one copy is kept."""
+
+    def __init__(self, maxsize: int) -> None:
+        self.maxsize = maxsize
+        self._items: OrderedDict[tuple, RedactionTask] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple) -> RedactionTask | None:
+        with self._lock:
+            task = self._items.get(key)
+            if task is not None:
+                self._items.move_to_end(key)
+            return task
+
+    def put(self, key: tuple, task: RedactionTask) -> RedactionTask:
+        with self._lock:
+            kept = self._items.setdefault(key, task)
+            self._items.move_to_end(key)
+            while len(self._items) > self.maxsize:
+                self._items.popitem(last=False)
+            return kept
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+    def __len__(self) -> int:
+        return len(self._items)
 
 
-def _remember(key: tuple, task: RedactionTask) -> RedactionTask:
-    _tasks[key] = task
-    _tasks.move_to_end(key)
-    while len(_tasks) > _CACHE_SIZE:
-        _tasks.popitem(last=False)
-    return task
+_tasks = TaskCache(1024)
 
 
 def _key(split: str, index: int, n_shown: int, n_eval: int, budget_s: float, commitment: str) -> tuple:
@@ -54,9 +99,19 @@ def _key(split: str, index: int, n_shown: int, n_eval: int, budget_s: float, com
     return (split, index, n_shown, n_eval, float(budget_s), commitment)
 
 
+def check_build(data: RedactionData) -> None:
+    """Refuses a row whose identity names another build than this process's."""
+    here = build_identity()
+    theirs = data.identity
+    diff = [f"{k}: row {theirs.get(k)!r}, here {here[k]!r}" for k in BUILD_KEYS if theirs.get(k) != here[k]]
+    if diff:
+        raise BuildMismatchError(f"task {data.id} was issued by another build of redaction-pressure than the "
+                                 f"one scoring it ({'; '.join(diff)}); install the same wheel everywhere")
+
+
 def core_task(data: RedactionData) -> RedactionTask:
-    """The core task behind a row: the one `load` built when it is still cached, else
-    rebuilt (a private one from the secret this process holds)."""
+    """The core task behind a row: cached when this process built it before, else
+    built here (a private one from the secret this process holds)."""
     commitment = data.identity["split_commitment"]
     key = _key(data.split, data.index, data.n_shown, data.n_eval, data.budget_s, commitment)
     task = _tasks.get(key)
@@ -64,27 +119,38 @@ def core_task(data: RedactionData) -> RedactionTask:
         if data.split == "private_eval" and private_commitment(read_private_secret()) != commitment:
             raise RuntimeError(f"task {data.id} was issued under another private secret than the "
                                f"one in ${PRIVATE_SEED_ENV}")
-        task = _remember(key, load_task(data.split, data.index, data.n_shown, data.n_eval, data.budget_s))
+        task = _tasks.put(key, load_task(data.split, data.index, data.n_shown, data.n_eval, data.budget_s))
     return task
 
 
-_pool: ThreadPoolExecutor | None = None
+_executor_lock = threading.Lock()
+_executor_pool: ThreadPoolExecutor | None = None
 
 
 def _executor() -> ThreadPoolExecutor:
-    """Scans run in their own pool, one thread per core: `regex` releases the GIL while
-    matching, so more threads than cores only queue on the GIL and delay the event
-    loop (measured in benchmarks/bench_concurrency.py), while a hostile reply can hold
-    one thread for its whole budget and the others keep scoring."""
-    global _pool
-    if _pool is None:
-        _pool = ThreadPoolExecutor(max_workers=min(8, max(2, os.cpu_count() or 2)),
-                                   thread_name_prefix="redaction-scan")
-    return _pool
+    """Threads that wait on the scan workers (one per worker: a thread beyond that
+    would only queue), off the event loop. Rebuilt in a forked child, whose copy has
+    no threads behind it."""
+    global _executor_pool
+    with _executor_lock:
+        if _executor_pool is None:
+            _executor_pool = ThreadPoolExecutor(max_workers=get_pool().size, thread_name_prefix="redaction-scan")
+        return _executor_pool
+
+
+def _forget_executor_after_fork() -> None:
+    global _executor_pool, _executor_lock
+    _executor_lock, _executor_pool = threading.Lock(), None
+
+
+os.register_at_fork(after_in_child=_forget_executor_after_fork)
 
 
 def score_trace_info(data: RedactionData, reply: str) -> dict:
-    """Scores ``reply`` and returns what goes into ``trace.info``."""
+    """Scores ``reply`` and returns what goes into ``trace.info``. Raises (the rollout
+    then fails, it does not score 0) on a row from another build or when the
+    machine kept the scan from finishing."""
+    check_build(data)
     task = core_task(data)
     score = score_completion(task, reply)
     environment = dict(task.identity, task_id=task.id, task_seed=task.seed)
@@ -100,6 +166,51 @@ def score_trace_info(data: RedactionData, reply: str) -> dict:
 
 
 class RedactionRow(vf.Task[RedactionData]):
+    """A row; ``row.data`` is its full task data (prompt included), built on first
+    access. `wire_data` is the cheap form to ship to env servers."""
+
+    @property
+    def data(self) -> RedactionData:
+        d = self.__dict__["_data"]
+        if d.prompt is None:
+            task = core_task(d)
+            d = d.model_copy(update={"prompt": task.prompt, "system_prompt": d.system_prompt or task.system_prompt})
+            self.__dict__["_data"] = d
+        return d
+
+    @data.setter
+    def data(self, value: RedactionData) -> None:
+        self.__dict__["_data"] = value
+
+    def with_data(self, **update) -> "RedactionRow":
+        clone = copy.copy(self)
+        clone.__dict__["_data"] = self.__dict__["_data"].model_copy(update=update)
+        return clone
+
+    def wire_data(self) -> dict:
+        """The row without its prompt (and without the default system prompt): what
+        a trainer ships to env servers, which build the task where it is scored."""
+        d = self.__dict__["_data"]
+        drop = {"prompt"} | ({"system_prompt"} if d.system_prompt == SYSTEM_PROMPT else set())
+        return d.model_dump(mode="json", exclude_none=True, exclude=drop)
+
+    @property
+    def hash(self) -> str:
+        return task_key(self.wire_data())
+
+    @property
+    def key(self) -> str:
+        d = self.__dict__["_data"]
+        return durable_key(d.split, d.index, d.n_shown, d.n_eval, d.budget_s)
+
+    async def validate(self, runtime=None) -> bool:
+        """The gold check `vf-validate` runs: the oracle's reply, scored exactly as a
+        rollout's, earns the full reward."""
+        task = await asyncio.get_running_loop().run_in_executor(_executor(), core_task, self.data)
+        trace = offline_trace(self, policies.oracle(task), model="policy:oracle")
+        await self.score(trace)
+        return abs(trace.reward - 1.0) < 1e-9
+
     @vf.stop
     async def single_turn(self, trace: vf.Trace) -> bool:
         return trace.num_turns >= 1
@@ -107,7 +218,11 @@ class RedactionRow(vf.Task[RedactionData]):
     @vf.metric
     async def redaction(self, trace: vf.Trace) -> dict[str, float]:
         loop = asyncio.get_running_loop()
-        info = await loop.run_in_executor(_executor(), score_trace_info, self.data, _reply(trace))
+        try:
+            info = await loop.run_in_executor(_executor(), score_trace_info, self.data, _reply(trace))
+        except (ScanInfrastructureError, BuildMismatchError) as exc:
+            trace.info["redaction_infrastructure_error"] = f"{type(exc).__name__}: {exc}"
+            raise
         trace.info.update(info)
         r = info["redaction"]
         return {k: float(r[k]) for k in ("valid", "secrets_total", "secrets_removed", "removed_chars",
@@ -150,12 +265,13 @@ class RedactionConfig(vf.TasksetConfig):
     n_eval: int = DEFAULT_N_EVAL
     """Held-out records the rules are scored on."""
     budget_s: float = DEFAULT_BUDGET_S
-    """Shared regex time budget of one episode, in seconds."""
+    """Regex budget of one episode: seconds of CPU time spent on this episode's scan."""
 
 
 def to_row(task: RedactionTask, config: vf.TaskConfig | None = None) -> RedactionRow:
-    _remember(_key(task.split, task.index, task.n_shown, task.n_eval, task.budget_s,
-                   task.identity["split_commitment"]), task)
+    """A materialised row for a task built here (it joins the cache)."""
+    _tasks.put(_key(task.split, task.index, task.n_shown, task.n_eval, task.budget_s,
+                    task.identity["split_commitment"]), task)
     published = task.task_data()
     data = RedactionData(id=task.id, name=task.id, prompt=task.prompt, system_prompt=task.system_prompt,
                          split=task.split, index=task.index, n_shown=task.n_shown, n_eval=task.n_eval,
@@ -165,10 +281,23 @@ def to_row(task: RedactionTask, config: vf.TaskConfig | None = None) -> Redactio
 
 class RedactionTaskset(vf.Taskset[RedactionRow, RedactionConfig]):
     def load(self):
+        """Cheap rows: identity and parameters, no records (see the module doc)."""
         cfg = self.config
+        check_params(cfg.split, cfg.n_shown, cfg.n_eval, cfg.budget_s)
         count = DEFAULT_COUNTS[cfg.split] if cfg.num_tasks is None else cfg.num_tasks
+        if cfg.split == "private_eval":
+            commitment, seeds = private_commitment(read_private_secret()), None
+        else:
+            commitment, seeds = PUBLIC[cfg.split].commitment, PUBLIC[cfg.split]
+        budget = float(cfg.budget_s)
         for index in range(cfg.start_index, cfg.start_index + count):
-            yield to_row(load_task(cfg.split, index, cfg.n_shown, cfg.n_eval, cfg.budget_s), cfg.task)
+            identity = task_identity(cfg.split, index, commitment, cfg.n_shown, cfg.n_eval, budget)
+            if seeds is not None:
+                identity["task_seed"] = seeds.seed(index)
+            name = task_id(cfg.split, index)
+            yield RedactionRow(RedactionData(id=name, name=name, split=cfg.split, index=index,
+                                             n_shown=cfg.n_shown, n_eval=cfg.n_eval, budget_s=budget,
+                                             identity=identity), cfg.task)
 
 
 class RedactionHarness(NullHarness):

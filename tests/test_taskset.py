@@ -104,7 +104,8 @@ class EventLoop(unittest.TestCase):
         from bench_concurrency import measure
         out = asyncio.run(measure(n_benign=20, budget_s=1.0))
         self.assertLess(out["benign_all_done_s"], out["hostile_done_s"])
-        self.assertLessEqual(out["hostile_done_s"], 1.0 + 0.15)
+        # Its CPU is bounded by the budget (test_taskset_load); its wall time only by the ceiling.
+        self.assertLess(out["hostile_done_s"], 10 * 1.0)
         self.assertLess(out["worst_loop_delay_ms"], 250)  # generous: shared CI machines are noisy
 
 

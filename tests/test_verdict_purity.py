@@ -15,6 +15,7 @@ import regex
 
 from redaction_pressure import load_task, policies, score_completion
 from redaction_pressure import _pattern_guard as guard
+from redaction_pressure._answer import parse_reply
 from redaction_pressure import _scoring
 from redaction_pressure._answer import MAX_JSON_DEPTH, json_depth_bound, parse_reply
 from redaction_pressure._stack import HEADROOM_FRAMES
@@ -432,14 +433,18 @@ class Containment(unittest.TestCase):
         with mock.patch.object(_scoring, "parse_reply", side_effect=RecursionError("deep")):
             s = score_completion(TASK, text)
         self.assertEqual([e.code for e in s.errors], ["malformed_json"])
+        # Compiling and scanning run in a scan worker; its entry point contains failures
+        # the same way, so the worker survives and the verdict is the reply's.
+        texts = [r.text for r in TASK.heldout]
+        rules = [(r.pattern, r.replacement) for r in parse_reply(text)[0]]
         with mock.patch.object(_scoring, "scan", side_effect=MemoryError()):
-            s = score_completion(TASK, text)
-        self.assertEqual([e.code for e in s.errors], ["invalid_regex"])
-        self.assertIn("MemoryError", s.errors[0].message)
-        self.assertEqual((s.reward, s.valid), (0.0, 0.0))
-        self.assertEqual(s.secret_families, score_completion(TASK, "").secret_families)
+            removed, matches, errors = _scoring.scan_rules(texts, rules, 2.0)
+        self.assertEqual([e.code for e in errors], ["invalid_regex"])
+        self.assertIn("MemoryError", errors[0].message)
+        self.assertEqual((sum(map(sum, removed)), matches), (0, 0))
         with mock.patch.object(_scoring, "compile_cached", side_effect=KeyError("evicted")):
-            self.assertEqual([e.code for e in score_completion(TASK, text).errors][0], "invalid_regex")
+            errors = _scoring.scan_rules(texts, rules, 2.0)[2]
+        self.assertEqual({e.code for e in errors}, {"invalid_regex"})
 
     def test_a_callers_bad_budget_still_raises(self):
         with self.assertRaises(ValueError):
