@@ -161,15 +161,37 @@ def copy_archive(archive: Path) -> Path:
     return out
 
 
-def resign(archive: Path, manifest: dict | bytes, owner: str = "owner", payload_type: str | None = None) -> None:
-    """Rewrites an archive's manifest (dict or raw bytes) and signs it with ``owner``'s key."""
-    from audit import _dsse
+def statement_of(manifest: dict) -> tuple[bytes, bytes]:
+    """(manifest.toml bytes, Statement payload bytes) for ``manifest``, as `audit seal`
+    writes them."""
+    import hashlib
+
+    from audit import _statement
     from audit._manifest import dumps
 
-    payload = manifest if isinstance(manifest, bytes) else dumps(manifest)
+    toml = dumps(manifest)
+    return toml, _statement.dumps(_statement.build(manifest, hashlib.sha256(toml).hexdigest()))
+
+
+def resign(archive: Path, manifest: dict | bytes, owner: str = "owner", payload_type: str | None = None) -> None:
+    """Rewrites an archive's manifest (a dict: manifest.toml and the Statement built
+    from it, as a signer would; raw bytes: the signed payload itself, manifest.toml
+    left alone) and signs it with ``owner``'s key."""
+    from audit import _dsse
+
+    if isinstance(manifest, bytes):
+        payload = manifest
+    else:
+        toml, payload = statement_of(manifest)
+        (archive / "manifest.toml").write_bytes(toml)
     envelope = _dsse.sign(payload, private_key(owner), payload_type or _dsse.PAYLOAD_TYPE)
-    (archive / "manifest.toml").write_bytes(payload)
     (archive / "manifest.dsse.json").write_bytes(_dsse.dumps(envelope))
+
+
+def payload_of(archive: Path) -> bytes:
+    import base64
+
+    return base64.b64decode(json.loads((archive / "manifest.dsse.json").read_text())["payload"])
 
 
 def manifest_of(archive: Path) -> dict:
