@@ -211,3 +211,41 @@ def redigest(archive: Path, manifest: dict) -> dict:
     manifest["traces"] = [{"line": e.line, "position": e.position, "task_id": e.task_id, "sha256": e.digest}
                           for e in tf.entries]
     return manifest
+
+
+@functools.cache
+def full_dev_run() -> Path:
+    """All 64 dev tasks, one oracle rollout each: the complete standard split."""
+    from redaction_pressure import policies
+
+    return _run("dev", policies.oracle, 64, tag="-full")
+
+
+def record(trace: dict, score) -> None:
+    """Writes ``score`` into ``trace`` as the taskset adapter records a scored reply
+    (rewards, metrics, info.redaction, info.redaction_errors)."""
+    trace["info"]["redaction_errors"] = [e.as_dict() for e in score.errors]
+    trace["info"]["redaction"] = {
+        "reward": score.reward, "recall": score.recall, "precision": score.precision, "clean": score.clean,
+        "valid": score.valid, **score.metrics(), "secret_families": score.secret_families,
+        "decoy_families": score.decoy_families}
+    trace["metrics"].update({k: float(v) for k, v in score.metrics().items()})
+    for name in ("recall", "precision", "clean"):
+        trace["rewards"][name]["score"] = float(getattr(score, name))
+
+
+def v1_archive(run_dir: Path, owner: str = "owner") -> Path:
+    """An archive in the 0.1.x format (manifest v1): the TOML manifest itself signed
+    under the old private payload type, with the old manifest's keys."""
+    from audit import _dsse
+    from audit._manifest import dumps
+
+    archive = seal_run(run_dir, owner)
+    manifest = manifest_of(archive)
+    manifest["manifest_version"] = "manifest-v1"
+    del manifest["coverage"], manifest["summary"]["coverage"]
+    payload = dumps(manifest)
+    (archive / "manifest.toml").write_bytes(payload)
+    envelope = _dsse.sign(payload, private_key(owner), _dsse.V1_PAYLOAD_TYPE)
+    (archive / "manifest.dsse.json").write_bytes(_dsse.dumps(envelope))
+    return archive
