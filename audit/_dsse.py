@@ -62,7 +62,7 @@ MAX_ENVELOPE_BYTES = 64 * 1024 * 1024
 MAX_SIGNATURES = 8
 MAX_JSON_SEPARATORS = 4096  # ",", "[" and "{" bytes: bounds the number of JSON values before parsing
 MAX_ENVELOPE_ERRORS = 20
-_URL_ONLY, _STD_ONLY = "-_", "+/"
+_TO_STANDARD, _TO_URL = bytes.maketrans(b"-_", b"+/"), bytes.maketrans(b"+/", b"-_")
 
 
 class EnvelopeError(Exception):
@@ -103,22 +103,23 @@ def b64decode_canonical(text: str) -> bytes:
     the result in the same alphabet, with the same padding, gives ``text`` back (so no
     stray bits, no data after padding, no whitespace, no mixed alphabets). Linear time
     in C, unlike a schema pattern. Raises ValueError (binascii.Error is one)."""
-    url = any(c in text for c in _URL_ONLY)
-    if url and any(c in text for c in _STD_ONLY):
+    raw = text.encode("ascii")  # UnicodeEncodeError (a ValueError) for anything else
+    url = b"-" in raw or b"_" in raw
+    if url and (b"+" in raw or b"/" in raw):
         raise ValueError("mixes the standard (+/) and URL-safe (-_) alphabets")
-    padded = text.endswith("=")
-    standard = text.translate(str.maketrans(_URL_ONLY, _STD_ONLY)) if url else text
+    padded = raw.endswith(b"=")
+    standard = raw.translate(_TO_STANDARD) if url else raw
     if not padded and len(standard) % 4:
         if len(standard) % 4 == 1:
             raise ValueError("Incorrect padding (a length of 4n+1 characters is not base64)")
-        standard += "=" * (-len(standard) % 4)
+        standard += b"=" * (-len(standard) % 4)
     data = base64.b64decode(standard, validate=True)
-    again = base64.b64encode(data).decode("ascii")
+    again = base64.b64encode(data)
     if url:
-        again = again.translate(str.maketrans(_STD_ONLY, _URL_ONLY))
+        again = again.translate(_TO_URL)
     if not padded:
-        again = again.rstrip("=")
-    if again != text:
+        again = again.rstrip(b"=")
+    if again != raw:
         raise ValueError("not in canonical form (re-encoding gives other text)")
     return data
 

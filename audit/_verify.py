@@ -39,7 +39,7 @@ from ._keys import keyid
 from ._labels import (STANDARD_TASK_PARAMS, describe_params, is_standard, manifest_problems, private_seed_problems,
                       task_params_problems, trace_problems)
 from ._manifest import MANIFEST_NAME, ManifestError, build_part, jsonable, loads, summarize
-from ._parallel import rescore_all
+from ._parallel import map_chunks, rescore_all
 from ._rescore import BUDGET_EXTENSION
 from ._schemas import EPISODE, STATEMENT, error_lines, schema_errors
 from ._tracefile import TRACES_NAME, TraceEntry, TraceFile, parse_trace_bytes
@@ -345,10 +345,11 @@ class _Verifier:
     # -- (e) trace schemas --------------------------------------------------------------
     def _trace_schemas(self):
         problems, truncated = [], False
-        for line, episode in self.tracefile.episodes:
-            errors = schema_errors(EPISODE, episode, limit=MAX_DETAILS - len(problems))
-            problems += [f"{TRACES_NAME}:{line} {e}" for e in errors]
-            if errors.truncated or len(problems) >= MAX_DETAILS:
+        per_episode = map_chunks(episode_errors, self.tracefile.episodes, self.jobs)
+        for (line, _), (errors, more) in zip(self.tracefile.episodes, per_episode, strict=True):
+            room = MAX_DETAILS - len(problems)
+            problems += [f"{TRACES_NAME}:{line} {e}" for e in errors[:room]]
+            if more or len(errors) > room or len(problems) >= MAX_DETAILS:
                 truncated = True
                 break
         if problems:
@@ -475,6 +476,16 @@ class _Verifier:
         if problems:
             raise _Failed("the private seeds do not derive from the supplied secret", problems)
         return PASSED, f"commitment matches the secret; all {len(where)} seeds re-derived with HMAC-SHA256", []
+
+
+def episode_errors(episodes: list) -> list[tuple[list, bool]]:
+    """(the first MAX_DETAILS schema errors, whether there are more) of each (line,
+    Episode): the unit of work of the trace-schemas check, serial or in processes."""
+    out = []
+    for _, episode in episodes:
+        errors = schema_errors(EPISODE, episode, limit=MAX_DETAILS)
+        out.append((list(errors), errors.truncated))
+    return out
 
 
 def _size_of(f) -> int:

@@ -74,6 +74,12 @@ class Envelopes(unittest.TestCase):
                      base64.b64encode(data).decode().rstrip("="), base64.urlsafe_b64encode(data).decode().rstrip("=")):
             with self.subTest(text=text[-6:]):
                 self.assertEqual(_dsse.b64decode_canonical(text), data)
+        import time
+
+        big = base64.urlsafe_b64encode(b"\xfb\xff" * (6 << 20)).decode()  # 16 MiB of URL-safe text
+        start = time.perf_counter()
+        self.assertEqual(len(_dsse.b64decode_canonical(big)), 12 << 20)
+        self.assertLess(time.perf_counter() - start, 1.0)
 
     def test_parse_bounds(self):
         env = _dsse.sign(b"a = 1\n", self.key)

@@ -179,6 +179,20 @@ class Jobs(Case):
             self.assertEqual(two.as_dict()["jobs"], 2)
         self.assertCheck(two, "rescoring", FAILED, "3 of 64", "line 41 trace 0 (dev-000040): clean recorded 0.5")
 
+    def test_schema_errors_are_the_same_with_two_processes(self):
+        archive = fx.seal_run(fx.full_dev_run())
+        episodes = fx.read_episodes(archive / "traces.jsonl")
+        for i in range(0, 64, 3):
+            episodes[i]["traces"][0]["rewards"]["recall"]["score"] = "high"
+            episodes[i]["traces"][0]["nodes"] = {"n": i}
+        fx.write_episodes(archive / "traces.jsonl", episodes)
+        fx.resign(archive, fx.redigest(archive, fx.manifest_of(archive)))
+        one, two = self.verify(archive, jobs=1), self.verify(archive, jobs=2)
+        self.assertCheck(one, "trace-schemas", FAILED, "traces.jsonl:4 $.traces[0].nodes")
+        self.assertEqual(one.check("trace-schemas").as_dict() | {"seconds": 0},
+                         two.check("trace-schemas").as_dict() | {"seconds": 0})
+        self.assertEqual([c.status for c in one.checks], [c.status for c in two.checks])
+
     def test_jobs_through_the_entry_point(self):
         archive = fx.seal_run(fx.full_dev_run())
         pub = fx.keys("owner")[1]
