@@ -5,30 +5,40 @@ signature made for one payload type cannot be replayed as another. PAE is exactl
 spec's ``"DSSEv1" SP LEN(type) SP type SP LEN(body) SP body`` with LEN the decimal
 byte length (no leading zeros) and type UTF-8 encoded.
 
-Verification profile of this project: the envelope must carry exactly one signature;
-its keyid must name the pinned key; the signature must verify over PAE under that
-key. Anything else (no signature, several, a keyid of another key, bad base64, a
-malformed signature) fails with a reason. Only the verified payload bytes are returned
-for parsing.
+Envelopes are read as the DSSE spec requires of a verifier, so that an envelope any
+conforming signer wrote (securesystemslib, sigstore, cosign) is accepted:
+
+* ``payload`` and ``sig`` may be standard or URL-safe base64, padded or not. Text that
+  mixes the two alphabets, or is not in canonical form (re-encoding the bytes in the
+  same alphabet and padding gives other text: stray bits, whitespace), is refused: no
+  conforming encoder writes it, and refusing keeps one text per byte string.
+* Unknown fields, at the top level and in signatures, are ignored.
+* ``keyid`` is an optional, unauthenticated hint. It is never trusted: the pinned key
+  is tried against every signature (those whose keyid names it first), because other
+  tools compute key ids their own way (securesystemslib hashes its key metadata,
+  cosign leaves it empty).
+* Several signatures are allowed (at most ``MAX_SIGNATURES``); the envelope verifies
+  when one of them verifies under the pinned key. The others are not checked.
 
 Reading an envelope happens before anything is authenticated, so it must be cheap for
 any file an attacker can put in its place:
 
-* ``MAX_ENVELOPE_BYTES`` is 64 MiB. A manifest costs about 136 bytes per trace (one
-  ``[[traces]]`` entry: line, position, task id, SHA-256), about 181 once base64 in the
-  envelope, so 64 MiB holds a manifest of roughly 370,000 traces (100,000 traces make
-  an envelope of about 18 MB). ``audit seal`` refuses to write a larger one.
+* ``MAX_ENVELOPE_BYTES`` is 64 MiB. A Statement costs about 136 bytes per trace (one
+  ``traces`` entry of the predicate: line, position, task id, SHA-256), about 182 once
+  base64 in the envelope (measured on 512 train traces), so 64 MiB holds a Statement of
+  roughly 370,000 traces. ``audit seal`` refuses to write a larger one.
 * Before ``json.loads`` builds any object, the raw bytes are checked to hold few JSON
   values: every value but the first is preceded by a ``,`` or opens after a ``[``/``{``,
   so counting those bytes bounds the number of values (bytes inside strings only make
-  the bound looser). A valid envelope has about a dozen; 64 MiB of ``{},`` would be 22
-  million dicts (~2 GB) without this check. What remains is at most a few large strings,
-  so parsing costs a small multiple of the file size.
-* The signature count (exactly one) is checked before the entries are schema-checked,
-  and schema errors stop at ``MAX_ENVELOPE_ERRORS``.
-* Base64 is checked by decoding (and re-encoding: canonical form only), not by a
-  schema pattern: Python's ``re`` needs seconds and about 2 GB to match the pattern
-  ``(?:[A-Za-z0-9+/]{4})*...`` against a 60 MB string.
+  the bound looser). A valid envelope has a few dozen; 64 MiB of ``{},`` would be 22
+  million dicts (~2 GB) without this check. What remains is at most a few large
+  strings, so parsing costs a small multiple of the file size.
+* The signature count (at most ``MAX_SIGNATURES``) is checked before the entries are
+  schema-checked, and schema errors stop at ``MAX_ENVELOPE_ERRORS``. Trying the pinned
+  key against every signature costs at most ``MAX_SIGNATURES`` Ed25519 verifications
+  over one PAE (built once).
+* Base64 is checked by decoding (and re-encoding), not by a schema pattern: Python's
+  ``re`` needs seconds and about 2 GB to match a base64 pattern against a 60 MB string.
 """
 
 from __future__ import annotations
@@ -45,11 +55,14 @@ from ._canonical import StrictJSONError, loads_strict
 from ._keys import keyid
 from ._schemas import ENVELOPE, schema_errors
 
-PAYLOAD_TYPE = "application/vnd.redaction-pressure.manifest+toml;version=1"
+PAYLOAD_TYPE = "application/vnd.in-toto+json"
+V1_PAYLOAD_TYPE = "application/vnd.redaction-pressure.manifest+toml;version=1"  # manifest-v1 archives (0.1.x)
 ENVELOPE_NAME = "manifest.dsse.json"
 MAX_ENVELOPE_BYTES = 64 * 1024 * 1024
+MAX_SIGNATURES = 8
 MAX_JSON_SEPARATORS = 4096  # ",", "[" and "{" bytes: bounds the number of JSON values before parsing
 MAX_ENVELOPE_ERRORS = 20
+_TO_STANDARD, _TO_URL = bytes.maketrans(b"-_", b"+/"), bytes.maketrans(b"+/", b"-_")
 
 
 class EnvelopeError(Exception):
@@ -64,7 +77,7 @@ class EnvelopeError(Exception):
 class Envelope:
     payload_type: str
     payload: bytes
-    signatures: tuple[tuple[str, str], ...]  # (keyid, base64 sig), as found
+    signatures: tuple[tuple[str | None, str], ...]  # (keyid hint or None, base64 sig), as found
 
 
 def pae(payload_type: str, payload: bytes) -> bytes:
@@ -86,11 +99,27 @@ def dumps(envelope: dict) -> bytes:
 
 
 def b64decode_canonical(text: str) -> bytes:
-    """Decodes standard, padded base64 that is in canonical form: re-encoding the result
-    gives ``text`` back (so no stray bits, no data after padding, no whitespace). Linear
-    time in C, unlike a schema pattern. Raises ValueError."""
-    data = base64.b64decode(text, validate=True)
-    if base64.b64encode(data) != text.encode("ascii"):
+    """Decodes standard or URL-safe base64, padded or not, in canonical form: encoding
+    the result in the same alphabet, with the same padding, gives ``text`` back (so no
+    stray bits, no data after padding, no whitespace, no mixed alphabets). Linear time
+    in C, unlike a schema pattern. Raises ValueError (binascii.Error is one)."""
+    raw = text.encode("ascii")  # UnicodeEncodeError (a ValueError) for anything else
+    url = b"-" in raw or b"_" in raw
+    if url and (b"+" in raw or b"/" in raw):
+        raise ValueError("mixes the standard (+/) and URL-safe (-_) alphabets")
+    padded = raw.endswith(b"=")
+    standard = raw.translate(_TO_STANDARD) if url else raw
+    if not padded and len(standard) % 4:
+        if len(standard) % 4 == 1:
+            raise ValueError("Incorrect padding (a length of 4n+1 characters is not base64)")
+        standard += b"=" * (-len(standard) % 4)
+    data = base64.b64decode(standard, validate=True)
+    again = base64.b64encode(data)
+    if url:
+        again = again.translate(_TO_URL)
+    if not padded:
+        again = again.rstrip(b"=")
+    if again != raw:
         raise ValueError("not in canonical form (re-encoding gives other text)")
     return data
 
@@ -99,7 +128,7 @@ def _b64(text: str, what: str) -> bytes:
     try:
         return b64decode_canonical(text)
     except (binascii.Error, ValueError) as exc:
-        raise EnvelopeError([f"{what} is not standard base64: {exc}"]) from None
+        raise EnvelopeError([f"{what} is not base64 (standard or URL-safe): {exc}"]) from None
 
 
 def load_json(data: bytes):
@@ -110,8 +139,8 @@ def load_json(data: bytes):
     separators = data.count(b",") + data.count(b"[") + data.count(b"{")
     if separators > MAX_JSON_SEPARATORS:
         raise EnvelopeError([f"{ENVELOPE_NAME} is not a DSSE envelope: it holds {separators} ',', '[' and '{{' "
-                             f"characters (at most {MAX_JSON_SEPARATORS}); a one-signature envelope has about "
-                             f"a dozen, so it was not parsed"])
+                             f"characters (at most {MAX_JSON_SEPARATORS}); an envelope has a few dozen, "
+                             f"so it was not parsed"])
     try:
         return loads_strict(data)
     except StrictJSONError as exc:
@@ -119,11 +148,11 @@ def load_json(data: bytes):
 
 
 def structure_errors(obj) -> list[str]:
-    """Why ``obj`` is not a one-signature envelope of this schema ([] if it is one).
-    The signature count is checked first, so a list of a million entries is not
-    schema-checked entry by entry; schema errors stop at MAX_ENVELOPE_ERRORS."""
-    if isinstance(obj, dict) and isinstance(obj.get("signatures"), list) and len(obj["signatures"]) > 1:
-        return [f"the envelope carries {len(obj['signatures'])} signatures; this profile accepts exactly one"]
+    """Why ``obj`` is not a DSSE envelope ([] if it is one). The signature count is
+    checked first, so a list of a million entries is not schema-checked entry by entry;
+    schema errors stop at MAX_ENVELOPE_ERRORS."""
+    if isinstance(obj, dict) and isinstance(obj.get("signatures"), list) and len(obj["signatures"]) > MAX_SIGNATURES:
+        return [f"the envelope carries {len(obj['signatures'])} signatures; at most {MAX_SIGNATURES} are read"]
     errors = [str(e) for e in schema_errors(ENVELOPE, obj, limit=MAX_ENVELOPE_ERRORS)]
     if not errors:
         try:
@@ -140,28 +169,50 @@ def parse(data: bytes) -> Envelope:
     if errors:
         raise EnvelopeError([f"{ENVELOPE_NAME} is not a DSSE envelope: {e}" for e in errors])
     payload = _b64(obj["payload"], "payload")
-    return Envelope(obj["payloadType"], payload, tuple((s["keyid"], s["sig"]) for s in obj["signatures"]))
+    return Envelope(obj["payloadType"], payload, tuple((s.get("keyid"), s["sig"]) for s in obj["signatures"]))
+
+
+def _hint(kid: str | None) -> str:
+    if not kid:
+        return "no key id"
+    shown = kid[:80] + ("…" if len(kid) > 80 else "")
+    return f"key id {shown!r}" if not shown.isprintable() else f"key id {shown}"
 
 
 def verify(envelope: Envelope, public_key: Ed25519PublicKey) -> str | None:
-    """None when the envelope carries exactly one valid signature by ``public_key``;
-    otherwise the reason it does not."""
+    """None when one of the envelope's signatures verifies under ``public_key``;
+    otherwise the reason none does."""
     pinned = keyid(public_key)
-    if len(envelope.signatures) != 1:
-        return (f"the envelope carries {len(envelope.signatures)} signatures; this profile accepts "
-                f"exactly one, by the pinned key {pinned}")
-    kid, sig_b64 = envelope.signatures[0]
-    if kid != pinned:
-        return f"signed by key id {kid}, but the pinned key is {pinned} (another key sealed this archive)"
-    try:
-        sig = _b64(sig_b64, "signature")
-    except EnvelopeError as exc:
-        return exc.reasons[0]
-    if len(sig) != 64:
-        return f"the signature is {len(sig)} bytes; an Ed25519 signature is 64"
-    try:
-        public_key.verify(sig, pae(envelope.payload_type, envelope.payload))
-    except InvalidSignature:
-        return ("the signature does not verify under the pinned key: the payload or payload type "
-                "was changed after signing")
-    return None
+    if not envelope.signatures:
+        return "the envelope carries no signature"
+    if len(envelope.signatures) > MAX_SIGNATURES:
+        return f"the envelope carries {len(envelope.signatures)} signatures; at most {MAX_SIGNATURES} are read"
+    message = pae(envelope.payload_type, envelope.payload)
+    order = sorted(range(len(envelope.signatures)), key=lambda i: envelope.signatures[i][0] != pinned)
+    reasons = []
+    for i in order:
+        kid, sig_b64 = envelope.signatures[i]
+        try:
+            sig = _b64(sig_b64, f"signature {i}")
+        except EnvelopeError as exc:
+            reasons.append(exc.reasons[0])
+            continue
+        if len(sig) != 64:
+            reasons.append(f"signature {i} is {len(sig)} bytes; an Ed25519 signature is 64")
+            continue
+        try:
+            public_key.verify(sig, message)
+        except InvalidSignature:
+            if kid == pinned:
+                reasons.append(f"signature {i} names the pinned key but does not verify under the pinned key: the payload or "
+                               f"payload type was changed after signing")
+            else:
+                reasons.append(f"signature {i} ({_hint(kid)}) does not verify under the pinned key")
+            continue
+        return None
+    if any(kid == pinned for kid, _ in envelope.signatures):
+        return "; ".join(reasons)
+    hints = ", ".join(_hint(kid) for kid, _ in envelope.signatures)
+    return (f"no signature verifies under the pinned key {pinned}: the envelope's {len(envelope.signatures)} "
+            f"signature(s) carry {hints}, but the pinned key is {pinned} (another key sealed this archive, or it "
+            f"was changed after signing); " + "; ".join(reasons))

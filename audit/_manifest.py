@@ -1,7 +1,10 @@
-"""The archive manifest (manifest-v1): what a seal commits to, as TOML.
+"""The archive manifest (manifest-v2): what a seal commits to.
 
-The manifest is the DSSE payload; ``manifest.toml`` beside it is a readable copy that
-verification only compares byte for byte with the signed payload. Summary scores are
+The manifest is the predicate of the signed in-toto Statement (``_statement.py``);
+``manifest.toml`` beside it is the human-readable copy, written with tomli-w, that is
+a subject of that Statement and must parse to exactly the predicate. It records which
+task indices the run holds and how many rollouts of each (``coverage``), and the
+summary carries the coverage label, so a partial run says so. Summary scores are
 always written with the split they were measured on and a fixed label for that split,
 so a public dev score cannot be quoted from an archive without saying it is one. The
 task parameters every trace was scored with are recorded once (``task_params``); with
@@ -17,11 +20,12 @@ import tomllib
 import tomli_w
 
 from redaction_pressure._reward import WEIGHTS
+from ._coverage import coverage_of, trace_indices
 from ._canonical import CANONICALIZATION, StrictJSONError, decode_utf8
 from ._labels import summary_label
 from ._tracefile import TRACES_NAME, TraceFile
 
-MANIFEST_VERSION = "manifest-v1"
+MANIFEST_VERSION = "manifest-v2"
 MANIFEST_NAME = "manifest.toml"
 BUILD_KEYS = ("environment_version", "corpus_version", "reward_schema_version", "source_digest",
               "source_digest_algorithm", "regex_version")
@@ -60,6 +64,7 @@ def summarize(traces: list[dict], split: str, task_params: dict) -> dict:
         "mean_precision": mean(t["rewards"]["precision"]["score"] for t in traces),
         "clean_rate": mean(t["rewards"]["clean"]["score"] for t in traces),
         "invalid": sum(1 for t in traces if t["info"]["redaction_errors"]),
+        "coverage": coverage_of(split, trace_indices(traces))["label"],
     }
 
 
@@ -83,6 +88,7 @@ def build_manifest(tracefile: TraceFile, run_id: str, sealed_by: str,
         "counts": {"episodes": len(tracefile.episodes), "traces": len(traces),
                    "valid": len(traces) - summary["invalid"], "invalid": summary["invalid"]},
         "summary": summary,
+        "coverage": coverage_of(split, trace_indices(traces)),
         "traces_file": {"path": TRACES_NAME, "sha256": tracefile.sha256, "bytes": tracefile.size},
         "canonicalization": CANONICALIZATION,
         "traces": [{"line": e.line, "position": e.position, "task_id": e.task_id, "sha256": e.digest}

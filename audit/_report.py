@@ -8,6 +8,11 @@ The task parameters are always shown. With non-standard parameters the header sa
 in bold and the verdict line reads ``VERIFIED — NON-STANDARD TASK PARAMETERS ...``: the
 result is genuine for those parameters but is not the standard benchmark (the signed
 label says the same).
+
+The verdict line always says the coverage, recomputed from the traces
+(``complete: all 64 dev tasks, 1 rollout each`` or ``PARTIAL: 3 of 64 dev tasks, ...``),
+and how many episodes are time-dependent; an archive of the 0.1.x releases (manifest
+v1) gets one line saying which release verifies it.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ._labels import STANDARD_TASK_PARAMS, describe_params
-from ._verify import FAILED, PASSED, SKIPPED, Report
+from ._verify import FAILED, PASSED, SKIPPED, V1_MESSAGE, Report
 
 MAX_HUMAN_DETAILS = 20
 _STYLE = {PASSED: ("PASS", "bold green"), FAILED: ("FAIL", "bold red"), SKIPPED: ("SKIP", "yellow")}
@@ -50,6 +55,9 @@ def render_human(report: Report, out: Console) -> None:
         out.print(Text.assemble("split: ", (safe(m["split"]["name"]), "bold"), f" — {safe(m['summary']['label'])}"))
         out.print(Text(f"run: {safe(m['run_id'])}   sealed: {safe(m['created'])}   "
                        f"traces: {m['counts']['traces']} in {m['counts']['episodes']} episodes"))
+        if report.coverage:
+            style = "" if report.coverage["complete"] else "bold yellow"
+            out.print(Text.assemble("coverage: ", (safe(report.coverage["label"]), style)))
         params = describe_params(m["task_params"])
         if report.standard_task_params:
             out.print(Text(f"task parameters: {params} (standard)"))
@@ -75,6 +83,9 @@ def render_human(report: Report, out: Console) -> None:
             out.print(Text(f"  - {safe(d)}"))
         if len(c.details) > MAX_HUMAN_DETAILS:
             out.print(Text(f"  ... and {len(c.details) - MAX_HUMAN_DETAILS} more (use --json to see them all)"))
+    if report.manifest_v1:
+        out.print(Text(f"NOT VERIFIED: this archive was {V1_MESSAGE}.", style="bold yellow"))
+        return
     if report.failed:
         names = ", ".join(c.name for c in report.failed)
         out.print(Text(f"FAILED: {len(report.failed)} check(s) failed ({names}); do not trust this result.",
@@ -82,6 +93,11 @@ def render_human(report: Report, out: Console) -> None:
     else:
         not_checked = [c.title for c in report.checks if c.summary.startswith("NOT CHECKED")]
         tail = f" ({'; '.join(not_checked)}: not checked)" if not_checked else ""
+        if report.coverage:
+            tail += f"; {report.coverage['label']}"
+        if report.time_dependent:
+            tail += (f"; {report.time_dependent} TIME-DEPENDENT episode(s): recorded time-outs (reward 0) that this "
+                     f"machine finishes")
         label = m["summary"]["label"] if m else ""
         if m and not report.standard_task_params:
             out.print(Text(f"VERIFIED — NON-STANDARD TASK PARAMETERS ({describe_params(m['task_params'])}), NOT THE "

@@ -4,27 +4,35 @@ The task is rebuilt from the seed the trace revealed (``task_from_seed``), with 
 split, index and parameters the trace records, and must reproduce the recorded task
 data (id, prompt, system prompt), so a reply cannot be scored against a task other
 than the one its prompt showed. The reply is the content of the last ``sampled`` node,
-exactly as the taskset adapter reads it. Everything the scorer outputs is compared,
-exactly (floats with ``==``: both sides come from the same arithmetic, and JSON
-round-trips doubles exactly; a JSON ``true`` is not the number 1): the three reward
-scores and their reward-v1 weights; every key of ``Score.metrics()`` (valid,
-secrets_total, secrets_removed, removed_chars, collateral_chars, matches, errors) in
-both ``trace.metrics`` and ``info.redaction``; ``info.redaction``'s reward, recall,
-precision, clean and its per-family tallies (``secret_families``, ``decoy_families``);
-and the (code, rule) pair of every error. Error messages are not compared (they may
-quote timings).
+exactly as the taskset adapter reads it, and it is scored through the public
+``score_completion(task, reply, budget_s=...)``. Everything the scorer outputs is
+compared, exactly (floats with ``==``: both sides come from the same arithmetic, and
+JSON round-trips doubles exactly; a JSON ``true`` is not the number 1): the three
+reward scores and their reward-v1 weights; every key of ``Score.metrics()`` in both
+``trace.metrics`` and ``info.redaction``; ``info.redaction``'s reward, recall,
+precision, clean and its per-family tallies; and the (code, rule) pair of every error.
+Error messages are not compared (they may quote timings).
 
-Wall-clock caveat: the regex budget is measured in seconds, so ``timeout`` and
-``budget_exhausted`` depend on the machine. When the recorded errors include one of
-them and the reproduction also ends in one of them, the time codes are treated as
-matching. What does not depend on how far the scan got is still compared exactly:
-rewards and valid (all 0 on both sides: an error voids the episode), secrets_total, the
-number of errors, the other errors' (code, rule) pairs, and the family names with
-their labelled/present counts. Not compared in that case: secrets_removed,
-removed_chars, collateral_chars, matches, the families' removed/damaged counts and
-the rule at which time ran out. Any other difference, including a recorded timeout
-that does not reproduce or a reproduction that times out where the recording did
-not, is a mismatch: the recorded score could not be confirmed.
+Machine speed. The regex budget is a time budget, so whether an episode runs out of it
+(``timeout``, ``budget_exhausted``) depends on the machine. An honest archive must
+verify on a machine up to ``BUDGET_EXTENSION`` (4) times slower or faster than the
+one that sealed it:
+
+* the recording finished, the reproduction ran out of time: rescored once more with
+  the budget extended 4x, and that reproduction must then match the recording exactly
+  (``extended``). Still out of time: a mismatch (the recording could not be confirmed);
+* the recording ran out of time, the reproduction finished: *time-dependent*. The
+  recording is what a slower machine produces: an episode voided by its time-out.
+  Compared: every score and ``valid`` must be the voided episode's 0; the other
+  errors' (code, rule) pairs, ``secrets_total``, the error count and the family
+  names with their labelled/present counts must be the reproduction's. Not compared:
+  what depends on how far the scan got (secrets_removed, removed_chars,
+  collateral_chars, matches, the families' removed/damaged counts). Counted and
+  reported, not a mismatch: such an episode scored 0 on the sealing machine and would
+  score otherwise here, so a result with many of them depends on the machine;
+* both ran out of time: the time codes match; compared as in the previous case.
+
+Anything else that differs is a mismatch.
 
 Only the scoring core is imported (no verifiers), and regenerated tasks are cached:
 several rollouts of one task share one regeneration.
@@ -32,13 +40,25 @@ several rollouts of one task share one regeneration.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 
+from redaction_pressure import score_completion
 from redaction_pressure._reward import WEIGHTS
-from redaction_pressure._scoring import score_completion
 from redaction_pressure._task import RedactionTask, task_from_seed
 
 TIME_CODES = frozenset({"timeout", "budget_exhausted"})
+BUDGET_EXTENSION = 4.0
+# Score.metrics() keys whose value depends on how far a timed-out scan got.
+PROGRESS_METRICS = frozenset({"secrets_removed", "removed_chars", "collateral_chars", "matches"})
+_VOIDED = ("reward", "recall", "precision", "clean", "valid")
+
+
+@dataclass(frozen=True)
+class Rescored:
+    problems: list[str]
+    time_dependent: bool = False  # recorded a time-out that this machine finishes
+    extended: bool = False        # reproduced only with the budget extended
 
 
 @lru_cache(maxsize=1024)
@@ -74,12 +94,12 @@ def task_of(trace: dict) -> RedactionTask:
                       p["n_shown"], p["n_eval"], float(p["budget_s"]))
 
 
-# Score.metrics() keys whose value depends on how far a timed-out scan got.
-PROGRESS_METRICS = frozenset({"secrets_removed", "removed_chars", "collateral_chars", "matches"})
-
-
 def _number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _timed_out(codes) -> bool:
+    return bool(TIME_CODES.intersection(codes))
 
 
 def _tallies(value):
@@ -94,12 +114,12 @@ def _tallies(value):
     return out
 
 
-def _compare_tallies(name: str, recorded, reproduced: dict, timed_out: bool) -> list[str]:
+def _compare_tallies(name: str, recorded, reproduced: dict, partial: bool) -> list[str]:
     got = _tallies(recorded)
     want = {k: tuple(v) for k, v in reproduced.items()}
     if got is None:
         return [f"info.redaction.{name} recorded {str(recorded)[:200]}, not a {{family: [n, n]}} table"]
-    if timed_out:  # only the labelled/present counts are independent of the scan's progress
+    if partial:  # only the labelled/present counts are independent of the scan's progress
         got = {k: v[0] for k, v in got.items()}
         want = {k: v[0] for k, v in want.items()}
     if got != want:
@@ -111,8 +131,20 @@ def _error_pairs(errors) -> list[tuple]:
     return [(e["code"], e.get("rule")) for e in errors]
 
 
-def rescore(trace: dict) -> list[str]:
-    """Every way the schema-valid ``trace`` disagrees with its own reproduction ([] if none)."""
+def _task_problems(trace: dict, task: RedactionTask) -> list[str]:
+    env, data = trace["info"]["environment"], trace["task"]["data"]
+    problems = []
+    if env["task_id"] != task.id or data["id"] != task.id:
+        problems.append(f"task id recorded as {env['task_id']!r}/{data['id']!r}; the regenerated task is {task.id!r}")
+    if data["prompt"] != task.prompt:
+        problems.append("the recorded prompt is not the prompt of the task regenerated from the revealed seed")
+    if data["system_prompt"] != task.system_prompt:
+        problems.append("the recorded system prompt is not this build's system prompt")
+    return problems
+
+
+def rescore_trace(trace: dict) -> Rescored:
+    """How the schema-valid ``trace`` compares with its own reproduction."""
     env, data = trace["info"]["environment"], trace["task"]["data"]
     problems = []
     p = env["task_params"]
@@ -121,57 +153,85 @@ def rescore(trace: dict) -> list[str]:
         if data[key] != value:
             problems.append(f"task data {key}={data[key]!r} but info.environment says {value!r}")
     if problems:
-        return problems
+        return Rescored(problems)
     task = task_of(trace)
-    if env["task_id"] != task.id or data["id"] != task.id:
-        problems.append(f"task id recorded as {env['task_id']!r}/{data['id']!r}; the regenerated task is {task.id!r}")
-    if data["prompt"] != task.prompt:
-        problems.append("the recorded prompt is not the prompt of the task regenerated from the revealed seed")
-    if data["system_prompt"] != task.system_prompt:
-        problems.append("the recorded system prompt is not this build's system prompt")
-    score = score_completion(task, recorded_reply(trace))
+    problems = _task_problems(trace, task)
+    reply = recorded_reply(trace)
+    score = score_completion(task, reply, budget_s=task.budget_s)
 
     recorded_errors = trace["info"]["redaction_errors"]
     recorded_codes = [e["code"] for e in recorded_errors]
+    extended = False
+    if _timed_out(e.code for e in score.errors) and not _timed_out(recorded_codes):
+        extended = True
+        budget = task.budget_s * BUDGET_EXTENSION
+        score = score_completion(task, reply, budget_s=budget)
+        if _timed_out(e.code for e in score.errors):
+            return Rescored(problems + [
+                f"the recording finished, but rescoring ran out of time even with the budget extended "
+                f"{BUDGET_EXTENSION:g}x ({budget:g} s): the recorded score could not be confirmed "
+                f"(recorded errors {recorded_codes}, recomputed {[e.code for e in score.errors]})"], extended=True)
     reproduced_codes = [e.code for e in score.errors]
-    timed_out = bool(TIME_CODES.intersection(recorded_codes)) and bool(TIME_CODES.intersection(reproduced_codes))
+    rec_time, rep_time = _timed_out(recorded_codes), _timed_out(reproduced_codes)
+    time_dependent = rec_time and not rep_time
+    partial = rec_time  # (rep_time without rec_time was retried above, or returned)
     recorded_pairs = _error_pairs(recorded_errors)
     reproduced_pairs = [(e.code, e.rule) for e in score.errors]
-    if timed_out:
+    if partial:
         recorded_pairs = [x for x in recorded_pairs if x[0] not in TIME_CODES]
         reproduced_pairs = [x for x in reproduced_pairs if x[0] not in TIME_CODES]
-    if not codes_match(recorded_codes, reproduced_codes):
+    if not codes_match(recorded_codes, reproduced_codes) and not time_dependent:
         problems.append(f"error codes recorded {recorded_codes}, recomputed {reproduced_codes}")
     elif recorded_pairs != reproduced_pairs:
         problems.append(f"errors (code, rule) recorded {recorded_pairs}, recomputed {reproduced_pairs}")
+
+    metrics = score.metrics()
+    expected = {"reward": score.reward, "recall": score.recall, "precision": score.precision, "clean": score.clean,
+                **metrics}
+    if time_dependent:  # the recording is the voided episode a slower machine produced
+        expected.update({k: 0.0 for k in _VOIDED}, errors=len(recorded_errors))
     rewards = trace["rewards"]
     for name, weight in WEIGHTS.items():
-        got, want = rewards[name], getattr(score, name)
+        got, want = rewards[name], expected[name]
         if got["weight"] != weight:
             problems.append(f"{name} weight recorded {got['weight']!r}, reward-v1 says {weight!r}")
         if got["score"] != want:
             problems.append(f"{name} recorded {got['score']!r}, recomputed {want!r}")
 
-    metrics = score.metrics()
-    compared = [("metrics", trace["metrics"], metrics)]
+    compared = [("metrics", trace["metrics"], {k: expected[k] for k in metrics})]
     summary = trace["info"].get("redaction")
     if isinstance(summary, dict):
-        compared.append(("info.redaction", summary, {"reward": score.reward, "recall": score.recall,
-                                                     "precision": score.precision, "clean": score.clean,
-                                                     **metrics}))
+        compared.append(("info.redaction", summary, expected))
     else:
         problems.append("info.redaction is missing: the scorer's outputs are not recorded")
     for where, recorded, wanted in compared:
         for name, want in wanted.items():
             if name not in recorded:
                 problems.append(f"{where}.{name} is missing; recomputed {want!r}")
-            elif timed_out and name in PROGRESS_METRICS:
+            elif partial and name in PROGRESS_METRICS:
                 continue
             elif not _number(recorded[name]) or recorded[name] != want:
                 problems.append(f"{where}.{name} recorded {recorded[name]!r}, recomputed {want!r}")
     if isinstance(summary, dict):
         problems += _compare_tallies("secret_families", summary.get("secret_families"), score.secret_families,
-                                     timed_out)
+                                     partial)
         problems += _compare_tallies("decoy_families", summary.get("decoy_families"), score.decoy_families,
-                                     timed_out)
-    return problems
+                                     partial)
+    return Rescored(problems, time_dependent=time_dependent and not problems, extended=extended)
+
+
+def rescore(trace: dict) -> list[str]:
+    """Every way the schema-valid ``trace`` disagrees with its own reproduction ([] if none)."""
+    return rescore_trace(trace).problems
+
+
+def rescore_many(traces: list) -> list[Rescored]:
+    """Rescores each trace; one hostile trace's exception is its own failure, not the
+    batch's. (The unit of work of `audit verify --jobs`.)"""
+    out = []
+    for trace in traces:
+        try:
+            out.append(rescore_trace(trace))
+        except Exception as exc:  # noqa: BLE001 - one hostile trace must not hide the others
+            out.append(Rescored([f"could not be rescored: {type(exc).__name__}: {str(exc)[:200]}"]))
+    return out

@@ -4,7 +4,9 @@ Every ``$ref`` resolves from a local ``referencing.Registry`` built from the ins
 schema files; a reference to anything else fails instead of fetching it, so validation
 never touches the network. Formats (``date-time``...) are asserted, not just
 annotated, and the module refuses to run when the checker for ``date-time`` is
-missing (the ``jsonschema[format]`` extra), rather than silently accepting bad dates.
+missing (jsonschema checks it with ``rfc3339-validator``, MIT, a runtime dependency;
+the ``jsonschema[format]`` extra is not used: it pulls in the GPL ``rfc3987``),
+rather than silently accepting bad dates.
 Errors are reported with the JSON path of the offending value, all of them up to a
 limit (``MAX_ERRORS`` per document by default): past it, collecting stops and the list
 says so (``ErrorList.truncated``), so a document made of errors cannot make the report
@@ -26,7 +28,9 @@ from referencing.jsonschema import DRAFT202012
 from redaction_pressure._schemas import schema_dir
 
 BASE_URI = "https://redaction-pressure.dev/schemas/"
-IDENTITY, TRACE, EPISODE, MANIFEST, ENVELOPE = "identity-v1", "trace-v1", "episode-v1", "manifest-v1", "envelope-v1"
+IDENTITY, TRACE, EPISODE = "identity-v1", "trace-v1", "episode-v1"
+MANIFEST, STATEMENT, ENVELOPE = "manifest-v2", "statement-v2", "envelope-v2"
+MANIFEST_V1, INTOTO_STATEMENT = "manifest-v1", "intoto-statement-v1"
 _MAX_MESSAGE = 300
 MAX_ERRORS = 1000
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -57,7 +61,7 @@ def registry() -> Registry:
 def format_checker() -> jsonschema.FormatChecker:
     checker = jsonschema.FormatChecker()
     if "date-time" not in checker.checkers:
-        raise RuntimeError("jsonschema cannot check the date-time format: install jsonschema[format]")
+        raise RuntimeError("jsonschema cannot check the date-time format: install rfc3339-validator")
     return checker
 
 

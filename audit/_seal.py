@@ -1,8 +1,13 @@
-"""`audit seal`: turns a run directory into a signed archive.
+"""`audit seal`: turns a run directory into a signed archive (manifest v2).
+
+The archive holds ``traces.jsonl`` (the run's bytes), ``manifest.toml`` (the manifest,
+human-readable) and ``manifest.dsse.json``: a DSSE envelope whose payload is an in-toto
+Statement with both files as subjects and the manifest as predicate.
 
 Sealing signs only what it checked: the traces file is read once, and the very bytes
 that were hashed and schema-checked are the ones copied into the archive. A run is
-refused (with every reason) when a line does not parse, a trace is not schema-valid,
+refused (with every reason) when rollouts failed (summarised first, by kind and
+count: a failed rollout has no score), when a line does not parse, a trace is not schema-valid,
 the traces disagree on build identity, split, commitment or task parameters (or a
 trace's task data publishes other parameters than it was scored with), the Episodes
 name different runs, or one trace appears twice: an archive states one result of one
@@ -15,6 +20,7 @@ large for `audit verify` to read is refused rather than written.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import os
 from collections import Counter
 from dataclasses import dataclass
@@ -24,10 +30,11 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from redaction_pressure._versions import ENVIRONMENT_VERSION
 
-from . import _dsse
+from . import _dsse, _statement
+from ._failures import summarise
 from ._labels import task_params_problems
 from ._manifest import MANIFEST_NAME, build_manifest, build_part, dumps, jsonable, loads
-from ._schemas import EPISODE, MANIFEST, error_lines, schema_errors
+from ._schemas import EPISODE, MANIFEST, STATEMENT, error_lines, schema_errors
 from ._tracefile import TRACES_NAME, TraceFile, read_trace_file
 
 SEALED_BY = f"audit (redaction-pressure {ENVIRONMENT_VERSION})"
@@ -105,14 +112,21 @@ def seal(run_dir: Path, private_key: Ed25519PrivateKey, out_dir: Path,
         raise FileExistsError(f"{out_dir} exists and is not an empty directory; refusing to overwrite it")
     tf = read_trace_file(source, keep_bytes=True)
     problems = _schema_problems(tf)
+    failed = summarise([e.trace for e in tf.entries])
+    if failed:
+        raise SealRefused(f"{failed}: nothing to seal", [
+            "a failed rollout has no scored reply; fix the cause and run the failed tasks again "
+            "(the schema problems follow)", *problems])
     if problems:
         raise SealRefused(f"{source} is not a schema-valid run", problems)
     problems = _consistency_problems(tf)
     if problems:
         raise SealRefused(f"{source} does not state one result of one build on one split", problems)
     manifest = build_manifest(tf, _run_id(tf), SEALED_BY, created)
-    payload = dumps(manifest)
-    errors = schema_errors(MANIFEST, jsonable(loads(payload)))
+    manifest_toml = dumps(manifest)
+    statement = _statement.build(manifest, hashlib.sha256(manifest_toml).hexdigest())
+    payload = _statement.dumps(statement)
+    errors = schema_errors(MANIFEST, jsonable(loads(manifest_toml))) + schema_errors(STATEMENT, statement)
     if errors:  # a bug here, not the user's input; still never sign an invalid manifest
         raise SealRefused("internal error: the manifest built for this run is not valid", [str(e) for e in errors])
     envelope = _dsse.sign(payload, private_key)
@@ -125,6 +139,6 @@ def seal(run_dir: Path, private_key: Ed25519PrivateKey, out_dir: Path,
     if out_dir.is_symlink() or not out_dir.is_dir():  # raced into a link since the check above
         raise FileExistsError(f"{out_dir} is not a plain directory; refusing to write an archive into it")
     _write_new(out_dir / TRACES_NAME, tf.data)
-    _write_new(out_dir / MANIFEST_NAME, payload)
+    _write_new(out_dir / MANIFEST_NAME, manifest_toml)
     _write_new(out_dir / _dsse.ENVELOPE_NAME, envelope_bytes)
     return Sealed(out_dir, manifest, envelope["signatures"][0]["keyid"])

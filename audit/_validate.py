@@ -2,7 +2,9 @@
 reported with its file, line and JSON path, so a producer can fix a run before sealing
 it. What a path is follows from its name: a directory (run or archive: its
 traces.jsonl, manifest.toml, manifest.dsse.json), ``*.jsonl`` (traces), ``*.toml``
-(manifest), ``*.json`` (DSSE envelope, whose payload is checked as a manifest too).
+(manifest), ``*.json`` (DSSE envelope, whose payload is checked as an in-toto
+Statement of a manifest-v2 too). Files of the 0.1.x releases (manifest v1) are checked
+against their own schemas, and the output says which release verifies them.
 
 Files are read as archive members: not through a symbolic link, regular files only,
 with the same bounds as `audit verify` (an envelope of at most 64 MiB and few JSON
@@ -14,10 +16,11 @@ from __future__ import annotations
 import binascii
 from pathlib import Path
 
-from . import _dsse
+from . import _dsse, _statement
 from ._files import MemberError, member_kind, read_member
 from ._manifest import MANIFEST_NAME, ManifestError, jsonable, loads
-from ._schemas import EPISODE, MANIFEST, MAX_ERRORS, error_lines, schema_errors
+from ._schemas import EPISODE, MANIFEST, MANIFEST_V1, MAX_ERRORS, STATEMENT, error_lines, schema_errors
+from ._verify import V1_MESSAGE
 from ._tracefile import TRACES_NAME, read_trace_file
 
 MAX_MANIFEST_BYTES = _dsse.MAX_ENVELOPE_BYTES * 3 // 4  # the most a 64 MiB envelope's base64 can hold
@@ -70,7 +73,18 @@ def _manifest_bytes(data: bytes, shown: str) -> list[str]:
         manifest = jsonable(loads(data))
     except ManifestError as exc:
         return [f"{shown} {exc}"]
+    if isinstance(manifest, dict) and manifest.get("manifest_version") == "manifest-v1":
+        errors = error_lines(schema_errors(MANIFEST_V1, manifest), f"{shown} ")
+        return errors + [f"{shown} note: {V1_MESSAGE}"] if errors else []
     return error_lines(schema_errors(MANIFEST, manifest), f"{shown} ")
+
+
+def _statement_bytes(data: bytes, shown: str) -> list[str]:
+    try:
+        statement = _statement.loads(data)
+    except _statement.StatementError as exc:
+        return [f"{shown} {exc}"]
+    return error_lines(schema_errors(STATEMENT, statement), f"{shown} ")
 
 
 def _envelope(path: Path, shown: str) -> list[str]:
@@ -81,17 +95,20 @@ def _envelope(path: Path, shown: str) -> list[str]:
     errors = [f"{shown} {e}" for e in _dsse.structure_errors(obj)]
     if errors:
         return errors
-    if obj["payloadType"] != _dsse.PAYLOAD_TYPE:
+    if obj["payloadType"] not in (_dsse.PAYLOAD_TYPE, _dsse.V1_PAYLOAD_TYPE):
         return [f"{shown} $.payloadType: {obj['payloadType'][:200]!r} is not {_dsse.PAYLOAD_TYPE!r}"]
     try:
         payload = _dsse.b64decode_canonical(obj["payload"])
     except (binascii.Error, ValueError) as exc:
-        return [f"{shown} $.payload: not standard base64: {exc}"]
-    try:
-        _dsse.b64decode_canonical(obj["signatures"][0]["sig"])
-    except (binascii.Error, ValueError) as exc:
-        return [f"{shown} $.signatures[0].sig: not standard base64: {exc}"]
-    return _manifest_bytes(payload, f"{shown} payload")
+        return [f"{shown} $.payload: not base64: {exc}"]
+    for i, signature in enumerate(obj["signatures"]):
+        try:
+            _dsse.b64decode_canonical(signature["sig"])
+        except (binascii.Error, ValueError) as exc:
+            return [f"{shown} $.signatures[{i}].sig: not base64: {exc}"]
+    if obj["payloadType"] == _dsse.V1_PAYLOAD_TYPE:
+        return _manifest_bytes(payload, f"{shown} payload")
+    return _statement_bytes(payload, f"{shown} payload")
 
 
 def validate_file(path: Path, shown: str | None = None) -> list[str]:

@@ -1,17 +1,20 @@
 """`audit verify`: one check per step of the chain of trust, each failing closed.
 
 The order follows what each step is allowed to trust (as in TUF's or sigstore's
-verifiers): nothing in the archive is believed until the envelope's single signature
-verifies under the key the evaluator pinned; then only the signed payload is parsed
-(``manifest.toml`` on disk is merely compared with it); then the traces file must be
+verifiers): nothing in the archive is believed until one of the envelope's signatures
+verifies under the key the evaluator pinned; then only the signed payload is parsed,
+as an in-toto Statement whose predicate is the manifest (``manifest.toml`` on disk is
+merely checked against the Statement: its subject digest and its content); then the
+traces file must be
 the one the manifest names -- first its size and SHA-256, reading no more than the
 sealed size plus one byte and parsing nothing unless both match, then trace by trace;
 only then are traces read as data. Archive members are opened without following
 symbolic links and must be regular files. When a
 step of that chain fails, the steps that would have relied on it are reported as
 skipped, naming the failed step, instead of being run on untrusted input. Checks that
-only read authenticated data (identity, rescoring, summary, split labels, private
-seeds) all run, so one report lists every problem. Any unexpected exception inside a
+only read authenticated data (identity, rescoring, summary, coverage, split labels,
+private seeds) all run, so one report lists every problem. Rescoring, the one costly
+check, runs in ``jobs`` processes (``_parallel.py``) with the same verdict. Any unexpected exception inside a
 check becomes a failure of that check, never a traceback and never a pass.
 """
 
@@ -29,17 +32,20 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from redaction_pressure._identity import build_identity
 
-from . import _dsse
+from . import _dsse, _statement
+from ._coverage import coverage_of, trace_indices
 from ._files import MemberError, open_member, read_member
 from ._keys import keyid
 from ._labels import (STANDARD_TASK_PARAMS, describe_params, is_standard, manifest_problems, private_seed_problems,
                       task_params_problems, trace_problems)
 from ._manifest import MANIFEST_NAME, ManifestError, build_part, jsonable, loads, summarize
-from ._rescore import rescore
-from ._schemas import EPISODE, MANIFEST, error_lines, schema_errors
+from ._parallel import map_chunks, rescore_all
+from ._rescore import BUDGET_EXTENSION
+from ._schemas import EPISODE, STATEMENT, error_lines, schema_errors
 from ._tracefile import TRACES_NAME, TraceEntry, TraceFile, parse_trace_bytes
 
 PASSED, FAILED, SKIPPED = "passed", "failed", "skipped"
+V1_MESSAGE = "made by environment 0.1.x (manifest v1): verify it with that release (pip install 'redaction-pressure==0.1.*')"
 MAX_DETAILS = 200
 _CHUNK = 1 << 20
 
@@ -67,6 +73,11 @@ class Report:
     pinned_key_id: str
     checks: list[Check]
     manifest: dict | None = None  # set once authenticated and schema-valid
+    coverage: dict | None = None  # computed from the sealed traces, once they are readable
+    time_dependent: int = 0       # recorded time-outs this machine finishes (see _rescore)
+    budget_extended: int = 0      # traces reproduced only with the budget extended
+    jobs: int = 1
+    manifest_v1: bool = False     # an archive of the 0.1.x releases (not verified here)
 
     @property
     def failed(self) -> list[Check]:
@@ -98,6 +109,13 @@ class Report:
             "task_params": self.task_params, "standard_task_params": self.standard_task_params,
             "standard_benchmark_task_params": STANDARD_TASK_PARAMS,
             "run_id": m.get("run_id"), "summary": m.get("summary"),
+            "coverage": None if self.coverage is None else {
+                k: self.coverage[k] for k in ("label", "complete", "tasks", "split_tasks")} | {
+                "rollouts_per_task": {"min": min(self.coverage["rollouts"]), "max": max(self.coverage["rollouts"])}},
+            "time_dependent": self.time_dependent, "budget_extended": self.budget_extended,
+            "budget_extension": BUDGET_EXTENSION, "jobs": self.jobs,
+            "format": "manifest-v1 (not verified by this release)" if self.manifest_v1 else "manifest-v2",
+            "note": V1_MESSAGE if self.manifest_v1 else None,
             "checks": [c.as_dict() for c in self.checks],
         }
 
@@ -113,21 +131,26 @@ class _Failed(Exception):
 TITLES = {
     "signature": "signature under the pinned key",
     "payload-type": "payload type",
-    "manifest-file": "manifest.toml equals the signed payload",
-    "manifest-schema": "manifest schema",
+    "manifest-schema": "in-toto Statement and manifest-v2 schema",
+    "manifest-file": "manifest.toml is the signed subject and predicate",
     "trace-digests": "traces file and per-trace digests",
     "trace-schemas": "trace schemas",
     "identity": "identity against the installed build",
     "rescoring": "rewards recomputed from replies",
     "summary": "summary scores against the traces",
+    "coverage": "tasks and rollouts covered",
     "split-labels": "split labels against commitments",
     "private-seeds": "private seed derivation",
 }
 
 
 class _Verifier:
-    def __init__(self, archive: Path, public_key: Ed25519PublicKey, secret: bytes | None):
-        self.archive, self.public_key, self.secret = archive, public_key, secret
+    def __init__(self, archive: Path, public_key: Ed25519PublicKey, secret: bytes | None, jobs: int):
+        self.archive, self.public_key, self.secret, self.jobs = archive, public_key, secret, jobs
+        self.statement: dict | None = None
+        self.coverage: dict | None = None
+        self.time_dependent = self.budget_extended = 0
+        self.manifest_v1 = False
         self.checks: list[Check] = []
         self.envelope: _dsse.Envelope | None = None
         self.manifest: dict | None = None
@@ -158,15 +181,18 @@ class _Verifier:
             signed = self._run("payload-type", self._payload_type) and signed
         else:
             self._skip(["payload-type"], "the envelope could not be read")
-        rest = ["manifest-file", "manifest-schema", "trace-digests", "trace-schemas", "identity", "rescoring",
-                "summary", "split-labels", "private-seeds"]
+        rest = ["manifest-schema", "manifest-file", "trace-digests", "trace-schemas", "identity", "rescoring",
+                "summary", "coverage", "split-labels", "private-seeds"]
+        if self.manifest_v1:
+            self._skip(rest, V1_MESSAGE)
+            return self._report()
         if not signed:
             self._skip(rest, "the manifest is not authenticated (see signature / payload type)")
             return self._report()
-        self._run("manifest-file", self._manifest_file)
         if not self._run("manifest-schema", self._manifest_schema):
-            self._skip(rest[2:], "the signed manifest is not a valid manifest-v1")
+            self._skip(rest[1:], "the signed payload is not a valid Statement of a manifest-v2")
             return self._report()
+        self._run("manifest-file", self._manifest_file)
         if not self._run("trace-digests", self._trace_digests):
             self._skip(rest[3:], "traces.jsonl is not the sealed traces file")
             return self._report()
@@ -178,7 +204,8 @@ class _Verifier:
         return self._report()
 
     def _report(self) -> Report:
-        return Report(str(self.archive), keyid(self.public_key), self.checks, self.manifest)
+        return Report(str(self.archive), keyid(self.public_key), self.checks, self.manifest, self.coverage,
+                      self.time_dependent, self.budget_extended, self.jobs, self.manifest_v1)
 
     @property
     def _entries(self) -> list[TraceEntry]:
@@ -203,41 +230,67 @@ class _Verifier:
         reason = _dsse.verify(self.envelope, self.public_key)
         if reason:
             raise _Failed(reason)
-        return PASSED, f"one valid Ed25519 signature by the pinned key {keyid(self.public_key)}", []
+        n = len(self.envelope.signatures)
+        of = f" (of {n} signatures; the others are not checked)" if n > 1 else ""
+        return PASSED, f"a valid Ed25519 signature by the pinned key {keyid(self.public_key)}{of}", []
 
     # -- (b) payload type ---------------------------------------------------------------
     def _payload_type(self):
         got = self.envelope.payload_type
+        if got == _dsse.V1_PAYLOAD_TYPE:
+            self.manifest_v1 = True
+            raise _Failed(f"this archive is {V1_MESSAGE}; this release reads manifest v2 (an in-toto Statement "
+                          f"under {_dsse.PAYLOAD_TYPE})")
         if got != _dsse.PAYLOAD_TYPE:
             raise _Failed(f"payload type {got[:200]!r} is not {_dsse.PAYLOAD_TYPE!r}: the signed document is "
-                          f"not a redaction-pressure manifest")
-        return PASSED, _dsse.PAYLOAD_TYPE, []
+                          f"not an in-toto Statement of a redaction-pressure run")
+        return PASSED, f"{_dsse.PAYLOAD_TYPE} (in-toto Statement)", []
+
+    # -- (c) Statement and manifest schema ------------------------------------------------
+    def _manifest_schema(self):
+        try:
+            statement = _statement.loads(self.envelope.payload)
+        except _statement.StatementError as exc:
+            raise _Failed(str(exc)) from None
+        errors = schema_errors(STATEMENT, statement, limit=MAX_DETAILS)
+        if errors:
+            raise _Failed(f"the signed Statement has {'at least ' if errors.truncated else ''}{len(errors)} schema "
+                          f"error(s) (statement-v2: an in-toto Statement v1 of predicate type "
+                          f"{_statement.PREDICATE_TYPE} whose predicate is a manifest-v2)", error_lines(errors))
+        manifest = statement["predicate"]
+        subjects = _statement.subject_digests(statement)
+        if subjects[TRACES_NAME] != manifest["traces_file"]["sha256"]:
+            raise _Failed(f"the Statement's subject {TRACES_NAME} has SHA-256 {subjects[TRACES_NAME]}, but its "
+                          f"predicate seals {manifest['traces_file']['sha256']}: the signed document contradicts itself")
+        self.statement, self.manifest = statement, manifest
+        return PASSED, (f"in-toto Statement v1, {_statement.PREDICATE_TYPE}, manifest-v2, split "
+                        f"{manifest['split']['name']}, run {manifest['run_id']}"), []
 
     # -- manifest.toml is only a copy -------------------------------------------------------
     def _manifest_file(self):
         path = self.archive / MANIFEST_NAME
-        payload = self.envelope.payload
+        sealed = _statement.subject_digests(self.statement)[MANIFEST_NAME]
+        limit = 2 * len(self.envelope.payload) + 4096  # TOML of the predicate is about its JSON's size
         try:
-            on_disk = read_member(path, len(payload))
+            on_disk = read_member(path, limit)
         except MemberError as exc:
-            raise _Failed(f"{exc} (the signed payload in {_dsse.ENVELOPE_NAME} is used)") from None
-        if on_disk != payload:
-            raise _Failed(f"{MANIFEST_NAME} differs from the signed payload: it was edited after sealing "
-                          f"(only the signed payload is trusted)")
-        return PASSED, "byte-identical to the signed payload", []
-
-    # -- (c) manifest schema ------------------------------------------------------------
-    def _manifest_schema(self):
+            raise _Failed(f"{exc} (the signed predicate is used)") from None
+        if len(on_disk) > limit:
+            raise _Failed(f"{MANIFEST_NAME} is larger than {limit} bytes, far larger than the signed predicate: it "
+                          f"was replaced after sealing (not read further; the signed predicate is used)")
+        digest = hashlib.sha256(on_disk).hexdigest()
+        if digest != sealed:
+            raise _Failed(f"{MANIFEST_NAME} has SHA-256 {digest}, the signed Statement's subject says {sealed}: it "
+                          f"was edited after sealing (only the signed predicate is trusted)")
         try:
-            manifest = jsonable(loads(self.envelope.payload))
+            content = jsonable(loads(on_disk))
         except ManifestError as exc:
-            raise _Failed(str(exc)) from None
-        errors = schema_errors(MANIFEST, manifest, limit=MAX_DETAILS)
-        if errors:
-            raise _Failed(f"the signed manifest has {'at least ' if errors.truncated else ''}{len(errors)} schema "
-                          f"error(s)", error_lines(errors))
-        self.manifest = manifest
-        return PASSED, f"manifest-v1, split {manifest['split']['name']}, run {manifest['run_id']}", []
+            raise _Failed(f"{MANIFEST_NAME} is the signed subject but not readable: {exc}") from None
+        if content != self.manifest:
+            keys = sorted(k for k in set(content) | set(self.manifest) if content.get(k) != self.manifest.get(k))
+            raise _Failed(f"{MANIFEST_NAME} (signed as a subject) does not say what the signed predicate says",
+                          [f"differs at {', '.join(keys[:20])}"])
+        return PASSED, "the Statement's subject (SHA-256), and parses to exactly the signed predicate", []
 
     # -- (d) digests --------------------------------------------------------------------
     def _read_sealed_file(self, path: Path, sealed_bytes: int, sealed_sha256: str) -> bytes:
@@ -292,10 +345,11 @@ class _Verifier:
     # -- (e) trace schemas --------------------------------------------------------------
     def _trace_schemas(self):
         problems, truncated = [], False
-        for line, episode in self.tracefile.episodes:
-            errors = schema_errors(EPISODE, episode, limit=MAX_DETAILS - len(problems))
-            problems += [f"{TRACES_NAME}:{line} {e}" for e in errors]
-            if errors.truncated or len(problems) >= MAX_DETAILS:
+        per_episode = map_chunks(episode_errors, self.tracefile.episodes, self.jobs)
+        for (line, _), (errors, more) in zip(self.tracefile.episodes, per_episode, strict=True):
+            room = MAX_DETAILS - len(problems)
+            problems += [f"{TRACES_NAME}:{line} {e}" for e in errors[:room]]
+            if more or len(errors) > room or len(problems) >= MAX_DETAILS:
                 truncated = True
                 break
         if problems:
@@ -339,17 +393,27 @@ class _Verifier:
 
     # -- (g) rescoring ------------------------------------------------------------------
     def _rescoring(self):
-        problems, bad = [], 0
-        for e in self._entries:
-            try:
-                found = rescore(e.trace)
-            except Exception as exc:  # noqa: BLE001 - one hostile trace must not hide the others
-                found = [f"could not be rescored: {type(exc).__name__}: {str(exc)[:200]}"]
-            bad += bool(found)
-            problems += [f"{e.where}: {p}" for p in found]
+        results = rescore_all([e.trace for e in self._entries], self.jobs)
+        problems, bad, dependent, extended = [], 0, [], 0
+        for e, r in zip(self._entries, results, strict=True):
+            bad += bool(r.problems)
+            problems += [f"{e.where}: {p}" for p in r.problems]
+            if r.time_dependent:
+                dependent.append(e.where)
+            extended += r.extended and not r.problems
+        self.time_dependent, self.budget_extended = len(dependent), extended
         if problems:
             raise _Failed(f"{bad} of {len(self._entries)} traces do not reproduce their recorded rewards", problems)
-        return PASSED, f"all {len(self._entries)} traces reproduce their recorded rewards and error codes", []
+        notes = []
+        if extended:
+            notes.append(f"{extended} reproduced exactly with the budget extended {BUDGET_EXTENSION:g}x (this "
+                         f"machine is slower than the sealing one)")
+        if dependent:
+            notes.append(f"{len(dependent)} TIME-DEPENDENT: recorded a time-out (voided, reward 0) that this "
+                         f"machine finishes; everything else matches")
+        tail = f"; {'; '.join(notes)}" if notes else ""
+        return PASSED, f"all {len(self._entries)} traces reproduce their recorded rewards and error codes{tail}", [
+            f"time-dependent: {w}" for w in dependent]
 
     # -- summary ------------------------------------------------------------------------
     def _summary(self):
@@ -370,6 +434,17 @@ class _Verifier:
                         f"of {tasks} distinct tasks, task parameters {describe_params(m['task_params'])} "
                         f"(recall {s['mean_recall']:.4f}, precision {s['mean_precision']:.4f}, "
                         f"clean {s['clean_rate']:.4f}, invalid {s['invalid']})"), []
+
+    # -- coverage -----------------------------------------------------------------------
+    def _coverage(self):
+        m = self.manifest
+        found = coverage_of(m["split"]["name"], trace_indices(e.trace for e in self._entries))
+        self.coverage = found
+        problems = [f"coverage.{k}: manifest says {str(m['coverage'].get(k))[:200]}, the traces give "
+                    f"{str(v)[:200]}" for k, v in found.items() if m["coverage"].get(k) != v]
+        if problems:
+            raise _Failed("the manifest's coverage is not its traces'", problems)
+        return PASSED, found["label"], []
 
     # -- (h) split labels ---------------------------------------------------------------
     def _split_labels(self):
@@ -401,6 +476,16 @@ class _Verifier:
         if problems:
             raise _Failed("the private seeds do not derive from the supplied secret", problems)
         return PASSED, f"commitment matches the secret; all {len(where)} seeds re-derived with HMAC-SHA256", []
+
+
+def episode_errors(episodes: list) -> list[tuple[list, bool]]:
+    """(the first MAX_DETAILS schema errors, whether there are more) of each (line,
+    Episode): the unit of work of the trace-schemas check, serial or in processes."""
+    out = []
+    for _, episode in episodes:
+        errors = schema_errors(EPISODE, episode, limit=MAX_DETAILS)
+        out.append((list(errors), errors.truncated))
+    return out
 
 
 def _size_of(f) -> int:
@@ -455,6 +540,8 @@ def _capped(problems: list[str], limit: int) -> list[str]:
     return problems[:limit] + [f"... and {len(problems) - limit} more differences"]
 
 
-def verify_archive(archive: Path, public_key: Ed25519PublicKey, private_secret: bytes | None = None) -> Report:
-    """Runs every check on ``archive``; never raises for anything the archive contains."""
-    return _Verifier(Path(archive), public_key, private_secret).run()
+def verify_archive(archive: Path, public_key: Ed25519PublicKey, private_secret: bytes | None = None,
+                   jobs: int = 1) -> Report:
+    """Runs every check on ``archive``, rescoring in ``jobs`` processes; never raises for
+    anything the archive contains."""
+    return _Verifier(Path(archive), public_key, private_secret, max(1, jobs)).run()

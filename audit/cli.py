@@ -5,7 +5,7 @@ whether a published redaction-pressure result can be trusted.
     audit validate PATH...
     audit keygen --out DIR
     audit seal RUN_DIR --key KEY.pem --out ARCHIVE_DIR
-    audit verify ARCHIVE_DIR --public-key PUB.pem [--private-seed-env VAR] [--json]
+    audit verify ARCHIVE_DIR --public-key PUB.pem [--private-seed-env VAR] [--jobs N] [--json]
 
 Exit status: 0 success (verify: every check that ran passed); 1 the input was read
 and found invalid, refused, or failed verification; 2 usage errors (bad arguments,
@@ -95,6 +95,7 @@ def _seal(args) -> int:
     m = sealed.manifest
     s = m["summary"]
     print(f"sealed {m['counts']['traces']} traces of split {s['split']} ({s['label']}) into {sealed.out_dir}")
+    print(f"coverage: {m['coverage']['label']}")
     print(f"run {m['run_id']}; mean reward {s['mean_reward']:.4f}; signed by key id {sealed.keyid}")
     return OK
 
@@ -106,9 +107,17 @@ def _verify(args) -> int:
     from ._report import console, render_human, render_json
     from ._verify import verify_archive
 
+    from ._files import member_kind
+
     archive = Path(args.archive)
     if not archive.is_dir():
         raise _Usage(f"{archive} is not a directory (ARCHIVE_DIR is what `audit seal --out` wrote)")
+    if member_kind(archive / "traces.jsonl") != "missing" and all(
+            member_kind(archive / n) == "missing" for n in ("manifest.toml", "manifest.dsse.json")):
+        raise _Usage(f"{archive} is a run directory, not a sealed archive: seal it first with "
+                     f"`audit seal {archive} --key KEY.pem --out ARCHIVE_DIR`, then verify ARCHIVE_DIR")
+    if args.jobs is not None and args.jobs < 1:
+        raise _Usage(f"--jobs must be at least 1 (got {args.jobs})")
     try:
         public_key = load_public_key(Path(args.public_key))
     except KeyFileError as exc:
@@ -119,7 +128,9 @@ def _verify(args) -> int:
             secret = read_private_secret(args.private_seed_env)
         except PrivateSeedError as exc:
             raise _Usage(str(exc)) from None
-    report = verify_archive(archive, public_key, secret)
+    from ._parallel import default_jobs
+
+    report = verify_archive(archive, public_key, secret, jobs=args.jobs or default_jobs())
     if args.json:
         print(render_json(report))
     else:
@@ -154,6 +165,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--public-key", required=True, metavar="PUB.pem", help="the signer's pinned public key")
     p.add_argument("--private-seed-env", metavar="VAR",
                    help="environment variable holding the private_eval secret (checks the commitment and seeds)")
+    p.add_argument("--jobs", type=int, metavar="N", default=None,
+                   help="rescore in N processes (default: all cores this process may use); same verdict for any N")
     p.add_argument("--json", action="store_true", help="machine-readable report")
     p.set_defaults(func=_verify)
     return parser

@@ -161,15 +161,37 @@ def copy_archive(archive: Path) -> Path:
     return out
 
 
-def resign(archive: Path, manifest: dict | bytes, owner: str = "owner", payload_type: str | None = None) -> None:
-    """Rewrites an archive's manifest (dict or raw bytes) and signs it with ``owner``'s key."""
-    from audit import _dsse
+def statement_of(manifest: dict) -> tuple[bytes, bytes]:
+    """(manifest.toml bytes, Statement payload bytes) for ``manifest``, as `audit seal`
+    writes them."""
+    import hashlib
+
+    from audit import _statement
     from audit._manifest import dumps
 
-    payload = manifest if isinstance(manifest, bytes) else dumps(manifest)
+    toml = dumps(manifest)
+    return toml, _statement.dumps(_statement.build(manifest, hashlib.sha256(toml).hexdigest()))
+
+
+def resign(archive: Path, manifest: dict | bytes, owner: str = "owner", payload_type: str | None = None) -> None:
+    """Rewrites an archive's manifest (a dict: manifest.toml and the Statement built
+    from it, as a signer would; raw bytes: the signed payload itself, manifest.toml
+    left alone) and signs it with ``owner``'s key."""
+    from audit import _dsse
+
+    if isinstance(manifest, bytes):
+        payload = manifest
+    else:
+        toml, payload = statement_of(manifest)
+        (archive / "manifest.toml").write_bytes(toml)
     envelope = _dsse.sign(payload, private_key(owner), payload_type or _dsse.PAYLOAD_TYPE)
-    (archive / "manifest.toml").write_bytes(payload)
     (archive / "manifest.dsse.json").write_bytes(_dsse.dumps(envelope))
+
+
+def payload_of(archive: Path) -> bytes:
+    import base64
+
+    return base64.b64decode(json.loads((archive / "manifest.dsse.json").read_text())["payload"])
 
 
 def manifest_of(archive: Path) -> dict:
@@ -189,3 +211,41 @@ def redigest(archive: Path, manifest: dict) -> dict:
     manifest["traces"] = [{"line": e.line, "position": e.position, "task_id": e.task_id, "sha256": e.digest}
                           for e in tf.entries]
     return manifest
+
+
+@functools.cache
+def full_dev_run() -> Path:
+    """All 64 dev tasks, one oracle rollout each: the complete standard split."""
+    from redaction_pressure import policies
+
+    return _run("dev", policies.oracle, 64, tag="-full")
+
+
+def record(trace: dict, score) -> None:
+    """Writes ``score`` into ``trace`` as the taskset adapter records a scored reply
+    (rewards, metrics, info.redaction, info.redaction_errors)."""
+    trace["info"]["redaction_errors"] = [e.as_dict() for e in score.errors]
+    trace["info"]["redaction"] = {
+        "reward": score.reward, "recall": score.recall, "precision": score.precision, "clean": score.clean,
+        "valid": score.valid, **score.metrics(), "secret_families": score.secret_families,
+        "decoy_families": score.decoy_families}
+    trace["metrics"].update({k: float(v) for k, v in score.metrics().items()})
+    for name in ("recall", "precision", "clean"):
+        trace["rewards"][name]["score"] = float(getattr(score, name))
+
+
+def v1_archive(run_dir: Path, owner: str = "owner") -> Path:
+    """An archive in the 0.1.x format (manifest v1): the TOML manifest itself signed
+    under the old private payload type, with the old manifest's keys."""
+    from audit import _dsse
+    from audit._manifest import dumps
+
+    archive = seal_run(run_dir, owner)
+    manifest = manifest_of(archive)
+    manifest["manifest_version"] = "manifest-v1"
+    del manifest["coverage"], manifest["summary"]["coverage"]
+    payload = dumps(manifest)
+    (archive / "manifest.toml").write_bytes(payload)
+    envelope = _dsse.sign(payload, private_key(owner), _dsse.V1_PAYLOAD_TYPE)
+    (archive / "manifest.dsse.json").write_bytes(_dsse.dumps(envelope))
+    return archive

@@ -68,7 +68,7 @@ class ExitCodes(unittest.TestCase):
         self.assertEqual(report["task_params"], {"n_shown": 8, "n_eval": 16, "budget_s": 2.0})
         self.assertIs(report["standard_task_params"], True)
         self.assertEqual({c["status"] for c in report["checks"]}, {"passed"})
-        self.assertEqual(len(report["checks"]), 11)
+        self.assertEqual(len(report["checks"]), 12)
         self.assertTrue(all({"name", "status", "details"} <= set(c) for c in report["checks"]))
 
     def test_verify_tampered_is_1(self):

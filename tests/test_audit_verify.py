@@ -18,8 +18,8 @@ from redaction_pressure._splits import PUBLIC, private_commitment
 
 import _audit_fixtures as fx
 
-CHAIN_AFTER_SIGNATURE = ["manifest-file", "manifest-schema", "trace-digests", "trace-schemas", "identity",
-                         "rescoring", "summary", "split-labels", "private-seeds"]
+CHAIN_AFTER_SIGNATURE = ["manifest-schema", "manifest-file", "trace-digests", "trace-schemas", "identity",
+                         "rescoring", "summary", "coverage", "split-labels", "private-seeds"]
 
 
 class VerifyCase(unittest.TestCase):
@@ -116,17 +116,50 @@ class SignatureTampers(VerifyCase):
         self.assertCheck(report, "signature", FAILED, "signature was removed")
         self.assertCheck(report, "payload-type", SKIPPED)
 
-    def test_two_signatures_refused(self):
+    def test_several_signatures_the_pinned_keys_must_verify(self):
+        from audit import _dsse
+
         archive = fx.seal_run(fx.dev_run())
         envelope = self.read_envelope(archive)
-        envelope["signatures"] *= 2
+        theirs = _dsse.sign(fx.payload_of(archive), fx.private_key("attacker"))["signatures"][0]
+        envelope["signatures"] = [theirs, *envelope["signatures"]]  # a co-signer's first
         self.write_envelope(archive, envelope)
-        self.assertCheck(self.verify(archive), "signature", FAILED, "carries 2 signatures", "exactly one")
+        report = self.verify(archive)
+        self.assertEqual(report.exit_code, 0, json.dumps(report.as_dict(), indent=1)[:3000])
+        self.assertCheck(report, "signature", PASSED, "of 2 signatures")
+        # the pinned key's signature removed: the co-signer's does not count
+        envelope["signatures"] = [theirs, theirs]
+        self.write_envelope(archive, envelope)
+        self.assertOnlyFailures(self.verify(archive), "signature")
+        self.assertCheck(self.verify(archive), "signature", FAILED, "no signature verifies under the pinned key")
+        envelope["signatures"] = [theirs] * (_dsse.MAX_SIGNATURES + 1)
+        self.write_envelope(archive, envelope)
+        self.assertCheck(self.verify(archive), "signature", FAILED, "carries 9 signatures; at most 8 are read")
+
+    def test_spec_conforming_envelope_variants_are_accepted(self):
+        # DSSE: URL-safe or standard base64, padded or not; unknown fields ignored; keyid optional
+        archive = fx.seal_run(fx.dev_run())
+        envelope = self.read_envelope(archive)
+        sig = envelope["signatures"][0]
+        variants = {
+            "url-safe unpadded": dict(envelope, payload=base64.urlsafe_b64encode(fx.payload_of(archive)).decode()
+                                      .rstrip("="), signatures=[{"keyid": sig["keyid"], "sig": base64.urlsafe_b64encode(
+                                          base64.b64decode(sig["sig"])).decode().rstrip("=")}]),
+            "no keyid": dict(envelope, signatures=[{"sig": sig["sig"]}]),
+            "empty keyid (cosign)": dict(envelope, signatures=[{"keyid": "", "sig": sig["sig"]}]),
+            "foreign keyid": dict(envelope, signatures=[{"keyid": "some-other-tool:abc", "sig": sig["sig"]}]),
+            "unknown fields": dict(envelope, extra={"x": [1]}, signatures=[dict(sig, cert=None, note="n")]),
+        }
+        for name, variant in variants.items():
+            with self.subTest(name):
+                self.write_envelope(archive, variant)
+                report = self.verify(archive)
+                self.assertEqual(report.exit_code, 0, json.dumps(report.as_dict(), indent=1)[:2000])
 
     def test_edited_payload(self):
         archive = fx.seal_run(fx.dev_run())
         envelope = self.read_envelope(archive)
-        payload = base64.b64decode(envelope["payload"]).replace(b"mean_reward = 0.", b"mean_reward = 1.", 1)
+        payload = base64.b64decode(envelope["payload"]).replace(b'"mean_reward":0.', b'"mean_reward":1.', 1)
         envelope["payload"] = base64.b64encode(payload).decode()
         self.write_envelope(archive, envelope)
         report = self.verify(archive)
@@ -136,16 +169,16 @@ class SignatureTampers(VerifyCase):
     def test_swapped_payload_type(self):
         archive = fx.seal_run(fx.dev_run())
         envelope = self.read_envelope(archive)
-        envelope["payloadType"] = "application/vnd.in-toto+json"
+        envelope["payloadType"] = "application/json"
         self.write_envelope(archive, envelope)
         report = self.verify(archive)
         self.assertOnlyFailures(report, "signature", "payload-type")
-        self.assertCheck(report, "payload-type", FAILED, "application/vnd.in-toto+json", "not a redaction-pressure")
+        self.assertCheck(report, "payload-type", FAILED, "application/json", "not an in-toto Statement")
 
     def test_other_document_signed_by_the_pinned_key(self):
         # payload-type confusion: a genuine signature over a document of another type
         archive = fx.seal_run(fx.dev_run())
-        fx.resign(archive, (archive / "manifest.toml").read_bytes(), payload_type="application/vnd.in-toto+json")
+        fx.resign(archive, fx.payload_of(archive), payload_type="application/json")
         report = self.verify(archive)
         self.assertOnlyFailures(report, "payload-type")
         self.assertCheck(report, "signature", PASSED)
@@ -157,10 +190,12 @@ class SignatureTampers(VerifyCase):
             b"[" * 100_000: "characters (at most 4096)",  # refused before parsing
             b"[" * 3_000: "nested too deeply",
             b'{"payloadType": 1, "payload": [], "signatures": {}}': "$.payloadType",
-            b'{"payloadType": "x", "payload": "@@@@", "signatures": [{"keyid": "00", "sig": ""}]}':
+            b'{"payloadType": "x", "payload": "@@@@", "signatures": [{"keyid": 7, "sig": 5}]}':
                 "$.signatures[0].keyid",
+            b'{"payloadType": "x", "payload": "", "signatures": [{"keyid": "k"}]}': "'sig' is a required property",
             b'{"payloadType": "x", "payload": "@@@@", "signatures": [{"keyid": "%s", "sig": ""}]}' % (b"0" * 64):
-                "payload is not standard base64",
+                "payload is not base64",
+            b'{"payloadType": "x", "payload": "ab+-", "signatures": [{"sig": ""}]}': "mixes the standard",
             b'{"payloadType": "x", "payload": "YR==", "signatures": [{"keyid": "%s", "sig": ""}]}' % (b"0" * 64):
                 "not in canonical form",
             b'{"a": 1, "a": 2}': "duplicate object key",
@@ -293,12 +328,50 @@ class ManifestAndTraceTampers(VerifyCase):
         fx.resign(archive, manifest)
         report = self.verify(archive)
         self.assertOnlyFailures(report, "manifest-schema")
-        self.assertCheck(report, "manifest-schema", FAILED, "$.counts.traces", "$.created", "date-time",
-                         "'extra' was unexpected")
-        fx.resign(archive, b"\xff\xfe not toml")
+        self.assertCheck(report, "manifest-schema", FAILED, "$.predicate.counts.traces", "$.predicate.created",
+                         "date-time", "'extra' was unexpected")
+        fx.resign(archive, b"\xff\xfe not json")
         self.assertCheck(self.verify(archive), "manifest-schema", FAILED, "not UTF-8")
-        fx.resign(archive, b"run_id = nan\ncreated = 1979-05-27T07:32:00Z\n")
-        self.assertCheck(self.verify(archive), "manifest-schema", FAILED, "toml-float", "toml-datetime")
+        for bad, needle in ((b'{"_type": NaN}', "NaN is not JSON"), (b'{"a": 1, "a": 2}', "duplicate object key"),
+                            (b"[]", "is not of type 'object'")):
+            fx.resign(archive, bad)
+            self.assertCheck(self.verify(archive), "manifest-schema", FAILED, needle)
+
+    def test_statement_shape_is_checked(self):
+        archive = fx.seal_run(fx.dev_run())
+        statement = json.loads(fx.payload_of(archive))
+        for edit, needle in (
+                (lambda s: s.update(_type="https://in-toto.io/Statement/v0.1"), "$._type"),
+                (lambda s: s.update(predicateType="https://redaction-pressure.dev/attestation/run/v1"),
+                 "$.predicateType"),
+                (lambda s: s["subject"].pop(), "$.subject"),
+                (lambda s: s["subject"][0].update(name="other.jsonl"), "$.subject[0].name"),
+                (lambda s: s["subject"][1]["digest"].update(sha256="XYZ"), "$.subject[1].digest.sha256"),
+                (lambda s: s.update(extra=1), "'extra' was unexpected"),
+                (lambda s: s["subject"][0]["digest"].update(sha256="0" * 64), "contradicts itself")):
+            with self.subTest(needle):
+                changed = json.loads(json.dumps(statement))
+                edit(changed)
+                fx.resign(archive, json.dumps(changed).encode())
+                report = self.verify(archive)
+                self.assertOnlyFailures(report, "manifest-schema")
+                self.assertCheck(report, "manifest-schema", FAILED, needle)
+                self.assertCheck(report, "trace-digests", SKIPPED)
+
+    def test_manifest_toml_must_say_what_the_predicate_says(self):
+        archive = fx.seal_run(fx.dev_run())
+        manifest = fx.manifest_of(archive)
+        toml, payload = fx.statement_of(manifest)
+        # a signer whose readable copy says another score, with its digest as the subject
+        edited = toml.replace(b"mean_reward = 0.", b"mean_reward = 1.", 1)
+        statement = json.loads(payload)
+        import hashlib
+        statement["subject"][1]["digest"]["sha256"] = hashlib.sha256(edited).hexdigest()
+        fx.resign(archive, json.dumps(statement).encode())
+        (archive / "manifest.toml").write_bytes(edited)
+        report = self.verify(archive)
+        self.assertOnlyFailures(report, "manifest-file")
+        self.assertCheck(report, "manifest-file", FAILED, "does not say what the signed predicate says", "summary")
 
 
 class SplitAndIdentityTampers(VerifyCase):
@@ -437,7 +510,7 @@ class UnauthenticatedInputIsCheap(VerifyCase):
         with mock.patch("audit._dsse.schema_errors") as schema:
             report = self.verify(archive)
         schema.assert_not_called()
-        check = self.assertCheck(report, "signature", FAILED, "carries 1000 signatures", "exactly one")
+        check = self.assertCheck(report, "signature", FAILED, "carries 1000 signatures", "at most 8")
         self.assertEqual(len(check.details), 1)
 
     def test_envelope_size_cap(self):
@@ -535,7 +608,7 @@ class StrictUTF8(VerifyCase):
 
     def test_manifest_with_a_bom(self):
         archive = fx.seal_run(fx.dev_run())
-        fx.resign(archive, b"\xef\xbb\xbf" + (archive / "manifest.toml").read_bytes())
+        fx.resign(archive, b"\xef\xbb\xbf" + fx.payload_of(archive))
         self.assertCheck(self.verify(archive), "manifest-schema", FAILED, "byte order mark")
 
 

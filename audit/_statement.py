@@ -1,0 +1,61 @@
+"""The signed document of an archive: an in-toto Statement v1 (manifest v2).
+
+    {"_type": "https://in-toto.io/Statement/v1",
+     "subject": [{"name": "traces.jsonl",  "digest": {"sha256": "<hex>"}},
+                 {"name": "manifest.toml", "digest": {"sha256": "<hex>"}}],
+     "predicateType": "https://redaction-pressure.dev/attestation/run/v2",
+     "predicate": {<the manifest, as JSON>}}
+
+It is the DSSE payload under payloadType ``application/vnd.in-toto+json``, so any
+in-toto or sigstore tool can read it, and ``cosign verify-blob-attestation --type
+https://redaction-pressure.dev/attestation/run/v2`` checks a subject's digest against
+the blob. The predicate type names this project and the manifest version: a change of
+the manifest's meaning gets a new URI. The subjects bind the archive's two other
+files by SHA-256; ``manifest.toml`` must also parse to exactly the predicate (the
+TOML copy cannot say something the signature does not).
+
+The payload is serialised as ``rp-canonical-json-v1`` (sorted keys, no whitespace,
+ASCII), so sealing the same run with the same time and key gives the same bytes.
+"""
+
+from __future__ import annotations
+
+from ._canonical import StrictJSONError, canonical_json, loads_strict
+from ._manifest import MANIFEST_NAME
+from ._tracefile import TRACES_NAME
+
+STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
+PREDICATE_TYPE = "https://redaction-pressure.dev/attestation/run/v2"
+SUBJECT_NAMES = (TRACES_NAME, MANIFEST_NAME)
+
+
+class StatementError(Exception):
+    pass
+
+
+def build(manifest: dict, manifest_sha256: str) -> dict:
+    return {
+        "_type": STATEMENT_TYPE,
+        "subject": [{"name": TRACES_NAME, "digest": {"sha256": manifest["traces_file"]["sha256"]}},
+                    {"name": MANIFEST_NAME, "digest": {"sha256": manifest_sha256}}],
+        "predicateType": PREDICATE_TYPE,
+        "predicate": manifest,
+    }
+
+
+def dumps(statement: dict) -> bytes:
+    return canonical_json(statement)
+
+
+def loads(payload: bytes):
+    """The payload's JSON value (strict: no duplicate keys, no NaN, strict UTF-8).
+    Raises StatementError."""
+    try:
+        return loads_strict(payload)
+    except StrictJSONError as exc:
+        raise StatementError(f"the signed payload is not valid JSON: {exc}") from None
+
+
+def subject_digests(statement: dict) -> dict[str, str]:
+    """{name: sha256} of a schema-valid Statement's subjects."""
+    return {s["name"]: s["digest"]["sha256"] for s in statement["subject"]}
