@@ -268,6 +268,11 @@ def cmd_score(args) -> int:
         console.print(f"{k:>16}: {result[k]:.4f}")
     for k in ("secrets_total", "secrets_removed", "removed_chars", "collateral_chars", "matches"):
         console.print(f"{k:>16}: {result[k]}")
+    leaked = [f"{fam} {total - removed} of {total}" for fam, (total, removed) in sorted(s.secret_families.items())
+              if removed < total]
+    destroyed = [f"{fam} {hit} of {total}" for fam, (total, hit) in sorted(s.decoy_families.items()) if hit]
+    console.print(f"{'secrets leaked':>16}: {', '.join(leaked) or 'none'}", markup=False)
+    console.print(f"{'decoys damaged':>16}: {', '.join(destroyed) or 'none'}", markup=False)
     for e in s.errors:
         where = f" (rule {e.rule})" if e.rule is not None else ""
         console.print(f"error {e.code}{where}: {e.message}", markup=False)
