@@ -241,6 +241,37 @@ class TasksShow(unittest.TestCase):
         marked = p.stdout.count("  SECRET [") + p.stdout.count("  DECOY  [")
         self.assertEqual(marked, sum(len(r.secrets) + len(r.decoys) for r in task.heldout))
 
+    @unittest.skipUnless(sys.platform.startswith("linux"), "pty behaviour checked on Linux")
+    def test_terminal_gets_colour_and_plain_removes_it(self):
+        import pty
+
+        def on_terminal(*extra):
+            master, slave = pty.openpty()
+            proc = subprocess.Popen(CLI + ["tasks", "show", "--index", "4", *extra], stdout=slave,
+                                    stderr=subprocess.PIPE, env=_env({"TERM": "xterm-256color", "COLUMNS": "100"}))
+            os.close(slave)
+            chunks = []
+            while True:
+                try:
+                    chunk = os.read(master, 65536)
+                except OSError:  # EIO: the child closed the terminal
+                    break
+                if not chunk:
+                    break
+                chunks.append(chunk)
+            os.close(master)
+            self.assertEqual(proc.wait(timeout=60), 0, proc.stderr.read())
+            proc.stderr.close()
+            return b"".join(chunks).decode("utf-8", "replace")
+
+        coloured, plain = on_terminal(), on_terminal("--plain")
+        self.assertIn("\x1b[", coloured)
+        self.assertNotIn("\x1b[", plain)
+        task = load_task("dev", 4)
+        for text in (coloured, plain):
+            self.assertIn("SECRET [", text)  # the span list is there either way
+        self.assertIn(task.heldout[0].text.replace("\n", "\r\n"), plain)
+
     def test_json_and_range(self):
         p = run("tasks", "show", "--split", "dev", "--index", "4", "--json")
         self.assertEqual(p.returncode, 0, p.stderr)
