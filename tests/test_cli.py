@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import os
 import re
@@ -14,7 +16,7 @@ import unittest
 from pathlib import Path
 
 from redaction_pressure import PRIVATE_SEED_ENV, load_task, policies, score_completion
-from redaction_pressure.cli import build_parser
+from redaction_pressure.cli import build_parser, main
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI = [sys.executable, "-m", "redaction_pressure.cli"]
@@ -127,6 +129,8 @@ class UsageErrors(unittest.TestCase):
         self.assertFalse((Path(self.tmp.name) / "runs").exists())  # a refused eval writes nothing
 
     def test_bad_arguments(self):
+        """Argument errors: a few through the entry point, the rest through main() in
+        this process (same parser, same code path; saves a Python start each)."""
         cases = ((["eval", "--policy", "nope"], "invalid choice"), (["eval", "-n", "0"], "at least 1"),
                  (["eval", "-n", "65"], "has 64 tasks"), (["eval", "--split", "test"], "invalid choice"),
                  (["frobnicate"], "invalid choice"), ([], "required"), (["tasks"], "required"),
@@ -134,9 +138,20 @@ class UsageErrors(unittest.TestCase):
                  (["reply", "--index", "1"], "--policy"), (["score", "--index", "64", "-"], "0..63"),
                  (["score", "--index", "x", "-"], "invalid int"),
                  (["score", "--index", "1", "/nonexistent/reply.txt"], "cannot read reply file"))
-        for args, needle in cases:
-            with self.subTest(args=args):
+        for args, needle in cases[:3] + cases[7:8]:
+            with self.subTest(args=args, via="subprocess"):
                 self.check(args, needle)
+        for args, needle in cases:
+            with self.subTest(args=args, via="main()"):
+                err = io.StringIO()
+                with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+                    try:
+                        code = main(args)
+                    except SystemExit as exc:
+                        code = exc.code
+                self.assertEqual(code, 2)
+                self.assertEqual(len(err.getvalue().strip().splitlines()), 1, err.getvalue())
+                self.assertIn(needle, err.getvalue())
 
     def test_bad_run_directories(self):
         cases = [(["--out", str(self.file)], "is an existing file"),
