@@ -64,8 +64,13 @@ def _validate(args) -> int:
 
 
 def _keygen(args) -> int:
-    from ._keys import keygen
+    from ._hygiene import refuse_if_tracked_path
+    from ._keys import PRIVATE_NAME, keygen
 
+    if not args.force:
+        why = refuse_if_tracked_path(Path(args.out) / PRIVATE_NAME)
+        if why is not None:
+            raise _Usage(why)
     try:
         private, public, kid = keygen(Path(args.out))
     except FileExistsError as exc:
@@ -152,6 +157,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("keygen", help="create an Ed25519 signing key pair")
     p.add_argument("--out", required=True, metavar="DIR")
+    p.add_argument("--force", action="store_true",
+                   help="write the private key even inside a git work tree where it is not ignored")
     p.set_defaults(func=_keygen)
 
     p = sub.add_parser("seal", help="sign a run directory into an archive directory")

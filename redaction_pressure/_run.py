@@ -1,6 +1,8 @@
 """The embedded default job: a built-in policy over a split, scored through verifiers'
-own `Task.score`, written as a ``traces.jsonl`` shaped like vf-eval's (one Episode per
-line), so `audit seal` and `audit verify` treat it like any vf-eval run."""
+own `Task.score`, and written as a vf-eval run directory by verifiers' own writers
+(`traces.jsonl`, one Episode per line, and the resolved config under
+``configs/resolved/eval.json``), so `audit seal`, `audit verify` and `vf-replay` treat
+it like any vf-eval run."""
 
 from __future__ import annotations
 
@@ -8,10 +10,15 @@ import asyncio
 import hashlib
 import json
 import os
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Callable
 
 import verifiers.v1 as vf
+from verifiers.v1.cli.output import write_config
+from verifiers.v1.configs.cli.eval import EvalConfig
+from verifiers.v1.utils.trace_store import write_episode
 
 from . import policies
 from ._task import load_task
@@ -43,23 +50,42 @@ async def _score_all(split: str, policy: str, n: int, start: int, config: Redact
     return list(await asyncio.gather(*(one(i) for i in range(start, start + n))))
 
 
+def eval_config(split: str, policy: str, n: int, start: int, out_dir: Path,
+                taskset: RedactionConfig | None = None) -> EvalConfig:
+    """The config vf-eval would have resolved for this run: the taskset over the same
+    tasks, the null harness, a model named ``policy:NAME``, and ``output_dir/run.dir``
+    naming ``out_dir``. vf-replay re-scores a run from it; ``vf-eval @ .../eval.json``
+    re-runs the same tasks against a real model. ``taskset`` carries non-standard task
+    parameters (n_shown, n_eval, budget_s)."""
+    params = {} if taskset is None else taskset.model_dump(include={"n_shown", "n_eval", "budget_s"})
+    return EvalConfig.model_validate({
+        "model": f"policy:{policy}", "push": False, "output_dir": str(out_dir.parent),
+        "run": {"name": out_dir.name},
+        "env": {"taskset": {"id": "redaction-pressure", "split": split, "num_tasks": n, "start_index": start,
+                            **params},
+                "agent": {"harness": {"id": "null"}, "runtime": {"type": "subprocess"}}},
+    })
+
+
 def run_policy(split: str, policy: str, n: int, out_dir: Path, *, start: int = 0,
-               config: RedactionConfig | None = None,
-               on_done: Callable[[], None] = lambda: None) -> Path:
-    """Scores ``n`` tasks of ``split`` and writes ``out_dir/traces.jsonl`` atomically
-    (a partial run never leaves a file that looks complete)."""
+               config: RedactionConfig | None = None, on_done: Callable[[], None] = lambda: None) -> Path:
+    """Scores ``n`` tasks of ``split`` and writes the run directory ``out_dir``. The
+    traces are staged and moved into place whole, so a partial run never leaves a
+    ``traces.jsonl`` that looks complete."""
     if policy not in policies.POLICIES:
         raise ValueError(f"unknown policy {policy!r}; expected one of {', '.join(policies.POLICIES)}")
-    config = config or RedactionConfig(id="redaction-pressure", split=split)
-    episodes = asyncio.run(_score_all(split, policy, n, start, config, on_done))
+    run_config = eval_config(split, policy, n, start, out_dir, config)
+    episodes = asyncio.run(_score_all(split, policy, n, start, run_config.env.taskset, on_done))
     out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / TRACES
-    tmp = path.with_suffix(".jsonl.partial")
-    with open(tmp, "wb") as f:
+    staging = Path(tempfile.mkdtemp(prefix=".partial-", dir=out_dir))
+    try:
         for ep in episodes:
-            f.write(ep.model_dump_json(exclude_none=True).encode() + b"\n")
-    os.replace(tmp, path)
-    return path
+            write_episode(staging, ep)
+        os.replace(staging / TRACES, out_dir / TRACES)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    write_config(run_config, out_dir)
+    return out_dir / TRACES
 
 
 def read_traces(path: Path) -> list[dict]:

@@ -48,3 +48,12 @@ def summarize(traces: list[dict]) -> dict:
                             for k, v in sorted(secret_fams.items())},
         "decoy_families": {k: {"present": v[0], "destroyed": v[1]} for k, v in sorted(decoy_fams.items())},
     }
+
+
+def headline(summary: dict, traces_path) -> str:
+    """The one line a run ends on, so the result is still on screen after the tables
+    scroll: split (with its label), every mean, invalid count, and where the traces are."""
+    return (f"{summary['split_label']}, {summary['traces']} tasks: "
+            f"reward {summary['mean_reward']:.3f} · recall {summary['mean_recall']:.3f} · "
+            f"precision {summary['mean_precision']:.3f} · clean {summary['clean_rate']:.3f} · "
+            f"invalid {summary['invalid']} · traces {traces_path}")

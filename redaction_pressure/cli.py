@@ -1,29 +1,44 @@
-"""The `redaction-pressure` command: eval (the embedded default job), tasks show, score.
+"""The `redaction-pressure` command: eval (the embedded default job), tasks show, reply, score.
 
-Usage errors exit 2 with a one-line reason; `eval` and `score` exit 0 when they ran.
+Every usage error is one line on stderr and exit status 2, found before verifiers is
+imported (importing it takes seconds); `eval`, `reply` and `score` exit 0 when they ran.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 from . import policies
 from ._splits import PUBLIC, SPLITS, PrivateSeedError, read_private_secret
-from ._summary import split_label, summarize
+from ._summary import headline, split_label, summarize
+
+TRACES = "traces.jsonl"
 
 
 class UsageError(Exception):
     pass
 
 
-def _console():
+class _Parser(argparse.ArgumentParser):
+    """argparse, but an error is one line (argparse prints the whole usage first,
+    which pushes the reason off a small terminal)."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _console(stderr: bool = False):
     from rich.console import Console
 
-    return Console(stderr=False, highlight=False)
+    # soft_wrap: the terminal may wrap long lines, but no newline is ever inserted,
+    # so text piped to a file or `less` keeps its character positions.
+    return Console(stderr=stderr, highlight=False, soft_wrap=True)
 
 
 def _task(args):
@@ -43,7 +58,7 @@ def _print_summary(summary: dict, run_path: Path, elapsed: float, policy: str) -
     from rich.table import Table
 
     console = _console()
-    console.print(f"[bold]redaction-pressure eval — {summary['split_label']}[/]", soft_wrap=True)
+    console.print(f"[bold]redaction-pressure eval — {summary['split_label']}[/]")
     head = Table()
     head.add_column("metric")
     head.add_column("value", justify="right")
@@ -69,13 +84,34 @@ def _print_summary(summary: dict, run_path: Path, elapsed: float, policy: str) -
         dec.add_row(name, str(v["present"]), f"{v['destroyed']} ({_pct(v['destroyed'], v['present'])})",
                     style="red" if v["destroyed"] else None)
     console.print(dec)
-    console.print(f"wrote {run_path} in {elapsed:.1f} s — seal it with: audit seal {run_path.parent} "
-                  f"--key KEY.pem --out ARCHIVE_DIR", soft_wrap=True)
+    console.print(f"took {elapsed:.1f} s; seal it with: audit seal {run_path.parent} --key KEY.pem --out ARCHIVE_DIR",
+                  markup=False)
+    console.print(headline(summary, run_path), markup=False)
+
+
+def _check_run_dir(out: Path, named: bool, force: bool) -> None:
+    """Everything that would make the run fail to write, found before the slow import.
+    Creates the directory (a probe file proves it is writable)."""
+    for parent in (out, *out.parents):
+        if parent.exists() and not parent.is_dir():
+            if parent == out:
+                raise UsageError(f"--out {out} is an existing file; --out names a run directory")
+            raise UsageError(f"cannot create run directory {out}: {parent} is a file, not a directory")
+    traces = out / TRACES
+    if traces.exists() and not traces.is_file():
+        raise UsageError(f"{traces} exists and is not a file; choose another --out")
+    if named and traces.exists() and not force:
+        # The default run directory is ours to replace; one the user named is not.
+        raise UsageError(f"{traces} exists; pass --force to overwrite it or choose another --out")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=out):
+            pass
+    except OSError as exc:
+        raise UsageError(f"cannot write run directory {out}: {exc.strerror or exc}") from None
 
 
 def cmd_eval(args) -> int:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     if args.n < 1:
         raise UsageError("-n must be at least 1")
     if args.split == "private_eval":
@@ -86,15 +122,21 @@ def cmd_eval(args) -> int:
     elif args.n > PUBLIC[args.split].size:
         raise UsageError(f"the {args.split} split has {PUBLIC[args.split].size} tasks; -n {args.n} is too many")
     out = Path(args.out or f"runs/{args.split}-{args.policy}")
-    if args.out and (out / "traces.jsonl").exists() and not args.force:
-        # The default run directory is ours to replace; one the user named is not.
-        raise UsageError(f"{out}/traces.jsonl exists; pass --force to overwrite or choose another --out")
+    _check_run_dir(out, named=bool(args.out), force=args.force)
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     start = time.perf_counter()
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   disable=args.json or not sys.stdout.isatty(), transient=True) as progress:
         bar = progress.add_task(f"loading verifiers, then scoring {args.split}", total=args.n)
         from ._run import read_traces, run_policy
-        path = run_policy(args.split, args.policy, args.n, out, on_done=lambda: progress.advance(bar))
+        try:
+            path = run_policy(args.split, args.policy, args.n, out, on_done=lambda: progress.advance(bar))
+        except OSError as exc:
+            print(f"redaction-pressure: error: writing the run to {out} failed: {exc.strerror or exc}",
+                  file=sys.stderr)
+            return 1
     summary = summarize(read_traces(path)) | {"policy": args.policy, "run_dir": str(out)}
     if args.json:
         print(json.dumps(summary, indent=2))
@@ -103,13 +145,13 @@ def cmd_eval(args) -> int:
     return 0
 
 
-def _mark(text: str, spans: list[tuple[int, int, str]]):
-    from rich.text import Text
-
-    t = Text(text)
-    for start, end, style in spans:
-        t.stylize(style, start, end)
-    return t
+def _span_lines(record) -> list[str]:
+    """One line per labelled span, in text order: kind, [start:end) in the record
+    text, family, and the exact characters (as a JSON string, so nothing wraps)."""
+    labels = [(s, "SECRET") for s in record.secrets] + [(d, "DECOY") for d in record.decoys]
+    labels.sort(key=lambda x: (x[0].start, x[0].end, x[1]))
+    return [f"  {kind:<6} [{s.start}:{s.end}) {s.family}: {json.dumps(record.text[s.start:s.end])}"
+            for s, kind in labels]
 
 
 def cmd_tasks_show(args) -> int:
@@ -123,23 +165,80 @@ def cmd_tasks_show(args) -> int:
                 "identity": task.task_data()["identity"]}
         print(json.dumps(data, indent=2))
         return 0
-    console = _console()
-    console.rule(f"{task.id} — {split_label(task.split)}")
-    console.print(f"templates: {', '.join(task.templates)}\nsecret families: {', '.join(task.secret_families)}\n"
-                  f"decoy families: {', '.join(task.decoy_families)}")
-    console.rule("system prompt")
-    console.print(task.system_prompt, markup=False)
-    console.rule("prompt (shown records)")
-    console.print(task.prompt, markup=False)
+    plain = args.plain or not sys.stdout.isatty()
+    if plain:
+        out = lambda text="": print(text)  # noqa: E731
+        rule = lambda title: print(f"===== {title} =====")  # noqa: E731
+    else:
+        console = _console()
+        out = lambda text="": console.print(text, markup=False)  # noqa: E731
+        rule = console.rule
+    rule(f"{task.id} — {split_label(task.split)}")
+    out(f"templates: {', '.join(task.templates)}\nsecret families: {', '.join(task.secret_families)}\n"
+        f"decoy families: {', '.join(task.decoy_families)}")
+    rule("system prompt")
+    out(task.system_prompt)
+    rule("prompt (shown records)")
+    out(task.prompt)
     if not public:
-        console.rule("held-out records are hidden for private_eval")
+        rule("held-out records are hidden for private_eval")
         return 0
-    console.rule(f"held-out records ({len(task.heldout)}): [red]secret[/] [green]decoy[/]")
+    rule(f"held-out records ({len(task.heldout)}): text verbatim, then each SECRET and DECOY "
+         "with its [start:end) span in that text")
     for i, r in enumerate(task.heldout):
-        console.print(f"[bold]record {i + 1} ({r.template})[/]")
-        console.print(_mark(r.text, [(s.start, s.end, "bold red") for s in r.secrets]
-                            + [(d.start, d.end, "green") for d in r.decoys]))
+        out(f"--- record {i + 1} ({r.template}) ---")
+        if plain:
+            out(r.text)
+        else:
+            console.print(_mark(r.text, [(s.start, s.end, "bold red") for s in r.secrets]
+                                + [(d.start, d.end, "green") for d in r.decoys]))
+        for line in _span_lines(r):
+            out(line)
     return 0
+
+
+def _mark(text: str, spans: list[tuple[int, int, str]]):
+    from rich.text import Text
+
+    t = Text(text)
+    for start, end, style in spans:
+        t.stylize(style, start, end)
+    return t
+
+
+def cmd_reply(args) -> int:
+    task = _task(args)
+    sys.stdout.write(policies.POLICIES[args.policy](task) + "\n")
+    return 0
+
+
+def _other_problems(task, reply: str, errors) -> list[dict]:
+    """Rule problems the score did not reach. A reply that breaks the answer schema is
+    rejected before any pattern compiles, so a bad regex in the same reply would only
+    show up on the next attempt; listing it now saves that round trip. Advisory: the
+    reward is what `score_completion` says."""
+    from ._answer import MAX_RULES, _load_object
+    from ._pattern_guard import Refused, compile_bounded
+
+    if not errors or any(e.code not in ("bad_entry", "unsafe_replacement", "too_many_rules") for e in errors):
+        return []
+    obj, problem = _load_object(reply)
+    if problem is not None or not isinstance(obj, dict) or not isinstance(obj.get("rules"), list):
+        return []
+    found, deadline = [], time.perf_counter() + task.budget_s
+    for i, rule in enumerate(obj["rules"][:MAX_RULES]):
+        if time.perf_counter() > deadline:
+            break
+        pattern = rule.get("pattern") if isinstance(rule, dict) else None
+        if not isinstance(pattern, str) or not 1 <= len(pattern) <= 512:
+            continue
+        try:
+            compile_bounded(pattern)
+        except Refused as exc:
+            found.append({"code": "invalid_regex", "rule": i, "message": f"refused before compiling: {exc}"})
+        except Exception as exc:  # noqa: BLE001 - hostile input may reach any corner of regex's compiler
+            found.append({"code": "invalid_regex", "rule": i, "message": f"does not compile: {exc}"[:300]})
+    return found
 
 
 def cmd_score(args) -> int:
@@ -147,14 +246,19 @@ def cmd_score(args) -> int:
 
     task = _task(args)
     try:
-        reply = sys.stdin.read() if args.reply_file == "-" else Path(args.reply_file).read_text(encoding="utf-8")
+        if args.reply_file == "-":
+            reply = sys.stdin.read()
+        else:
+            reply = Path(args.reply_file).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read reply file {args.reply_file}: {exc}") from None
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise UsageError(f"cannot read reply file {args.reply_file}: {reason}") from None
     s = score_completion(task, reply)
+    other = _other_problems(task, reply, s.errors)
     result = {"task": task.id, "split": task.split, "split_label": split_label(task.split),
               "reward": s.reward, "recall": s.recall, "precision": s.precision, "clean": s.clean,
               "valid": s.valid, **s.metrics(), "redaction_errors": [e.as_dict() for e in s.errors],
-              "secret_families": s.secret_families, "decoy_families": s.decoy_families}
+              "other_problems": other, "secret_families": s.secret_families, "decoy_families": s.decoy_families}
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
@@ -164,35 +268,105 @@ def cmd_score(args) -> int:
         console.print(f"{k:>16}: {result[k]:.4f}")
     for k in ("secrets_total", "secrets_removed", "removed_chars", "collateral_chars", "matches"):
         console.print(f"{k:>16}: {result[k]}")
+    leaked = [f"{fam} {total - removed} of {total}" for fam, (total, removed) in sorted(s.secret_families.items())
+              if removed < total]
+    destroyed = [f"{fam} {hit} of {total}" for fam, (total, hit) in sorted(s.decoy_families.items()) if hit]
+    console.print(f"{'secrets leaked':>16}: {', '.join(leaked) or 'none'}", markup=False)
+    console.print(f"{'decoys damaged':>16}: {', '.join(destroyed) or 'none'}", markup=False)
     for e in s.errors:
         where = f" (rule {e.rule})" if e.rule is not None else ""
-        console.print(f"[red]error {e.code}{where}:[/] {e.message}", markup=True, highlight=False)
+        console.print(f"error {e.code}{where}: {e.message}", markup=False)
+    for p in other:
+        console.print(f"also wrong, not scored (the reply was already invalid): {p['code']} (rule {p['rule']}): "
+                      f"{p['message']}", markup=False)
+    problems = len(s.errors) + len(other)
+    console.print(f"{task.id} — {split_label(task.split)}: reward {s.reward:.4f} · recall {s.recall:.4f} · "
+                  f"precision {s.precision:.4f} · clean {s.clean:.0f} · "
+                  + ("valid (no errors)" if s.valid else f"INVALID ({problems} problem{'s' if problems != 1 else ''} above)"),
+                  markup=False)
     return 0
 
 
+def _task_options(p: argparse.ArgumentParser, index_required: bool) -> None:
+    p.add_argument("--split", choices=SPLITS, default="dev",
+                   help="which split the task comes from (default: dev; private_eval needs "
+                        "$REDACTION_PRESSURE_PRIVATE_SEED)")
+    if index_required:
+        p.add_argument("--index", type=int, required=True, metavar="I",
+                       help="the task's index in the split (required; dev has 0..63)")
+    else:
+        p.add_argument("--index", type=int, default=0, metavar="I",
+                       help="the task's index in the split (default: 0; dev has 0..63)")
+
+
+_POLICY_NOTES = {
+    "oracle": "the generator's own knowledge of the task's families; scores 1.0",
+    "baseline": "a fixed, task-independent rule set like a scanner's default config",
+    "induce": "rules learned from the shown records only, as a model should",
+    "inaction": "no rules; scores 0.0",
+    "first-char": "the exploit that deletes each secret's first character; scores 0.0",
+}
+
+
+def _policies_epilog() -> str:
+    return "policies:\n" + "\n".join(f"  {name:<11} {_POLICY_NOTES.get(name, '')}".rstrip()
+                                     for name in sorted(policies.POLICIES))
+
+
+def _policy_option(p: argparse.ArgumentParser, default: str | None) -> None:
+    p.epilog = _policies_epilog()
+    p.formatter_class = argparse.RawDescriptionHelpFormatter
+    names = ", ".join(sorted(policies.POLICIES))
+    if default is None:
+        p.add_argument("--policy", choices=sorted(policies.POLICIES), required=True, metavar="P",
+                       help=f"built-in policy, one of: {names} (required)")
+    else:
+        p.add_argument("--policy", choices=sorted(policies.POLICIES), default=default, metavar="P",
+                       help=f"built-in policy, one of: {names} (default: {default})")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="redaction-pressure", description=__doc__.splitlines()[0])
-    sub = p.add_subparsers(dest="command", required=True)
-    e = sub.add_parser("eval", help="run a built-in policy over a split and write traces.jsonl")
-    e.add_argument("--policy", choices=sorted(policies.POLICIES), default="baseline")
-    e.add_argument("--split", choices=SPLITS, default="dev")
-    e.add_argument("-n", type=int, default=64, help="number of tasks (default 64: all of dev)")
-    e.add_argument("--out", help="run directory (default runs/SPLIT-POLICY, replaced on each run)")
-    e.add_argument("--force", action="store_true", help="overwrite an existing run directory's traces")
-    e.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p = _Parser(prog="redaction-pressure", description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    e = sub.add_parser("eval", help="run a built-in policy over a split; write a run directory; print the scores",
+                       description="Runs a built-in policy over a split with no model, scored through verifiers' "
+                                   "own path, and writes RUN_DIR/traces.jsonl plus the resolved config "
+                                   "(RUN_DIR/configs/resolved/eval.json) that vf-replay and audit seal read.")
+    _policy_option(e, "baseline")
+    e.add_argument("--split", choices=SPLITS, default="dev",
+                   help="split to run (default: dev; private_eval needs $REDACTION_PRESSURE_PRIVATE_SEED)")
+    e.add_argument("-n", type=int, default=64, metavar="N", help="number of tasks, from index 0 (default: 64, all of dev)")
+    e.add_argument("--out", metavar="RUN_DIR",
+                   help="run directory (default: runs/SPLIT-POLICY, replaced on each run; a named one is "
+                        "never replaced without --force)")
+    e.add_argument("--force", action="store_true", help="replace the traces in an existing --out (default: off)")
+    e.add_argument("--json", action="store_true", help="print the summary as JSON instead of tables (default: off)")
     e.set_defaults(fn=cmd_eval)
-    t = sub.add_parser("tasks", help="inspect tasks")
-    tsub = t.add_subparsers(dest="tasks_command", required=True)
-    show = tsub.add_parser("show", help="show a task's prompt and held-out records")
-    show.add_argument("--split", choices=SPLITS, default="dev")
-    show.add_argument("--index", type=int, default=0)
-    show.add_argument("--json", action="store_true")
+
+    t = sub.add_parser("tasks", help="inspect tasks", description="Inspect tasks.")
+    tsub = t.add_subparsers(dest="tasks_command", required=True, metavar="SUBCOMMAND")
+    show = tsub.add_parser("show", help="show a task's prompt and held-out records with every secret and decoy",
+                           description="Shows a task: its system prompt, the prompt (shown records), and the "
+                                       "held-out records verbatim, each followed by its SECRET and DECOY spans.")
+    _task_options(show, index_required=False)
+    show.add_argument("--plain", action="store_true",
+                      help="no colour (default: plain whenever stdout is not a terminal)")
+    show.add_argument("--json", action="store_true", help="print the task as JSON (default: off)")
     show.set_defaults(fn=cmd_tasks_show)
-    s = sub.add_parser("score", help="score a reply file against a task ('-' reads stdin)")
-    s.add_argument("--split", choices=SPLITS, default="dev")
-    s.add_argument("--index", type=int, default=0)
-    s.add_argument("--json", action="store_true")
-    s.add_argument("reply_file")
+
+    r = sub.add_parser("reply", help="print a built-in policy's reply for one task (what score reads)",
+                       description="Prints a built-in policy's reply for one task to stdout, e.g. "
+                                   "`redaction-pressure reply --policy baseline --index 3 > reply.txt`.")
+    _policy_option(r, None)
+    _task_options(r, index_required=True)
+    r.set_defaults(fn=cmd_reply)
+
+    s = sub.add_parser("score", help="score a reply file against one task",
+                       description="Scores a reply against one task's held-out records and lists every "
+                                   "problem with its rule number.")
+    _task_options(s, index_required=True)
+    s.add_argument("--json", action="store_true", help="print the result as JSON (default: off)")
+    s.add_argument("reply_file", metavar="REPLY_FILE", help="file holding the reply ('-' reads stdin)")
     s.set_defaults(fn=cmd_score)
     return p
 
@@ -206,6 +380,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # `... | head` closed the pipe: not an error worth a traceback.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

@@ -136,6 +136,28 @@ class KeygenAndSeal(unittest.TestCase):
         self.assertIn("refusing to overwrite", r.stderr)
         self.assertEqual((out / "signing-key.pem").read_bytes(), before)
 
+    def test_keygen_refuses_a_tracked_path_in_a_work_tree(self):
+        """Into a directory git would commit, `keygen` refuses (exit 2, one line saying
+        how to fix it) and writes nothing; `--force` overrides; an ignored path is fine."""
+        import shutil
+        import tempfile
+        if shutil.which("git") is None:
+            self.skipTest("git is not installed")
+        with tempfile.TemporaryDirectory() as tmp:
+            env = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+            subprocess.run(["git", "-C", tmp, "init", "-q"], check=True, env=os.environ | env)
+            with open(os.path.join(tmp, ".gitignore"), "w") as f:
+                f.write("/secret-keys/\n")
+            tracked = os.path.join(tmp, "keys")
+            r = audit("keygen", "--out", tracked, env_extra=env)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn("--force", r.stderr)
+            self.assertFalse(os.path.exists(os.path.join(tracked, "signing-key.pem")))
+            r = audit("keygen", "--out", tracked, "--force", env_extra=env)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            r = audit("keygen", "--out", os.path.join(tmp, "secret-keys"), env_extra=env)
+            self.assertEqual(r.returncode, 0, r.stderr)
+
     def test_seal_then_verify(self):
         out = fx.fresh_dir("cli-archive")
         key, pub = fx.keys("owner")

@@ -2,83 +2,298 @@
 
 from __future__ import annotations
 
+import argparse
+import contextlib
+import io
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
 import unittest
 from pathlib import Path
 
-from redaction_pressure import PRIVATE_SEED_ENV, load_task, policies
+from redaction_pressure import PRIVATE_SEED_ENV, load_task, policies, score_completion
+from redaction_pressure.cli import build_parser, main
 
+ROOT = Path(__file__).resolve().parents[1]
 CLI = [sys.executable, "-m", "redaction_pressure.cli"]
+AUDIT = [sys.executable, "-m", "audit"]
 SECRET = "cli-test private secret that is long enough 0123"
+LABEL = "public dev split (not a private evaluation)"
 
 
-def run(*args, env=None, stdin=None):
+def _env(extra=None) -> dict:
     base = {k: v for k, v in os.environ.items() if k != PRIVATE_SEED_ENV}
-    return subprocess.run(CLI + list(args), capture_output=True, text=True, input=stdin,
-                          env=base | (env or {}), timeout=300)
+    base["PYTHONPATH"] = str(ROOT) + os.pathsep + base.get("PYTHONPATH", "")
+    return base | (extra or {})
+
+
+def run(*args, env=None, stdin=None, cwd=None, cmd=CLI):
+    return subprocess.run(cmd + list(args), capture_output=True, text=True, input=stdin, cwd=cwd,
+                          env=_env(env), timeout=300)
+
+
+def no_traceback(test: unittest.TestCase, p: subprocess.CompletedProcess) -> None:
+    test.assertNotIn("Traceback", p.stdout + p.stderr)
 
 
 class Eval(unittest.TestCase):
-    def test_eval_writes_traces_and_labelled_summary(self):
-        """Two real runs (each imports verifiers, ~10 s): human output into the default
-        run directory, then JSON output that replaces it."""
+    def test_eval_run_seal_verify_in_a_git_clone(self):
+        """Two real eval runs (each imports verifiers, ~10 s) inside a git work tree that
+        has the project's .gitignore: human output into the default run directory, JSON
+        output that replaces it, then the README's audit walkthrough; `git status` stays
+        clean throughout (no run, key or archive could be committed by `git add -A`)."""
+        if shutil.which("git") is None:
+            self.skipTest("git is not installed")
         with tempfile.TemporaryDirectory() as tmp:
-            env = os.environ | {"PYTHONPATH": str(Path.cwd())}
-            human = subprocess.run(CLI + ["eval", "--policy", "oracle", "-n", "2"], cwd=tmp, env=env,
-                                   capture_output=True, text=True, timeout=300)
+            git = lambda *a: subprocess.run(["git", "-C", tmp, *a], capture_output=True, text=True,  # noqa: E731
+                                            check=True).stdout
+            git("init", "-q")
+            shutil.copy(ROOT / ".gitignore", Path(tmp) / ".gitignore")
+            git("add", ".gitignore")
+            git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "init")
+
+            human = run("eval", "--policy", "oracle", "-n", "2", cwd=tmp)
             self.assertEqual(human.returncode, 0, human.stderr)
-            self.assertIn("public dev split (not a private evaluation)", human.stdout)
+            no_traceback(self, human)
+            self.assertIn(LABEL, human.stdout)
             self.assertIn("mean reward", human.stdout)
             self.assertIn("leaked", human.stdout)
-            p = subprocess.run(CLI + ["eval", "--policy", "oracle", "-n", "3", "--json"], cwd=tmp, env=env,
-                               capture_output=True, text=True, timeout=300)
+            last = human.stdout.strip().splitlines()[-1]  # the headline is the last line
+            for needle in (LABEL, "2 tasks", "reward 1.000", "recall 1.000", "precision 1.000", "clean 1.000",
+                           "invalid 0", "traces runs/dev-oracle/traces.jsonl"):
+                self.assertIn(needle, last)
+
+            p = run("eval", "--policy", "oracle", "-n", "3", "--json", cwd=tmp)
             self.assertEqual(p.returncode, 0, p.stderr)
             summary = json.loads(p.stdout)
             self.assertEqual((summary["traces"], summary["mean_reward"], summary["invalid"]), (3, 1.0, 0))
-            self.assertEqual(summary["split_label"], "public dev split (not a private evaluation)")
+            self.assertEqual(summary["split_label"], LABEL)
             run_dir = Path(tmp) / "runs" / "dev-oracle"
             lines = (run_dir / "traces.jsonl").read_text().splitlines()
             self.assertEqual(len(lines), 3)  # replaced, not appended to the first run's 2
             episode = json.loads(lines[0])
             self.assertEqual(episode["env"]["id"], "redaction-pressure")
             self.assertIn("environment", episode["traces"][0]["info"])
+            resolved = json.loads((run_dir / "configs" / "resolved" / "eval.json").read_text())
+            self.assertEqual(resolved["env"]["taskset"]["num_tasks"], 3)  # the config of the run that wrote it
+            self.assertEqual(sorted(os.listdir(run_dir)), ["configs", "traces.jsonl"])  # no staging left
+
             again = run("eval", "-n", "1", "--out", str(run_dir))  # a named directory is not replaced
             self.assertEqual(again.returncode, 2)
             self.assertIn("--force", again.stderr)
             self.assertEqual(len((run_dir / "traces.jsonl").read_text().splitlines()), 3)
 
+            steps = (["keygen", "--out", "keys"],
+                     ["seal", "runs/dev-oracle", "--key", "keys/signing-key.pem", "--out", "archive"],
+                     ["verify", "archive", "--public-key", "keys/signing-key.pub.pem"])
+            for step in steps:
+                a = run(*step, cwd=tmp, cmd=AUDIT)
+                self.assertEqual(a.returncode, 0, f"audit {step[0]}: {a.stdout}{a.stderr}")
+                no_traceback(self, a)
+            self.assertTrue((Path(tmp) / "keys" / "signing-key.pem").is_file())
+            self.assertEqual(git("status", "--porcelain", "--untracked-files=all"), "")
+
+
+class UsageErrors(unittest.TestCase):
+    """Each is one line on stderr, exit 2, and found before verifiers is imported: a
+    `verifiers` package that fails on import shadows the real one for these runs."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        shadow = Path(cls.tmp.name) / "shadow" / "verifiers"
+        shadow.mkdir(parents=True)
+        (shadow / "__init__.py").write_text("raise SystemExit('VERIFIERS WAS IMPORTED')\n")
+        cls.env = {"PYTHONPATH": f"{shadow.parent}{os.pathsep}{ROOT}"}
+        cls.file = Path(cls.tmp.name) / "a-file"
+        cls.file.write_text("not a directory\n")
+        cls.existing = Path(cls.tmp.name) / "existing-run"
+        cls.existing.mkdir()
+        (cls.existing / "traces.jsonl").write_text("{}\n")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def check(self, args, needle, env=None):
+        p = run(*args, env=self.env | (env or {}), cwd=self.tmp.name)
+        self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+        self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+        self.assertIn(needle, p.stderr)
+        self.assertNotIn("VERIFIERS WAS IMPORTED", p.stderr)
+        no_traceback(self, p)
+        self.assertFalse((Path(self.tmp.name) / "runs").exists())  # a refused eval writes nothing
+
     def test_bad_arguments(self):
-        for args, needle in ((["eval", "--policy", "nope"], "invalid choice"), (["eval", "-n", "0"], "at least 1"),
-                             (["eval", "-n", "65"], "has 64 tasks"), (["eval", "--split", "test"], "invalid choice"),
-                             (["frobnicate"], "invalid choice"), ([], "required")):
-            with self.subTest(args=args):
-                p = run(*args)
-                self.assertEqual(p.returncode, 2, p.stdout)
-                self.assertIn(needle, p.stderr)
-                self.assertNotIn("Traceback", p.stderr)
+        """Argument errors: a few through the entry point, the rest through main() in
+        this process (same parser, same code path; saves a Python start each)."""
+        cases = ((["eval", "--policy", "nope"], "invalid choice"), (["eval", "-n", "0"], "at least 1"),
+                 (["eval", "-n", "65"], "has 64 tasks"), (["eval", "--split", "test"], "invalid choice"),
+                 (["frobnicate"], "invalid choice"), ([], "required"), (["tasks"], "required"),
+                 (["score", "reply.txt"], "--index"), (["reply", "--policy", "oracle"], "--index"),
+                 (["reply", "--index", "1"], "--policy"), (["score", "--index", "64", "-"], "0..63"),
+                 (["score", "--index", "x", "-"], "invalid int"),
+                 (["score", "--index", "1", "/nonexistent/reply.txt"], "cannot read reply file"))
+        for args, needle in cases[:3] + cases[7:8]:
+            with self.subTest(args=args, via="subprocess"):
+                self.check(args, needle)
+        for args, needle in cases:
+            with self.subTest(args=args, via="main()"):
+                err = io.StringIO()
+                with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+                    try:
+                        code = main(args)
+                    except SystemExit as exc:
+                        code = exc.code
+                self.assertEqual(code, 2)
+                self.assertEqual(len(err.getvalue().strip().splitlines()), 1, err.getvalue())
+                self.assertIn(needle, err.getvalue())
+
+    def test_bad_run_directories(self):
+        cases = [(["--out", str(self.file)], "is an existing file"),
+                 (["--out", str(self.file / "run")], "is a file, not a directory"),
+                 (["--out", str(self.existing)], "--force"),
+                 (["--out", "/proc/redaction-pressure-test/run"], "cannot write run directory")]
+        if os.geteuid() != 0:  # root may write anywhere a mode allows nothing
+            locked = Path(self.tmp.name) / "locked"
+            locked.mkdir(mode=0o500, exist_ok=True)
+            cases.append((["--out", str(locked / "run")], "cannot write run directory"))
+        for extra, needle in cases:
+            with self.subTest(extra=extra):
+                self.check(["eval", "-n", "1", *extra], needle)
 
     def test_missing_private_secret(self):
-        for args in (["eval", "--split", "private_eval", "-n", "1"], ["tasks", "show", "--split", "private_eval"]):
-            p = run(*args)
-            self.assertEqual(p.returncode, 2)
-            self.assertIn(PRIVATE_SEED_ENV, p.stderr)
-            self.assertNotIn("Traceback", p.stderr)
+        for args in (["eval", "--split", "private_eval", "-n", "1"], ["tasks", "show", "--split", "private_eval"],
+                     ["reply", "--policy", "oracle", "--split", "private_eval", "--index", "0"]):
+            with self.subTest(args=args):
+                self.check(args, PRIVATE_SEED_ENV)
 
 
-class TasksAndScore(unittest.TestCase):
-    def test_tasks_show(self):
+class Help(unittest.TestCase):
+    def test_every_option_states_its_default_or_that_it_is_required(self):
+        def parsers(p):
+            yield p
+            for a in p._actions:
+                if isinstance(a, argparse._SubParsersAction):
+                    for child in a.choices.values():
+                        yield from parsers(child)
+
+        seen = 0
+        for p in parsers(build_parser()):
+            for a in p._actions:
+                if a.option_strings and a.dest != "help":
+                    seen += 1
+                    with self.subTest(prog=p.prog, option=a.option_strings):
+                        self.assertTrue(a.help and ("default" in a.help or "required" in a.help), a.help)
+                        self.assertEqual(a.required, "required" in a.help)
+        self.assertGreaterEqual(seen, 15)
+        eval_help = run("eval", "--help")
+        self.assertEqual(eval_help.returncode, 0, eval_help.stderr)
+        self.assertIn("(default: baseline)", eval_help.stdout)
+        reply_help = run("reply", "--help").stdout
+        for name in policies.POLICIES:  # every policy is listed, including any added later
+            self.assertIn(name, reply_help)
+
+
+class Reply(unittest.TestCase):
+    def test_reply_prints_each_policy_reply(self):
+        task = load_task("dev", 5)
+        for name, policy in policies.POLICIES.items():
+            with self.subTest(policy=name):
+                p = run("reply", "--policy", name, "--index", "5")
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertEqual(p.stdout, policy(task) + "\n")
+
+    def test_readme_walkthrough_scores_above_zero(self):
+        """The README's `reply` then `score` commands, run as written: the score is
+        above 0 and is exactly what `score_completion` gives that reply."""
+        readme = (ROOT / "README.md").read_text(encoding="utf-8")
+        reply_cmd = re.search(r"redaction-pressure (reply [^\n>]*?)\s*>\s*(\S+)", readme)
+        score_cmd = re.search(r"redaction-pressure (score [^\n#]*)", readme)
+        self.assertIsNotNone(reply_cmd, "README has no `reply ... > FILE` command")
+        self.assertIsNotNone(score_cmd, "README has no `score` command")
+        reply_args, reply_file = reply_cmd.group(1).split(), reply_cmd.group(2)
+        score_args = score_cmd.group(1).split()
+        self.assertEqual(score_args[-1], reply_file)
+        with tempfile.TemporaryDirectory() as tmp:
+            made = run(*reply_args, cwd=tmp)
+            self.assertEqual(made.returncode, 0, made.stderr)
+            (Path(tmp) / reply_file).write_text(made.stdout, encoding="utf-8")
+            scored = run(*score_args, cwd=tmp)
+            self.assertEqual(scored.returncode, 0, scored.stderr)
+            as_json = run(*score_args[:-1], "--json", score_args[-1], cwd=tmp)
+        result = json.loads(as_json.stdout)
+        index = int(score_args[score_args.index("--index") + 1])
+        policy = reply_args[reply_args.index("--policy") + 1]
+        expected = score_completion(load_task("dev", index), policies.POLICIES[policy](load_task("dev", index)))
+        self.assertGreater(result["reward"], 0)
+        self.assertEqual(result["reward"], expected.reward)
+        last = scored.stdout.strip().splitlines()[-1]
+        self.assertTrue(last.startswith(f"dev-{index:06d}"), last)
+        self.assertIn(f"reward {expected.reward:.4f}", last)
+
+
+class TasksShow(unittest.TestCase):
+    def test_plain_output_marks_every_span_and_keeps_text_whole(self):
+        task = load_task("dev", 4)
+        for extra in ([], ["--plain"]):
+            with self.subTest(extra=extra):
+                p = run("tasks", "show", "--split", "dev", "--index", "4", *extra)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertNotIn("\x1b[", p.stdout)  # no colour codes in a pipe
+                self.assertIn("held-out records (16)", p.stdout)
+                self.assertIn(task.prompt, p.stdout)  # never re-wrapped
+                for record in task.heldout:
+                    self.assertIn(record.text, p.stdout)
+                    for kind, spans in (("SECRET", record.secrets), ("DECOY", record.decoys)):
+                        for s in spans:
+                            line = f"{kind:<6} [{s.start}:{s.end}) {s.family}: " + json.dumps(record.text[s.start:s.end])
+                            self.assertIn(line, p.stdout)
+        marked = p.stdout.count("  SECRET [") + p.stdout.count("  DECOY  [")
+        self.assertEqual(marked, sum(len(r.secrets) + len(r.decoys) for r in task.heldout))
+
+    @unittest.skipUnless(sys.platform.startswith("linux"), "pty behaviour checked on Linux")
+    def test_terminal_gets_colour_and_plain_removes_it(self):
+        import pty
+
+        def on_terminal(*extra):
+            master, slave = pty.openpty()
+            proc = subprocess.Popen(CLI + ["tasks", "show", "--index", "4", *extra], stdout=slave,
+                                    stderr=subprocess.PIPE, env=_env({"TERM": "xterm-256color", "COLUMNS": "100"}))
+            os.close(slave)
+            chunks = []
+            while True:
+                try:
+                    chunk = os.read(master, 65536)
+                except OSError:  # EIO: the child closed the terminal
+                    break
+                if not chunk:
+                    break
+                chunks.append(chunk)
+            os.close(master)
+            self.assertEqual(proc.wait(timeout=60), 0, proc.stderr.read())
+            proc.stderr.close()
+            return b"".join(chunks).decode("utf-8", "replace")
+
+        coloured, plain = on_terminal(), on_terminal("--plain")
+        self.assertIn("\x1b[", coloured)
+        self.assertNotIn("\x1b[", plain)
+        task = load_task("dev", 4)
+        for text in (coloured, plain):
+            self.assertIn("SECRET [", text)  # the span list is there either way
+        self.assertIn(task.heldout[0].text.replace("\n", "\r\n"), plain)
+
+    def test_json_and_range(self):
         p = run("tasks", "show", "--split", "dev", "--index", "4", "--json")
         self.assertEqual(p.returncode, 0, p.stderr)
         data = json.loads(p.stdout)
         task = load_task("dev", 4)
         self.assertEqual((data["id"], data["prompt"]), (task.id, task.prompt))
         self.assertEqual(len(data["heldout"]), 16)
-        human = run("tasks", "show", "--index", "4")
-        self.assertIn("held-out records (16)", human.stdout)
         self.assertEqual(run("tasks", "show", "--index", "64").returncode, 2)
 
     def test_private_tasks_hide_heldout(self):
@@ -87,7 +302,9 @@ class TasksAndScore(unittest.TestCase):
         self.assertEqual(json.loads(p.stdout)["heldout"], "hidden (private split)")
         self.assertNotIn(SECRET, p.stdout)
 
-    def test_score(self):
+
+class Score(unittest.TestCase):
+    def test_oracle_file(self):
         task = load_task("dev", 2)
         with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
             f.write(policies.oracle(task))
@@ -97,13 +314,31 @@ class TasksAndScore(unittest.TestCase):
             self.assertEqual(json.loads(p.stdout)["reward"], 1.0)
         finally:
             os.unlink(f.name)
-        bad = run("score", "--index", "2", "-", stdin='{"rules": [{"pattern": "(", "replacement": "\\\\1"}]}')
-        self.assertEqual(bad.returncode, 0, bad.stderr)
-        self.assertIn("unsafe_replacement", bad.stdout)
-        self.assertIn("(rule 0)", bad.stdout)
-        missing = run("score", "--index", "2", "/nonexistent/reply.txt")
-        self.assertEqual(missing.returncode, 2)
-        self.assertIn("cannot read reply file", missing.stderr)
+
+    def test_every_problem_is_reported_with_its_rule(self):
+        """Schema problems (rules 1 and 3) stop scoring before any pattern compiles; the
+        regex problems of rules 0 and 2 are still listed, marked as not scored."""
+        reply = json.dumps({"rules": [{"pattern": "(", "replacement": "[REDACTED]"},
+                                      {"pattern": "ok", "replacement": "X"},
+                                      {"pattern": "[", "replacement": ""},
+                                      {"pattern": "b"}]})
+        p = run("score", "--index", "2", "-", stdin=reply)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        no_traceback(self, p)
+        for needle in ("unsafe_replacement (rule 1)", "bad_entry (rule 3)", "invalid_regex (rule 0)",
+                       "invalid_regex (rule 2)"):
+            self.assertIn(needle, p.stdout)
+        self.assertIn("INVALID (4 problems above)", p.stdout.strip().splitlines()[-1])
+        j = json.loads(run("score", "--index", "2", "--json", "-", stdin=reply).stdout)
+        self.assertEqual(j["reward"], 0.0)
+        self.assertEqual(sorted(e["rule"] for e in j["redaction_errors"]), [1, 3])
+        self.assertEqual([(e["code"], e["rule"]) for e in j["other_problems"]],
+                         [("invalid_regex", 0), ("invalid_regex", 2)])
+        # A reply whose only problems are regexes: all of them, scored, nothing extra.
+        only_regex = json.dumps({"rules": [{"pattern": "(", "replacement": ""}, {"pattern": "[", "replacement": ""}]})
+        j = json.loads(run("score", "--index", "2", "--json", "-", stdin=only_regex).stdout)
+        self.assertEqual([e["rule"] for e in j["redaction_errors"]], [0, 1])
+        self.assertEqual(j["other_problems"], [])
 
 
 if __name__ == "__main__":

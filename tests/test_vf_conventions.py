@@ -1,0 +1,121 @@
+"""verifiers' conventions: the dependency range and package metadata trainers expect,
+the committed vf-eval config (parsed by verifiers' own config loader), and eval run
+directories that verifiers' own `vf-replay` accepts (subprocess, ~10 s)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import tomllib
+import unittest
+from pathlib import Path
+
+from pydantic_config import cli
+from verifiers.v1.cli.output import saved_config_path
+from verifiers.v1.cli.resolve import narrow_config
+from verifiers.v1.configs.cli.eval import EvalConfig
+
+from redaction_pressure._run import read_traces, run_policy
+from redaction_pressure.taskset import RedactionConfig
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIG = "configs/vf-eval-dev.toml"
+
+
+def parse_eval_config(*argv: str) -> EvalConfig:
+    """What `vf-eval ARGV` resolves, through the same two calls its main() makes."""
+    return cli(narrow_config(EvalConfig, list(argv)), args=list(argv))
+
+
+class PackageMetadata(unittest.TestCase):
+    def test_pyproject(self):
+        project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+        verifiers = [d for d in project["dependencies"] if d.startswith("verifiers")]
+        self.assertEqual(verifiers, ["verifiers>=0.4,<0.5"])  # a range: trainers install verifiers editable
+        self.assertEqual(project["license"], "Apache-2.0")
+        self.assertTrue((ROOT / "LICENSE").read_text(encoding="utf-8").lstrip().startswith("Apache License"))
+        self.assertIn("verifiers", project["keywords"])
+        from redaction_pressure import ENVIRONMENT_VERSION
+        self.assertEqual(project["version"], ENVIRONMENT_VERSION)  # one version, in traces and on PyPI
+        lock = tomllib.loads((ROOT / "uv.lock").read_text(encoding="utf-8"))
+        ours = next(p for p in lock["package"] if p["name"] == "redaction-pressure")
+        locked = next(d for d in ours["metadata"]["requires-dist"] if d["name"] == "verifiers")
+        self.assertEqual(locked["specifier"], ">=0.4,<0.5")  # the lock was regenerated
+
+
+class CommittedConfig(unittest.TestCase):
+    def test_readme_uses_the_committed_config(self):
+        readme = (ROOT / "README.md").read_text(encoding="utf-8")
+        self.assertIn(f"vf-eval @ {CONFIG}", readme)
+
+    def test_parses_with_verifiers_loader(self):
+        cwd = os.getcwd()
+        os.chdir(ROOT)
+        try:
+            config = parse_eval_config("@", CONFIG)
+            overridden = parse_eval_config("@", CONFIG, "--model", "other", "--env.taskset.split", "train")
+        finally:
+            os.chdir(cwd)
+        taskset = config.env.taskset
+        self.assertIsInstance(taskset, RedactionConfig)
+        self.assertEqual((taskset.split, taskset.n_shown, taskset.n_eval, taskset.budget_s), ("dev", 8, 16, 2.0))
+        self.assertIsNone(taskset.num_tasks)  # all 64 dev tasks
+        self.assertEqual(config.env.agent.harness.id, "null")
+        self.assertEqual(config.env.agent.runtime.type, "subprocess")
+        self.assertFalse(config.push)
+        self.assertEqual((config.output_dir / config.run.dir).as_posix(), "outputs/dev-my-model")
+        self.assertEqual((overridden.model, overridden.env.taskset.split), ("other", "train"))
+
+
+class RunDirectory(unittest.TestCase):
+    def test_eval_run_dir_is_a_vf_run_dir(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            run_dir = Path(tmp) / "runs" / "dev-oracle"
+            run_policy("dev", "oracle", 2, run_dir, start=5)
+            saved = saved_config_path(run_dir)
+            self.assertEqual(saved, run_dir / "configs" / "resolved" / "eval.json")
+            config = parse_eval_config("@", str(saved))  # how `vf-eval @ ... --resume` reads it
+            self.assertEqual((config.env.taskset.split, config.env.taskset.num_tasks,
+                              config.env.taskset.start_index), ("dev", 2, 5))
+            self.assertEqual(config.output_dir / config.run.dir, run_dir)
+            recorded = {t["task"]["data"]["index"]: t["rewards"] for t in read_traces(run_dir / "traces.jsonl")}
+
+            vf_replay = Path(sys.executable).parent / "vf-replay"
+            out = Path(tmp) / "replay"
+            p = subprocess.run([str(vf_replay), str(run_dir), "--output-dir", str(out), "--no-rich"],
+                               capture_output=True, text=True, timeout=300, cwd=tmp)
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            self.assertNotIn("Traceback", p.stdout + p.stderr)
+            replayed = {t["task"]["data"]["index"]: t["rewards"] for t in read_traces(out / "traces.jsonl")}
+        self.assertEqual(sorted(recorded), [5, 6])
+        self.assertEqual(replayed, recorded)  # re-scored offline, to the same rewards
+        self.assertEqual({k: v["score"] for k, v in recorded[5].items()}, {"recall": 1.0, "precision": 1.0,
+                                                                            "clean": 1.0})
+
+    def test_run_dir_is_identical_across_runs_but_for_ids_and_clock(self):
+        """verifiers stamps every episode and trace with a fresh id and wall-clock times
+        (as vf-eval does); everything else, scores and identity included, repeats."""
+        def strip(x):
+            if isinstance(x, dict):
+                return {k: strip(v) for k, v in x.items() if k not in ("id", "timestamp", "timing")}
+            return [strip(v) for v in x] if isinstance(x, list) else x
+
+        with tempfile.TemporaryDirectory() as tmp:
+            a, b = Path(tmp) / "a" / "run", Path(tmp) / "b" / "run"
+            for d in (a, b):
+                run_policy("dev", "baseline", 2, d)
+            lines = [[json.loads(x) for x in (d / "traces.jsonl").read_text().splitlines()] for d in (a, b)]
+            self.assertEqual(len(lines[0]), 2)
+            self.assertEqual(strip(lines[0]), strip(lines[1]))
+            self.assertEqual([e["run"]["id"] for e in lines[0]], [e["run"]["id"] for e in lines[1]])
+            ja = json.loads((a / "configs/resolved/eval.json").read_text())
+            jb = json.loads((b / "configs/resolved/eval.json").read_text())
+            self.assertEqual(ja.pop("output_dir"), str(a.parent))
+            self.assertEqual(jb.pop("output_dir"), str(b.parent))
+            self.assertEqual(ja, jb)
+
+if __name__ == "__main__":
+    unittest.main()
