@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -182,7 +183,7 @@ def cmd_report(args) -> int:
     start = time.perf_counter()
     try:
         path = write_report(run, out, public_key=args.public_key, verdict=args.verdict,
-                            full_text=True if args.full_text else None, jobs=args.jobs)
+                            full_text=True if args.full_text else None, jobs=args.jobs or os.cpu_count() or 1)
     except RunError as exc:
         raise UsageError(str(exc)) from None
     except OSError as exc:

@@ -10,7 +10,6 @@ home; the episode filters are CSS checkboxes.
 
 from __future__ import annotations
 
-import os
 from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
@@ -50,12 +49,13 @@ def _template():
 
 
 def render_report(run_path: Path, *, public_key: Path | None = None, verdict: Path | None = None,
-                  full_text: bool | None = None, jobs: int | None = None) -> str:
+                  full_text: bool | None = None, jobs: int = 1) -> str:
     """The report page of the run at ``run_path``. Raises RunError for a path that
     holds no run. ``full_text`` (default: runs of up to FULL_TEXT_UP_TO episodes) shows
     every held-out line; otherwise only lines with a leak, destroyed decoy or
-    collateral damage, which keeps a 1,000-episode page under 10 MB. ``jobs`` processes
-    (default: every core) rebuild the tasks of large runs."""
+    collateral damage, which keeps a 1,000-episode page under 10 MB. ``jobs`` > 1 spreads
+    task regeneration of large runs over worker processes (started with "spawn", which
+    re-imports the caller's main module: call it from a guarded main, as the CLI does)."""
     run = read_run(Path(run_path))
     verification: Verification = NOT_ASKED
     if run.archive:
@@ -65,7 +65,7 @@ def render_report(run_path: Path, *, public_key: Path | None = None, verdict: Pa
             verification = read_verdict_file(Path(verdict), run.manifest)
     if full_text is None:
         full_text = len(run.traces) <= FULL_TEXT_UP_TO
-    view = build_view(run, verification, full_text, jobs if jobs is not None else (os.cpu_count() or 1))
+    view = build_view(run, verification, full_text, jobs)
     return _template().render(v=view, version=ENVIRONMENT_VERSION, installed_digest=source_digest(),
                               open_records=len(view["episodes"]) <= OPEN_RECORDS_UP_TO)
 
