@@ -193,7 +193,7 @@ def _histogram(rewards: list[float]) -> dict:
         bars.append({"x": round(left + i * bw + 1, 1), "y": round(bottom // 2 + height - h, 1), "w": round(bw - 2, 1),
                      "h": h, "count": count, "lo": i / HIST_BINS, "hi": (i + 1) / HIST_BINS,
                      "tx": round(left + i * bw + bw / 2, 1)})
-    return {"bars": bars, "top": top, "width": width + left + 8, "height": height + bottom + 14, "left": left,
+    return {"bars": bars, "top": top, "width": width + left + 28, "height": height + bottom + 14, "left": left,
             "base": bottom // 2 + height, "ticks": [{"x": left + i * width / 4, "label": f"{i / 4:.2f}"}
                                                    for i in range(5)]}
 
