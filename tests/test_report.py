@@ -258,6 +258,23 @@ class PageContent(ReportTestCase):
         self.assertIn("PARTIAL: 3 of 64 dev tasks, 1 rollout each (task indices 0–2)", text)
         self.assertNotIn("verification", text)  # a plain run is not an archive
 
+    def test_private_banner_is_distinct(self):
+        run = self.tmp / "private"
+        run.mkdir(exist_ok=True)
+        lines = []
+        for line in (self.oracle_run / "traces.jsonl").read_text().splitlines():
+            ep = json.loads(line)
+            ep["traces"][0]["info"]["environment"]["split"] = "private_eval"
+            lines.append(json.dumps(ep))
+        (run / "traces.jsonl").write_text("\n".join(lines) + "\n")
+        _, page = self.render(run)
+        text = page.text()
+        self.assertIn("PRIVATE EVALUATION SPLIT", text)
+        self.assertNotIn("PUBLIC", text)
+        self.assertIn("private", [a.get("class", "").split()[-1] for t, a in page.tags if a.get("id") == "split"])
+        # Rebuilt from the seeds the traces reveal, never from the private secret.
+        self.assertEqual(len(page.pres), 3 * self.oracle_tasks[0].n_eval)
+
     def test_deterministic_and_parallel_gives_the_same_page(self):
         one = render_report(self.mixed_run, jobs=1)
         self.assertEqual(one, render_report(self.mixed_run, jobs=1))
