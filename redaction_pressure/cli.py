@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -172,6 +171,8 @@ def cmd_score(args) -> int:
 
 
 def cmd_report(args) -> int:
+    import os
+
     from .report import RunError, write_report
 
     if args.public_key and args.verdict:

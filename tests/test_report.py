@@ -373,6 +373,8 @@ class Hostile(ReportTestCase):
         empty.mkdir(exist_ok=True)
         with self.assertRaisesRegex(RunError, "holds no traces.jsonl"):
             render_report(empty)
+        with self.assertRaisesRegex(RunError, "not a sealed archive"):
+            render_report(self.oracle_run, verdict=self.tmp / "verdict.json")
 
 
 class NoExternalReference(ReportTestCase):

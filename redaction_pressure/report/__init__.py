@@ -58,6 +58,9 @@ def render_report(run_path: Path, *, public_key: Path | None = None, verdict: Pa
     re-imports the caller's main module: call it from a guarded main, as the CLI does)."""
     run = read_run(Path(run_path))
     verification: Verification = NOT_ASKED
+    if not run.archive and (public_key is not None or verdict is not None):
+        raise RunError(f"{run.path} is not a sealed archive (no manifest.toml or manifest.dsse.json): "
+                       "--public-key and --verdict apply to archives only")
     if run.archive:
         if public_key is not None:
             verification = run_verify(run.path, Path(public_key), run.manifest)
