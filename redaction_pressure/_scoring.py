@@ -119,6 +119,19 @@ def score_completion(task: RedactionTask, reply: object, budget_s: float | None 
 def score_with_cost(task: RedactionTask, reply: object, budget_s: float | None = None) -> tuple[Score, float, float]:
     """`score_completion` plus the scan's CPU seconds (what the budget counts) and wall
     seconds in its worker (0 when the reply never reached a scan)."""
+    score, _, cpu, wall = _score(task, reply, budget_s)
+    return score, cpu, wall
+
+
+def score_with_masks(task: RedactionTask, reply: object, budget_s: float | None = None) -> tuple[Score, list[bytes]]:
+    """`score_completion` plus, per held-out record, which source characters the reply's
+    rules removed (1 = gone): the masks behind the score, for reports. When the episode
+    is void nothing counts as removed, as in the reward."""
+    score, removed, _, _ = _score(task, reply, budget_s)
+    return score, [bytes(len(m)) if score.errors else bytes(m) for m in removed]
+
+
+def _score(task: RedactionTask, reply: object, budget_s: float | None) -> tuple[Score, list, float, float]:
     budget = task.budget_s if budget_s is None else float(budget_s)  # a caller's mistake still raises
     rules, errors = _parse(reply)
     texts = [r.text for r in task.heldout]
@@ -129,4 +142,4 @@ def score_with_cost(task: RedactionTask, reply: object, budget_s: float | None =
         removed, matches, errors, cpu, wall = run_scan(texts, [(r.pattern, r.replacement) for r in rules], budget)
     outcome = evaluate(removed, [[(s.start, s.end) for s in r.secrets] for r in task.heldout], bool(errors))
     secrets, decoys = _family_tallies(task, removed)
-    return Score(outcome, tuple(errors), matches, secrets, decoys), cpu, wall
+    return Score(outcome, tuple(errors), matches, secrets, decoys), removed, cpu, wall

@@ -325,6 +325,27 @@ def _policy_option(p: argparse.ArgumentParser, default: str | None) -> None:
                        help=f"built-in policy, one of: {names} (default: {default})")
 
 
+def cmd_report(args) -> int:
+    from .report import RunError, write_report
+
+    if args.public_key and args.verdict:
+        raise UsageError("give --public-key (run `audit verify` now) or --verdict (read its --json output), not both")
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    run = Path(args.run_dir)
+    out = Path(args.out) if args.out else (run.parent if run.is_file() else run) / "report.html"
+    start = time.perf_counter()
+    try:
+        path = write_report(run, out, public_key=args.public_key, verdict=args.verdict,
+                            full_text=True if args.full_text else None, jobs=args.jobs or os.cpu_count() or 1)
+    except RunError as exc:
+        raise UsageError(str(exc)) from None
+    except OSError as exc:
+        raise UsageError(f"cannot write {out}: {exc}") from None
+    print(f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB) in {time.perf_counter() - start:.1f} s")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="redaction-pressure", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -368,6 +389,15 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true", help="print the result as JSON (default: off)")
     s.add_argument("reply_file", metavar="REPLY_FILE", help="file holding the reply ('-' reads stdin)")
     s.set_defaults(fn=cmd_score)
+    r = sub.add_parser("report", help="write one self-contained HTML page of a run or sealed archive")
+    r.add_argument("run_dir", metavar="RUN_DIR", help="run directory, sealed archive, or traces.jsonl")
+    r.add_argument("--out", help="HTML file to write (default RUN_DIR/report.html)")
+    r.add_argument("--public-key", help="archives: run `audit verify` with this pinned key and show its verdict")
+    r.add_argument("--verdict", help="archives: read the verdict from this `audit verify --json` output")
+    r.add_argument("--full-text", action="store_true",
+                   help="show every held-out line even in runs of more than 256 episodes")
+    r.add_argument("--jobs", type=int, help="processes rebuilding tasks (default: all cores)")
+    r.set_defaults(fn=cmd_report)
     return p
 
 

@@ -1,0 +1,84 @@
+"""`redaction-pressure report`: one self-contained HTML page of a run (eval, vf-eval or
+a sealed archive) that shows what a reply's rules did, character by character.
+
+The page is rendered by Jinja2 with autoescaping on for every value: record text,
+rules and replies are attacker-controlled, and only the template's own markup is
+markup. It references nothing outside itself (no scripts at all, inline CSS and SVG,
+a Content-Security-Policy that forbids loads), so it opens offline and cannot phone
+home; the episode filters are CSS checkboxes.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib.resources import files
+from pathlib import Path
+
+from markupsafe import Markup
+
+from .._identity import source_digest
+from .._versions import ENVIRONMENT_VERSION
+from ._runfile import RunError, read_run
+from ._verdict import NOT_ASKED, Verification, read_verdict_file, run_verify
+from ._view import build_view
+
+__all__ = ["RunError", "render_report", "write_report"]
+
+OPEN_RECORDS_UP_TO = 64  # episodes; above that, record lists start folded
+FULL_TEXT_UP_TO = 256  # episodes; above that, only the lines with a flaw are shown
+
+
+_CONTENT = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+
+
+def content(text: str) -> Markup:
+    """Escapes ``text`` for element content (never an attribute): there only ``&`` and
+    ``<`` can start markup (``>`` is escaped too, for readers). Autoescape would also
+    turn every quote into ``&#34;``, a tenth of a record's bytes."""
+    return Markup(str(text).translate(_CONTENT))
+
+
+@lru_cache(maxsize=1)
+def _template():
+    import jinja2
+
+    env = jinja2.Environment(autoescape=True, trim_blocks=True, lstrip_blocks=True,
+                             undefined=jinja2.StrictUndefined)
+    env.filters["content"] = content
+    return env.from_string(files(__package__).joinpath("report.html.j2").read_text(encoding="utf-8"))
+
+
+def render_report(run_path: Path, *, public_key: Path | None = None, verdict: Path | None = None,
+                  full_text: bool | None = None, jobs: int = 1) -> str:
+    """The report page of the run at ``run_path``. Raises RunError for a path that
+    holds no run. ``full_text`` (default: runs of up to FULL_TEXT_UP_TO episodes) shows
+    every held-out line; otherwise only lines with a leak, destroyed decoy or
+    collateral damage, which keeps a 1,000-episode page under 10 MB. ``jobs`` > 1 spreads
+    task regeneration of large runs over worker processes (started with "spawn", which
+    re-imports the caller's main module: call it from a guarded main, as the CLI does)."""
+    run = read_run(Path(run_path))
+    verification: Verification = NOT_ASKED
+    if not run.archive and (public_key is not None or verdict is not None):
+        raise RunError(f"{run.path} is not a sealed archive (no manifest.toml or manifest.dsse.json): "
+                       "--public-key and --verdict apply to archives only")
+    if run.archive:
+        if public_key is not None:
+            verification = run_verify(run.path, Path(public_key), run.manifest)
+        elif verdict is not None:
+            verification = read_verdict_file(Path(verdict), run.manifest)
+    if full_text is None:
+        full_text = len(run.traces) <= FULL_TEXT_UP_TO
+    view = build_view(run, verification, full_text, jobs)
+    return _template().render(v=view, version=ENVIRONMENT_VERSION, installed_digest=source_digest(),
+                              open_records=len(view["episodes"]) <= OPEN_RECORDS_UP_TO)
+
+
+def write_report(run_path: Path, out: Path, **kw) -> Path:
+    """Renders and writes the page atomically (a half-written page never replaces a good one)."""
+    html = render_report(run_path, **kw)
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".partial")
+    tmp.write_text(html, encoding="utf-8")
+    tmp.replace(out)
+    return out

@@ -1,0 +1,310 @@
+"""Turns a run's traces into the plain data the page template shows.
+
+Scores on the page are the recorded ones (what the run claims); the character marks
+come from this build's rescoring (`_marks`), and where the two disagree the episode
+says so. Every string taken from a trace is made printable first (`printable`): the
+template escapes HTML, this removes control, bidi and surrogate characters that could
+garble or spoof what a reader sees.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+
+from .._answer import parse_reply
+from .._identity import build_identity
+from .._reward import WEIGHTS
+from .._splits import PUBLIC
+from .._summary import split_label
+from .._task import DEFAULT_N_EVAL, DEFAULT_N_SHOWN
+from .._scanner import DEFAULT_BUDGET_S
+from . import _marks
+
+HIST_BINS = 20
+MAX_REPLY_SHOWN = 4000
+MAX_MESSAGE = 300
+STANDARD_PARAMS = {"n_shown": DEFAULT_N_SHOWN, "n_eval": DEFAULT_N_EVAL, "budget_s": DEFAULT_BUDGET_S}
+BUILD_KEYS = ("environment_version", "corpus_version", "reward_schema_version", "source_digest",
+              "source_digest_algorithm", "regex_version")
+
+
+def printable(value, limit: int | None = None) -> str:
+    s = value if isinstance(value, str) else str(value)
+    if limit is not None and len(s) > limit:
+        s = s[:limit] + f"… [{len(s) - limit} more characters]"
+    if s.isprintable():
+        return s
+    return "".join(c if c.isprintable() or c in "\n\t" else c.encode("unicode_escape", "backslashreplace")
+                   .decode("ascii") for c in s)
+
+
+def _dict(value) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _num(value, default=None):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return default
+    return value
+
+
+def recorded_reply(trace: dict) -> str:
+    """The content of the last node with ``sampled: true`` ("" if none), list content
+    joined from its parts' text, as the taskset adapter reads it."""
+    nodes = trace.get("nodes")
+    replies = [n.get("message") for n in nodes if isinstance(n, dict) and n.get("sampled") is True] \
+        if isinstance(nodes, list) else []
+    content = _dict(replies[-1]).get("content") if replies else None
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(p.get("text") or "" for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
+    return ""
+
+
+def _scores(trace: dict) -> dict:
+    info = _dict(trace.get("info"))
+    red = _dict(info.get("redaction"))
+    rewards, metrics = _dict(trace.get("rewards")), _dict(trace.get("metrics"))
+    out = {}
+    for name in WEIGHTS:
+        out[name] = _num(red.get(name), _num(_dict(rewards.get(name)).get("score")))
+    reward = _num(red.get("reward"))
+    if reward is None and all(out[k] is not None for k in WEIGHTS):
+        reward = sum(out[k] * _num(_dict(rewards.get(k)).get("weight"), WEIGHTS[k]) for k in WEIGHTS)
+    out["reward"] = reward
+    for name in ("valid", "secrets_total", "secrets_removed", "removed_chars", "collateral_chars", "matches"):
+        out[name] = _num(red.get(name), _num(metrics.get(name)))
+    errors = info.get("redaction_errors")
+    out["errors"] = [e for e in errors if isinstance(e, dict)] if isinstance(errors, list) else []
+    out["secret_families"] = _dict(red.get("secret_families"))
+    out["decoy_families"] = _dict(red.get("decoy_families"))
+    return out
+
+
+def _error(e: dict) -> dict:
+    return {"code": printable(e.get("code"), 60), "message": printable(e.get("message", ""), MAX_MESSAGE)}
+
+
+def _fmt(x, digits=3) -> str:
+    return "—" if x is None else f"{x:.{digits}f}"
+
+
+def _episode(n: int, trace: dict, rollout: int, full_text: bool = True) -> dict:
+    env = _dict(_dict(trace.get("info")).get("environment"))
+    s = _scores(trace)
+    reply = recorded_reply(trace)
+    leak = s["secrets_total"] is None or s["secrets_removed"] is None or s["secrets_removed"] < s["secrets_total"]
+    ep = {
+        "n": n, "task_id": printable(env.get("task_id") or _dict(_dict(trace.get("task")).get("data")).get("id")
+                                     or f"episode {n}", 80),
+        "rollout": rollout, "scores": s, "fmt": {k: _fmt(s[k]) for k in ("reward", *WEIGHTS)},
+        "leak": leak, "coll": bool(s["collateral_chars"]), "err": bool(s["errors"]),
+        "episode_errors": [_error(e) for e in s["errors"] if not isinstance(e.get("rule"), int)],
+        "rules": [], "reply": None, "notes": [], "records": [],
+    }
+    rules, parse_errors = parse_reply(reply)
+    rule_errors = defaultdict(list)
+    for e in s["errors"]:
+        if isinstance(e.get("rule"), int) and not isinstance(e.get("rule"), bool):
+            rule_errors[e["rule"]].append(_error(e))
+    if parse_errors or not rules:
+        ep["reply"] = printable(reply, MAX_REPLY_SHOWN)
+    try:
+        task = _marks.task_for(trace)
+    except _marks.NotRegenerated as exc:
+        ep["notes"].append(f"Held-out records not shown: {exc}.")
+        task = None
+    except (ValueError, TypeError, IndexError, OverflowError, RecursionError) as exc:
+        ep["notes"].append(f"Held-out records not shown: the task could not be rebuilt ({type(exc).__name__}).")
+        task = None
+    removal = _marks.removal(task, reply) if task is not None else None
+    counts = removal.rule_matches if removal else None
+    for i, rule in enumerate(rules):
+        ep["rules"].append({"n": i, "pattern": printable(rule.pattern), "replacement": printable(rule.replacement),
+                            "matches": counts[i] if counts else None, "errors": rule_errors.pop(i, [])})
+    for i, errs in sorted(rule_errors.items()):  # errors naming a rule the reply does not parse into
+        ep["episode_errors"] += [dict(e, message=f"(rule {i}) {e['message']}") for e in errs]
+    if removal is None:
+        return ep
+    if removal.outcome.reward != s["reward"]:
+        ep["notes"].append(f"This build rescores the reply to reward {removal.outcome.reward:.4f}; the run recorded "
+                           f"{_fmt(s['reward'], 4)}. The marks below show this build's rescoring.")
+    if removal.errors and not s["errors"]:
+        ep["episode_errors"] += [_error(e.as_dict()) for e in removal.errors]
+    for i, (record, gone) in enumerate(zip(task.heldout, removal.removed)):
+        segs, leaked, destroyed, collateral = _marks.segments(record, gone)
+        rec = {"i": i + 1, "template": record.template, "segs": segs, "secrets": len(record.secrets),
+               "leaked": leaked, "destroyed": destroyed, "collateral": collateral, "lines": None, "omitted": 0}
+        if not full_text:
+            rec["lines"], rec["omitted"] = _marks.flawed_lines(segs)
+        ep["records"].append(rec)
+    return ep
+
+
+def _ranges(indices: list[int]) -> str:
+    out, start, prev = [], None, None
+    for i in indices:
+        if start is None:
+            start = prev = i
+        elif i == prev + 1:
+            prev = i
+        else:
+            out.append(f"{start}" if start == prev else f"{start}–{prev}")
+            start = prev = i
+    if start is not None:
+        out.append(f"{start}" if start == prev else f"{start}–{prev}")
+    return ", ".join(out)
+
+
+def _coverage(traces: list[dict], split: str) -> str:
+    per_task = Counter()
+    for t in traces:
+        index = _dict(_dict(t.get("info")).get("environment")).get("task_index")
+        if isinstance(index, int) and not isinstance(index, bool):
+            per_task[index] += 1
+    if not per_task:
+        return "no task indices recorded"
+    rollouts = sorted(set(per_task.values()))
+    each = (f"{rollouts[0]} rollout{'s' if rollouts[0] != 1 else ''} each" if len(rollouts) == 1
+            else f"{rollouts[0]}–{rollouts[-1]} rollouts per task")
+    size = PUBLIC[split].size if split in PUBLIC else None
+    k = len(per_task)
+    if size is not None and k == size and min(per_task) == 0 and max(per_task) == size - 1:
+        head = f"complete: all {size} {split} tasks"
+    elif size is not None:
+        head = f"PARTIAL: {k} of {size:,} {split} tasks"
+    else:
+        head = f"{k} {split} task{'s' if k != 1 else ''}"
+    return f"{head}, {each} (task indices {_ranges(sorted(per_task))})"
+
+
+def _histogram(rewards: list[float]) -> dict:
+    bins = [0] * HIST_BINS
+    for r in rewards:
+        bins[min(HIST_BINS - 1, max(0, int(r * HIST_BINS)))] += 1
+    top = max(bins) if rewards else 0
+    width, height, left, bottom = 600, 160, 36, 24
+    bw = width / HIST_BINS
+    bars = []
+    for i, count in enumerate(bins):
+        h = 0 if not top else round(height * count / top, 1)
+        bars.append({"x": round(left + i * bw + 1, 1), "y": round(bottom // 2 + height - h, 1), "w": round(bw - 2, 1),
+                     "h": h, "count": count, "lo": i / HIST_BINS, "hi": (i + 1) / HIST_BINS,
+                     "tx": round(left + i * bw + bw / 2, 1)})
+    return {"bars": bars, "top": top, "width": width + left + 28, "height": height + bottom + 14, "left": left,
+            "base": bottom // 2 + height, "ticks": [{"x": left + i * width / 4, "label": f"{i / 4:.2f}"}
+                                                   for i in range(5)]}
+
+
+def _families(scores: list[dict]) -> tuple[list[dict], list[dict]]:
+    sec: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    dec: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for s in scores:
+        for table, out in ((s["secret_families"], sec), (s["decoy_families"], dec)):
+            for fam, pair in table.items():
+                if isinstance(pair, list) and len(pair) == 2 and all(_num(v) is not None for v in pair):
+                    out[printable(fam, 80)][0] += pair[0]
+                    out[printable(fam, 80)][1] += pair[1]
+    secrets = [{"family": f, "labelled": a, "removed": b, "leaked": a - b, "rate": (a - b) / a if a else 0.0}
+               for f, (a, b) in sec.items()]
+    decoys = [{"family": f, "present": a, "destroyed": b, "rate": b / a if a else 0.0} for f, (a, b) in dec.items()]
+    secrets.sort(key=lambda r: (-r["leaked"], r["family"]))
+    decoys.sort(key=lambda r: (-r["destroyed"], r["family"]))
+    return secrets, decoys
+
+
+def _distinct(traces: list[dict], key: str) -> list[str]:
+    return sorted({printable(_dict(_dict(t.get("info")).get("environment")).get(key), 200) for t in traces})
+
+
+def _mean(values: list) -> float | None:
+    values = [v for v in values if v is not None]
+    return math.fsum(values) / len(values) if values else None
+
+
+def _flat(manifest: dict) -> list[tuple[str, str]]:
+    """Scalar manifest fields (one level of tables deep), for any manifest version."""
+    rows = []
+    for key, value in manifest.items():
+        if isinstance(value, dict):
+            rows += [(f"{key}.{k}", v) for k, v in value.items() if not isinstance(v, (dict, list))]
+        elif not isinstance(value, list):
+            rows.append((key, value))
+    return [(printable(k, 80), printable(v, 200)) for k, v in rows[:40]]
+
+
+def _episode_job(job: tuple) -> dict:
+    return _episode(*job)
+
+
+PARALLEL_FROM = 64  # episodes; below that, worker start-up costs more than it saves
+
+
+def _episodes(traces: list[dict], full_text: bool, jobs: int) -> list[dict]:
+    """Every episode's view, in trace order. Regenerating tasks dominates the cost, so
+    large runs are spread over ``jobs`` processes; the page is the same either way."""
+    seen = Counter()
+    work = []
+    for n, t in enumerate(traces, 1):
+        index = _dict(_dict(t.get("info")).get("environment")).get("task_index")
+        seen[str(index)] += 1
+        work.append((n, t, seen[str(index)], full_text))
+    if jobs <= 1 or len(work) < PARALLEL_FROM:
+        return [_episode(*w) for w in work]
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    # Tasks of one index sit together in a chunk, so each worker regenerates them once.
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
+        return list(pool.map(_episode_job, work, chunksize=max(1, len(work) // (4 * jobs))))
+
+
+def build_view(run, verification, full_text: bool, jobs: int = 1) -> dict:
+    traces = run.traces
+    splits = _distinct(traces, "split")
+    split = splits[0] if len(splits) == 1 else None
+    if split is not None:
+        label = split_label(split)
+        kind = {"dev": "public", "train": "public", "private_eval": "private"}.get(split, "unknown")
+    else:
+        label, kind = f"MIXED or missing splits: {', '.join(splits) or 'none recorded'}", "unknown"
+    episodes = _episodes(traces, full_text, jobs)
+    scores = [e["scores"] for e in episodes]
+    secrets, decoys = _families(scores)
+    installed = build_identity()
+    build = []
+    for key in BUILD_KEYS:
+        values = _distinct(traces, key)
+        build.append({"key": key, "vals": values, "same": values == [printable(installed[key])]})
+    params = []
+    for t in traces:
+        p = _dict(_dict(_dict(t.get("info")).get("environment")).get("task_params"))
+        if p not in params:
+            params.append(p)
+    models = sorted({printable(_dict(_dict(t.get("agent")).get("config")).get("model"), 120) for t in traces})
+    rewards = [s["reward"] for s in scores if s["reward"] is not None]
+    headline = {
+        "episodes": len(episodes), "mean_reward": _fmt(_mean(rewards)),
+        "mean_recall": _fmt(_mean([s["recall"] for s in scores])),
+        "mean_precision": _fmt(_mean([s["precision"] for s in scores])),
+        "clean_rate": _fmt(_mean([s["clean"] for s in scores])),
+        "invalid": sum(1 for s in scores if s["errors"] or s["valid"] == 0),
+        "with_leaks": sum(e["leak"] for e in episodes), "with_collateral": sum(e["coll"] for e in episodes),
+        "secrets_total": sum(s["secrets_total"] or 0 for s in scores),
+        "secrets_leaked": sum(r["leaked"] for r in secrets),
+        "decoys_destroyed": sum(r["destroyed"] for r in decoys),
+    }
+    standard = all(p == STANDARD_PARAMS for p in params)
+    return {
+        "title": f"redaction-pressure report — {label}", "split": split or "mixed", "split_label": label,
+        "split_kind": kind, "run_path": printable(run.path), "archive": run.archive,
+        "manifest": _flat(run.manifest) if run.manifest else [],
+        "manifest_problem": run.manifest_problem, "verification": verification, "problems": run.problems,
+        "coverage": _coverage(traces, split) if split else "—", "build": build, "models": models,
+        "task_params": [printable(", ".join(f"{k}={v}" for k, v in p.items()) or "none recorded", 300)
+                        for p in params[:5]], "standard_params": standard, "headline": headline,
+        "histogram": _histogram(rewards), "secret_families": secrets, "decoy_families": decoys,
+        "episodes": episodes, "full_text": full_text,
+    }

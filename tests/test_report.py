@@ -1,0 +1,504 @@
+"""`redaction-pressure report`: the page parses, holds every episode, marks exactly what
+the scorer removed, escapes hostile text, references nothing outside itself, says
+whether an archive was verified, and renders in a real browser (headless chromium)."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import dataclasses
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import unittest
+from html.parser import HTMLParser
+from pathlib import Path
+from unittest import mock
+
+from redaction_pressure import load_task, policies, score_completion
+from redaction_pressure._corpus import Record, Span
+from redaction_pressure.report import RunError, render_report, write_report
+from redaction_pressure.report import _marks, _view
+
+CLI = [sys.executable, "-m", "redaction_pressure.cli"]
+AUDIT = [sys.executable, "-m", "audit"]
+HOSTILE = "</script><img src=x onerror=alert(1)>"
+CHROMIUM = "/usr/bin/chromium"
+VOID = {"meta", "br", "input", "img", "link", "hr", "col", "wbr", "source", "area", "base", "embed", "track"}
+
+
+def write_run(out_dir: Path, items: list[tuple[str, int, str]]) -> Path:
+    """A run directory whose traces are scored through verifiers' `Task.score`, exactly
+    as `redaction-pressure eval` does, for arbitrary replies (split, index, reply)."""
+    import verifiers.v1 as vf
+
+    from redaction_pressure.taskset import offline_trace, to_row
+
+    async def score_all():
+        episodes = []
+        for split, index, reply in items:
+            row = to_row(load_task(split, index))
+            trace = offline_trace(row, reply, model="test-model")
+            await row.score(trace)
+            episodes.append(vf.Episode(env=vf.EnvInfo(id="redaction-pressure"), task=trace.task, traces=[trace],
+                                       ok=trace.ok, run=vf.EvalRunInfo(id="rp-test-run", name="test")))
+        return episodes
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with open(out_dir / "traces.jsonl", "wb") as f:
+        for ep in asyncio.run(score_all()):
+            f.write(ep.model_dump_json(exclude_none=True).encode() + b"\n")
+    return out_dir
+
+
+class Page(HTMLParser):
+    """Parses a page strictly enough to fail on unbalanced markup, and keeps what the
+    tests look at: tags with attributes, each episode's text, each <pre>'s text and
+    its marked runs."""
+
+    def __init__(self, text: str):
+        super().__init__(convert_charrefs=True)
+        self.stack: list[str] = []
+        self.errors: list[str] = []
+        self.tags: list[tuple[str, dict]] = []
+        self.episodes: dict[str, list[str]] = {}
+        self.pres: list[dict] = []  # {"episode": id, "text": str, "marks": [(class, text)]}
+        self.styles: list[str] = []
+        self.data: list[str] = []
+        self._episode = None
+        self._pre = None
+        self._span = None
+        self.feed(text)
+        self.close()
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self.tags.append((tag, a))
+        if tag in VOID:
+            return
+        self.stack.append(tag)
+        if tag == "section" and "ep" in (a.get("class") or "").split():
+            self._episode = a["id"]
+            self.episodes[self._episode] = []
+        if tag == "pre" and self._episode:
+            self._pre = {"episode": self._episode, "text": "", "marks": []}
+        if tag == "span" and self._pre is not None:
+            self._span = [a.get("class") or "", "", a.get("title")]
+
+    def handle_startendtag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_endtag(self, tag):
+        if tag in VOID:
+            return
+        if not self.stack or self.stack[-1] != tag:
+            self.errors.append(f"</{tag}> closes <{self.stack[-1] if self.stack else None}>")
+            return
+        self.stack.pop()
+        if tag == "section" and self._episode:
+            self._episode = None
+        if tag == "pre" and self._pre is not None:
+            self.pres.append(self._pre)
+            self._pre = None
+        if tag == "span" and self._span is not None and self._pre is not None:
+            if self._span[0] != "ln":
+                self._pre["marks"].append(tuple(self._span))
+            self._span = None
+
+    def handle_data(self, data):
+        self.data.append(data)
+        if self.stack and self.stack[-1] == "style":
+            self.styles.append(data)
+        if self._episode:
+            self.episodes[self._episode].append(data)
+        if self._pre is not None and not (self._span and self._span[0] == "ln"):
+            self._pre["text"] += data
+            if self._span is not None:
+                self._span[1] += data
+
+    def text(self) -> str:
+        return "".join(self.data)
+
+
+def parse(text: str) -> Page:
+    return Page(text)
+
+
+FIXTURES: dict = {}
+
+
+def setUpModule():
+    """The runs every test reads, scored once (verifiers' import dominates: ~10 s)."""
+    tmp = Path(tempfile.mkdtemp(prefix="rp-report-test-"))
+    oracle_tasks = [load_task("dev", i) for i in range(3)]
+    base_tasks = [load_task("dev", i) for i in range(3, 7)]
+    hostile_rule = json.dumps({"rules": [{"pattern": HOSTILE.replace("(", r"\(").replace(")", r"\)"),
+                                          "replacement": "[REDACTED]"}]})
+    mixed_items = [("dev", t.index, policies.baseline(t)) for t in base_tasks] + [
+        ("dev", 7, hostile_rule),
+        ("dev", 8, HOSTILE + " <b>not bold</b> \u202edesrever\u202c \x00"),
+        ("dev", 9, json.dumps({"rules": [{"pattern": "(a", "replacement": "[REDACTED]"}]})),
+    ]
+    FIXTURES.update(
+        tmp=tmp, oracle_tasks=oracle_tasks, base_tasks=base_tasks, mixed_items=mixed_items,
+        oracle_run=write_run(tmp / "oracle", [("dev", t.index, policies.oracle(t)) for t in oracle_tasks]),
+        mixed_run=write_run(tmp / "mixed", mixed_items))
+
+
+def tearDownModule():
+    shutil.rmtree(FIXTURES["tmp"], ignore_errors=True)
+
+
+class ReportTestCase(unittest.TestCase):
+    maxDiff = 4000
+
+    @classmethod
+    def setUpClass(cls):
+        for k, v in FIXTURES.items():
+            setattr(cls, k, v)
+
+    def render(self, path, **kw) -> tuple[str, Page]:
+        text = render_report(path, jobs=1, **kw)
+        page = parse(text)
+        self.assertEqual(page.errors, [], "unbalanced markup")
+        self.assertEqual(page.stack, [], "unclosed elements")
+        return text, page
+
+
+class PageContent(ReportTestCase):
+    def test_holds_every_episode_with_its_records_verbatim(self):
+        for run, tasks in ((self.oracle_run, self.oracle_tasks),
+                           (self.mixed_run, self.base_tasks)):
+            _, page = self.render(run)
+            n = sum(1 for line in (run / "traces.jsonl").read_text().splitlines() if line.strip())
+            self.assertEqual(list(page.episodes), [f"ep-{i}" for i in range(1, n + 1)])
+            for k, task in enumerate(tasks):
+                pres = [p["text"] for p in page.pres if p["episode"] == f"ep-{k + 1}"]
+                self.assertEqual(pres, [r.text for r in task.heldout])
+                self.assertIn(task.id, "".join(page.episodes[f"ep-{k + 1}"]))
+
+    def test_oracle_marks_every_secret_removed_and_nothing_else(self):
+        _, page = self.render(self.oracle_run)
+        for k, task in enumerate(self.oracle_tasks):
+            marks = [m for p in page.pres if p["episode"] == f"ep-{k + 1}" for m in p["marks"]]
+            removed = "".join(t for c, t, _ in marks if c == "r")
+            self.assertEqual(removed, "".join(r.text[s.start:s.end] for r in task.heldout for s in r.secrets))
+            self.assertFalse([m for m in marks if m[0] in ("l", "p", "d", "c")])
+        self.assertIn("1.000", page.text())  # mean reward of the oracle
+
+    def test_marks_agree_with_the_scorer(self):
+        """Characters marked removed (secret, part of a leak, decoy, other) are exactly
+        the scorer's removed_chars; leaked secrets are its secrets_total - secrets_removed."""
+        _, page = self.render(self.mixed_run)
+        for k, task in enumerate(self.base_tasks):
+            score = score_completion(task, policies.baseline(task))
+            ep = f"ep-{k + 1}"
+            marks = [m for p in page.pres if p["episode"] == ep for m in p["marks"]]
+            removed = sum(len(t) for c, t, _ in marks if c in ("r", "p", "d", "c"))
+            self.assertEqual(removed, score.metrics()["removed_chars"], task.id)
+            leaked = sum(1 for r in task.heldout for s in r.secrets
+                         if any(c in ("l", "p") for c, t, _ in self._marks_in(page, ep, r, s)))
+            self.assertEqual(leaked, score.outcome.secrets_total - score.outcome.secrets_removed, task.id)
+            destroyed = sum(v[1] for v in score.decoy_families.values())
+            self.assertIn(f"{destroyed} destroyed decoy(s)", "".join(page.episodes[ep]))
+            for c, _, title in marks:
+                self.assertTrue(title, f"mark of class {c} has no title")
+
+    def _marks_in(self, page, ep, record, span):
+        """The marks of ``page`` inside ``span`` of ``record`` (located by the record's text)."""
+        pre = next(p for p in page.pres if p["episode"] == ep and p["text"] == record.text)
+        out, pos = [], 0
+        unmarked = pre["text"]
+        # Rebuild positions: walk the marks in order, finding each in the text after pos.
+        for c, t, title in pre["marks"]:
+            at = unmarked.index(t, pos)
+            if at < span.end and at + len(t) > span.start:
+                out.append((c, t, title))
+            pos = at + len(t)
+        return out
+
+    def test_rules_show_their_matches_and_errors(self):
+        _, page = self.render(self.mixed_run)
+        task = self.base_tasks[0]
+        rules = json.loads(policies.baseline(task).split("```json", 1)[-1].split("```")[0]
+                           if "```" in policies.baseline(task) else policies.baseline(task))["rules"]
+        text = "".join(page.episodes["ep-1"])
+        for rule in rules:
+            self.assertIn(rule["pattern"], text)
+        # Per-rule match counts add up to the episode's total matches.
+        counts = _marks.removal(task, policies.baseline(task)).rule_matches
+        self.assertEqual(sum(counts), score_completion(task, policies.baseline(task)).matches)
+        invalid = "".join(page.episodes["ep-7"])
+        self.assertIn("invalid_regex", invalid)
+        self.assertIn("INVALID", invalid)
+
+    def test_filters_classes_follow_the_recorded_metrics(self):
+        text, page = self.render(self.mixed_run)
+        sections = [a for t, a in page.tags if t == "section"]
+        traces = [json.loads(line)["traces"][0] for line in (self.mixed_run / "traces.jsonl").read_text().splitlines()]
+        for a, t in zip(sections, traces, strict=True):
+            m = t["metrics"]
+            classes = a["class"].split()
+            self.assertEqual("leak" in classes, m["secrets_removed"] < m["secrets_total"])
+            self.assertEqual("coll" in classes, m["collateral_chars"] > 0)
+            self.assertEqual("err" in classes, m["errors"] > 0)
+        for f in ("f-leak", "f-coll", "f-err"):
+            self.assertIn(("input", {"type": "checkbox", "class": "fi", "id": f}), page.tags)
+            self.assertIn(f"#{f}:checked~#eps", text)
+
+    def test_split_label_and_coverage(self):
+        _, page = self.render(self.oracle_run)
+        text = page.text()
+        self.assertIn("PUBLIC DEV SPLIT — NOT a private evaluation", text)
+        self.assertNotIn("PRIVATE EVALUATION SPLIT", text)
+        self.assertIn("PARTIAL: 3 of 64 dev tasks, 1 rollout each (task indices 0–2)", text)
+        self.assertNotIn("verification", text)  # a plain run is not an archive
+
+    def test_private_banner_is_distinct(self):
+        run = self.tmp / "private"
+        run.mkdir(exist_ok=True)
+        lines = []
+        for line in (self.oracle_run / "traces.jsonl").read_text().splitlines():
+            ep = json.loads(line)
+            ep["traces"][0]["info"]["environment"]["split"] = "private_eval"
+            lines.append(json.dumps(ep))
+        (run / "traces.jsonl").write_text("\n".join(lines) + "\n")
+        _, page = self.render(run)
+        text = page.text()
+        self.assertIn("PRIVATE EVALUATION SPLIT", text)
+        self.assertNotIn("PUBLIC", text)
+        self.assertIn("private", [a.get("class", "").split()[-1] for t, a in page.tags if a.get("id") == "split"])
+        # Rebuilt from the seeds the traces reveal, never from the private secret.
+        self.assertEqual(len(page.pres), 3 * self.oracle_tasks[0].n_eval)
+
+    def test_deterministic_and_parallel_gives_the_same_page(self):
+        one = render_report(self.mixed_run, jobs=1)
+        self.assertEqual(one, render_report(self.mixed_run, jobs=1))
+        with mock.patch.object(_view, "PARALLEL_FROM", 1):
+            self.assertEqual(one, render_report(self.mixed_run, jobs=2))
+
+    def test_compact_mode_keeps_only_flawed_lines(self):
+        _, page = self.render(self.mixed_run, full_text=False)
+        shown = [p for p in page.pres if p["episode"] == "ep-1"]
+        self.assertTrue(shown)
+        flawed = {"l", "p", "d", "c"}
+        for p in shown:
+            for line in p["text"].split("\n"):
+                if line:
+                    self.assertTrue(any(c in flawed and t in line for c, t, _ in p["marks"]), line)
+        full_lines = sum(r.text.count("\n") + 1 for r in self.base_tasks[0].heldout)
+        self.assertLess(sum(p["text"].count("\n") for p in shown), full_lines)
+
+    def test_size_per_episode(self):
+        text = render_report(self.mixed_run, jobs=1)
+        # The benchmark measures 64 and 1,000 episodes; this catches a gross regression.
+        self.assertLess(len(text.encode()), 60_000 + 20_000 * len(self.mixed_items))
+
+
+class Hostile(ReportTestCase):
+    def assert_inert(self, text: str, page: Page):
+        self.assertFalse([t for t, _ in page.tags if t in ("script", "img", "iframe", "object", "embed", "link")])
+        self.assertFalse([a for _, a in page.tags for k in a if k.startswith("on")])
+
+    def test_hostile_replies_render_as_text(self):
+        text, page = self.render(self.mixed_run)
+        self.assert_inert(text, page)
+        self.assertNotIn(HOSTILE, text)  # never raw in the bytes...
+        shown = page.text()
+        self.assertIn(HOSTILE, shown)  # ...but readable as text (the unparsed reply)
+        self.assertIn(HOSTILE.replace("(", r"\(").replace(")", r"\)"), shown)  # the rule's pattern
+        self.assertIn("<b>not bold</b>", shown)
+        self.assertNotIn("\u202e", text)  # bidi override made visible, not obeyed
+        self.assertIn("\\u202e", shown)
+        self.assertNotIn("\x00", text)
+
+    def test_hostile_record_text_is_escaped(self):
+        task = load_task("dev", 3)
+        evil = "<script>alert(1)</script> key=AKIA" + HOSTILE + " & \"q\" 'x'"
+        record = Record(text=evil, template="evil", secrets=(Span(10, 30, "evil_family\"><img onerror=x>"),),
+                        decoys=(Span(40, 60, "decoy</pre>"),))
+        fake = dataclasses.replace(task, heldout=(record,) * task.n_eval)
+        run = write_run(self.tmp / "evil", [("dev", 3, json.dumps({"rules": [{"pattern": "img[^>]*",
+                                                                             "replacement": ""}]}))])
+        with mock.patch.object(_marks, "task_for", return_value=fake):
+            text, page = self.render(run)
+        self.assert_inert(text, page)
+        pres = [p["text"] for p in page.pres]
+        self.assertEqual(pres, [evil] * task.n_eval)
+        titles = {m[2] for p in page.pres for m in p["marks"]}
+        self.assertTrue(any("evil_family\"><img onerror=x>" in t for t in titles), titles)
+
+    def test_broken_lines_and_fields_are_listed_not_fatal(self):
+        run = self.tmp / "broken"
+        run.mkdir()
+        lines = (self.oracle_run / "traces.jsonl").read_text().splitlines()
+        ep = json.loads(lines[0])
+        t = ep["traces"][0]
+        private = copy.deepcopy(ep)
+        pt = private["traces"][0]
+        pt["info"]["environment"]["split"] = "private_eval"
+        del pt["info"]["environment"]["task_seed"]
+        other = copy.deepcopy(ep)
+        other["traces"][0]["task"]["data"]["prompt"] = "a prompt of another corpus"
+        junk = copy.deepcopy(ep)
+        junk["traces"][0]["info"] = {"environment": "nope", "redaction": [1, 2]}
+        junk["traces"][0]["rewards"] = None
+        lone = copy.deepcopy(ep)
+        lone["traces"][0]["nodes"][-1]["message"]["content"] = "\ud800 not JSON"
+        surrogate = json.dumps(lone)  # ensure_ascii: the lone surrogate travels as a \\ud800 escape
+        (run / "traces.jsonl").write_text("\n".join([
+            lines[0], "{not json", json.dumps({"traces": "x"}), json.dumps(private), json.dumps(other),
+            json.dumps(junk), json.dumps({"traces": [7]}), surrogate]) + "\n")
+        text, page = self.render(run)
+        self.assertEqual(len(page.episodes), 5)
+        self.assertIn("\\ud800", "".join(page.episodes["ep-5"]))
+        shown = page.text()
+        self.assertIn("line 2 is not JSON", shown)
+        self.assertIn("line 3 is not an Episode", shown)
+        self.assertIn("line 7 trace 0 is not an object", shown)
+        self.assertIn("does not reveal its task seed", "".join(page.episodes["ep-2"]))
+        self.assertIn("another corpus or build", "".join(page.episodes["ep-3"]))
+        self.assertIn("no info.environment", "".join(page.episodes["ep-4"]))
+        self.assertIn("MIXED or missing splits", shown)
+        self.assertIn(f"{t['rewards']['recall']['score']:.3f}", "".join(page.episodes["ep-2"]))
+
+    def test_not_a_run(self):
+        with self.assertRaises(RunError):
+            render_report(self.tmp / "missing")
+        empty = self.tmp / "empty"
+        empty.mkdir(exist_ok=True)
+        with self.assertRaisesRegex(RunError, "holds no traces.jsonl"):
+            render_report(empty)
+        with self.assertRaisesRegex(RunError, "not a sealed archive"):
+            render_report(self.oracle_run, verdict=self.tmp / "verdict.json")
+
+
+class NoExternalReference(ReportTestCase):
+    def test_self_contained(self):
+        for run in (self.oracle_run, self.mixed_run):
+            text, page = self.render(run)
+            for tag, attrs in page.tags:
+                self.assertNotIn(tag, ("script", "link", "iframe", "img", "object", "embed", "base", "form"))
+                for name in ("src", "href", "action", "xlink:href", "srcset", "poster", "data"):
+                    value = attrs.get(name)
+                    self.assertTrue(value is None or value.startswith("#"), (tag, name, value))
+            css = "".join(page.styles)
+            self.assertNotIn("@import", css)
+            self.assertNotIn("url(", css)
+            self.assertNotIn("@font-face", css)
+            self.assertNotIn("style=", text)
+            csp = [a for t, a in page.tags if t == "meta" and a.get("http-equiv") == "Content-Security-Policy"]
+            self.assertTrue(csp and "default-src 'none'" in csp[0]["content"])
+
+
+class Archives(ReportTestCase):
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        keys, cls.archive = cls.tmp / "keys", cls.tmp / "archive"
+        for cmd in (["keygen", "--out", str(keys)],
+                    ["seal", str(cls.oracle_run), "--key", str(keys / "signing-key.pem"), "--out", str(cls.archive)]):
+            done = subprocess.run(AUDIT + cmd, capture_output=True, text=True, timeout=300)
+            assert done.returncode == 0, done.stderr
+        cls.public_key = keys / "signing-key.pub.pem"
+
+    def verification(self, page: Page) -> str:
+        return " ".join(page.text().split()).split("verification", 1)[1][:300]
+
+    def test_unverified_by_default(self):
+        _, page = self.render(self.archive)
+        self.assertIn("(sealed archive)", page.text())
+        self.assertIn("✘ not verified: no --public-key or --verdict was given", self.verification(page))
+        self.assertIn("manifest_version", page.text())
+
+    def test_runs_audit_verify_with_the_pinned_key(self):
+        _, page = self.render(self.archive, public_key=self.public_key)
+        self.assertIn("✔ verified: `audit verify` passed", self.verification(page))
+
+    def test_wrong_key_is_not_verified(self):
+        other = self.tmp / "other-keys"
+        subprocess.run(AUDIT + ["keygen", "--out", str(other)], capture_output=True, check=True, timeout=300)
+        _, page = self.render(self.archive, public_key=other / "signing-key.pub.pem")
+        v = self.verification(page)
+        self.assertIn("✘ NOT VERIFIED", v)
+        self.assertIn("signature", v)
+
+    def test_verdict_files(self):
+        import tomllib
+
+        manifest_run = tomllib.loads((self.archive / "manifest.toml").read_text())["run_id"]
+        cases = [({"verdict": "passed", "exit_code": 0, "run_id": manifest_run}, "✔ verified"),
+                 ({"verdict": "failed", "exit_code": 1, "run_id": manifest_run,
+                   "checks": [{"name": "rescoring", "status": "failed", "summary": "2 rewards differ"}]},
+                  "✘ NOT VERIFIED"),
+                 ({"verdict": "passed", "exit_code": 0, "run_id": "rp-someone-else"}, "verdict of another archive"),
+                 (["passed"], "is not an `audit verify --json` verdict")]
+        for verdict, expected in cases:
+            path = self.tmp / "verdict.json"
+            path.write_text(json.dumps(verdict))
+            _, page = self.render(self.archive, verdict=path)
+            self.assertIn(expected, self.verification(page), verdict)
+        _, page = self.render(self.archive, verdict=self.tmp / "no-such-verdict.json")
+        self.assertIn("could not be read", self.verification(page))
+        failed = self.tmp / "verdict.json"
+        failed.write_text(json.dumps(cases[1][0]))
+        _, page = self.render(self.archive, verdict=failed)
+        self.assertIn("2 rewards differ", page.text())
+
+
+class Cli(ReportTestCase):
+    def test_report_command(self):
+        out = self.tmp / "cli" / "page.html"
+        done = subprocess.run(CLI + ["report", str(self.oracle_run), "--out", str(out), "--jobs", "1"],
+                              capture_output=True, text=True, timeout=300)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("wrote", done.stdout)
+        self.assertEqual(out.read_text(), render_report(self.oracle_run, jobs=1))
+        default = subprocess.run(CLI + ["report", str(self.oracle_run)], capture_output=True, text=True, timeout=300)
+        self.assertEqual(default.returncode, 0, default.stderr)
+        self.assertTrue((self.oracle_run / "report.html").is_file())
+        bad = subprocess.run(CLI + ["report", str(self.tmp / "nowhere")], capture_output=True, text=True, timeout=300)
+        self.assertEqual(bad.returncode, 2)
+        self.assertIn("does not exist", bad.stderr)
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    """Width and height from a PNG's IHDR chunk (the first chunk, by the PNG spec)."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR", "not a PNG"
+    return struct.unpack(">II", data[16:24])
+
+
+class Browser(ReportTestCase):
+    def test_headless_chromium_renders_the_page(self):
+        if not Path(CHROMIUM).exists():
+            if os.environ.get("CI"):
+                self.fail(f"{CHROMIUM} is missing in CI: .ci/run installs Debian's chromium")
+            self.skipTest(f"{CHROMIUM} is not installed (apt-get install chromium); CI installs it and runs this test")
+        page = self.tmp / "browser.html"
+        write_report(self.mixed_run, page, jobs=1)
+        png, profile = self.tmp / "shot.png", self.tmp / "chromium-profile"
+        cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+               "--disable-background-networking", "--disable-component-update", "--disable-sync",
+               f"--user-data-dir={profile}", f"--screenshot={png}", "--window-size=1280,2000", page.as_uri()]
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+        self.assertEqual(done.returncode, 0, done.stderr[-2000:])
+        self.assertEqual(png_size(png.read_bytes()), (1280, 2000))
+        from PIL import Image  # dev dependency: decoding IDAT by hand in Python takes seconds
+
+        with Image.open(png) as im:
+            counts = im.convert("RGB").getcolors(maxcolors=1 << 24)
+        total = sum(n for n, _ in counts)
+        self.assertGreater(len(counts), 20, "the screenshot is (nearly) blank")
+        white = sum(n for n, c in counts if c == (255, 255, 255))
+        self.assertLess(white / total, 0.97, "the screenshot is (nearly) all white")
+        # The public split banner's background (#ddf4ff) fills a visible area: the inline CSS applied.
+        banner = sum(n for n, c in counts if c == (0xdd, 0xf4, 0xff))
+        self.assertGreater(banner, 1280 * 30)
+
+
+if __name__ == "__main__":
+    unittest.main()
