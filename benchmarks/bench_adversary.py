@@ -93,7 +93,7 @@ def pool() -> list[str]:
     rules.append(r"(?<![A-Za-z0-9._%+/:@-])[a-z0-9._+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}(?![A-Za-z0-9_.@-])")
     rules.append(r"(?<![0-9.])(?:[0-9]{1,3}\.){3}[0-9]{1,3}(?![0-9.])")
     rules += [rf"(?<![0-9A-Za-z+(-]){p}(?![0-9])" for _, p in _PHONE_STYLES]
-    rules.append(r"(?<![A-Za-z0-9_.@/-])[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:"
+    rules.append(r"(?<![A-Za-z0-9_.@-])[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:"
                  + "|".join(regex.escape(s) for s in _HOST_SUFFIXES) + r")(?![A-Za-z0-9_.-])")
     rules.append(r"(?<![A-Za-z0-9_-])(?:" + "|".join(_ID_PREFIXES) + r")[-_]?[1-9][0-9]{5,8}(?![A-Za-z0-9_-])")
     for cat, keys in KEYS.items():

@@ -11,10 +11,13 @@ from __future__ import annotations
 import copy
 
 from ._families import DECOYS, SECRETS, Family
+from ._world import open_world_kinds
 
 # Kinds that a stream invents from its seed (house formats, policy categories, context
-# secrets) have no fixed format; the corpus registers a description of each here.
-OPEN_WORLD_KINDS: tuple[dict, ...] = ()
+# secrets) have no fixed format: each is described in words (``drawn``), with examples
+# from sample worlds and no oracle. Their kind is "secret", "decoy" or, for policy
+# categories, "policy" (secret or kept as the stream's stated policy says).
+OPEN_WORLD_KINDS: tuple[dict, ...] = open_world_kinds()
 
 
 def _entry(f: Family) -> dict:
@@ -36,5 +39,6 @@ def catalog() -> list[dict]:
     variants, why, oracle (regexes for the Python `regex` module that remove exactly
     the family's secrets), examples (text and the exact secret the oracle removes, ""
     for decoys) and negatives (near misses that no secret oracle touches). Open-world
-    kinds follow, as the corpus describes them. A fresh list on every call."""
+    kinds follow, with a ``drawn`` field saying what each stream draws. A fresh list
+    on every call."""
     return [_entry(f) for f in SECRETS + DECOYS] + [copy.deepcopy(dict(k)) for k in OPEN_WORLD_KINDS]

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import regex
 
 from ._families import Family, Fragment
+from ._families_base import fast_chars
 from ._house import ALPHABETS
 from ._names import service_name
 from ._rng import Rng
@@ -36,7 +37,7 @@ class ContextSecret:
     hi: int
 
     def _value(self, r: Rng) -> str:
-        return r.chars(self.alphabet, r.between(self.lo, self.hi))
+        return fast_chars(r, self.alphabet, r.between(self.lo, self.hi))
 
     def pattern(self) -> str:
         value = f"{self.char_class}{{{self.lo},{self.hi}}}(?![A-Za-z0-9_-])"

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import regex
 
 from ._families import Family, Fragment
+from ._families_base import fast_chars
 from ._names import abbreviation, marker, service_name
 from ._rng import Rng
 
@@ -45,7 +46,7 @@ class Shape:
     checksum: str  # "" or the separator before a 6-character CRC-32 suffix
 
     def make(self, r: Rng) -> str:
-        body = r.chars(self.alphabet, self.length)
+        body = fast_chars(r, self.alphabet, self.length)
         if self.checksum:
             crc = zlib.crc32(body.encode())
             body += self.checksum + "".join(_CHECKSUM[(crc >> (5 * i)) & 31] for i in range(5, -1, -1))

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from ._context import ContextSecret, draw_context_secret
 from ._families import Family
 from ._house import HouseFormat, draw_house_format
-from ._policy import FIELD_CATEGORIES, Policy, draw_policy
+from ._policy import CATEGORIES, DESCRIPTIONS, FIELD_CATEGORIES, Policy, draw_policy
 from ._rng import Rng
 
 
@@ -77,3 +77,55 @@ def draw_world(r: Rng, shell: bool) -> World:
         cd += d
     return World(tuple(house), tuple(contexts), policy, tuple(hs), tuple(hd), tuple(cs), tuple(cd),
                  policy.families())
+
+
+def _sample_worlds(n: int = 3) -> list[World]:
+    return [draw_world(Rng("redaction-pressure/catalog", i), shell=True) for i in range(n)]
+
+
+def open_world_kinds() -> tuple[dict, ...]:
+    """The catalogue's open-world entries: what a stream draws from its seed, described
+    in words, with examples from three sample worlds. They have no oracle: a stream's
+    oracle exists only once its seed has drawn the format (``task.oracle_rules``)."""
+    worlds = _sample_worlds()
+    r = Rng("redaction-pressure/catalog/examples", 0)
+
+    def kv(family: Family, secret: bool) -> dict:
+        frag = family.make(r, "")
+        key = frag.key or family.keys[0]
+        return {"text": f"{key}={frag.text}", "secret": frag.text if secret else ""}
+
+    def entry(name, kind, why, drawn, examples, contexts=("kv",)) -> dict:
+        return {"name": name, "kind": kind, "contexts": sorted(contexts), "keys": [], "variants": [], "why": why,
+                "oracle": [], "examples": examples, "negatives": [], "drawn": drawn}
+
+    lookalike_names = (("client_id", "a publishable client id: the same prefix shape with another marker"),
+                       ("key_id", "a key id: the same prefix with a body of another length"),
+                       ("sandbox_key", "a sandbox key: the same prefix shape with another marker"))
+    out = [entry("house_format", "secret",
+                 "the credential of one of the stream's in-house services; its format exists only in this stream",
+                 "1-3 per stream: a prefix (service abbreviation, separator, marker, separator), a body "
+                 "alphabet (hex, base32, lowercase alphanumerics or base62) of one exact length (16-44), "
+                 "optionally a 6-character CRC-32 suffix; found under two keys of the service",
+                 [kv(w.house_secrets[0], True) for w in worlds])]
+    for suffix, why in lookalike_names:
+        found = [kv(f, False) for w in worlds for f in w.house_decoys if f.name.endswith("_" + suffix)]
+        out.append(entry(f"house_{suffix}", "decoy", why + ", under the same keys; it grants nothing",
+                         "2-3 look-alikes per house format, each differing only in marker or length", found[:3]))
+    out.append(entry("context_secret", "secret",
+                     "a value secret only because of the key or command-line flag it sits under",
+                     "1-2 per stream: an invented key or flag of a service; values of one alphabet and a "
+                     "length range drawn per stream", [kv(w.context_secrets[0], True) for w in worlds],
+                     ("kv", "shell")))
+    out.append(entry("context_lookalike", "decoy",
+                     "a value of exactly the same shape under another key of the same service, "
+                     "which the stream does not treat as secret",
+                     "2-3 per context secret", [kv(w.context_decoys[0], False) for w in worlds], ("kv", "shell")))
+    for category in CATEGORIES:
+        fams = [w.categories[category] for w in worlds]
+        out.append(entry(category, "policy",
+                         f"{DESCRIPTIONS[category]}: secret or kept as the stream's labelling policy says "
+                         "(stated in words in the prompt)",
+                         "secret with probability 1/3 per stream; domains, hosts, phone style and id format "
+                         "drawn per stream", [kv(f, f.kind == "secret") for f in fams]))
+    return tuple(out)

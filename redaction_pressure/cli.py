@@ -391,12 +391,14 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(fn=cmd_score)
     r = sub.add_parser("report", help="write one self-contained HTML page of a run or sealed archive")
     r.add_argument("run_dir", metavar="RUN_DIR", help="run directory, sealed archive, or traces.jsonl")
-    r.add_argument("--out", help="HTML file to write (default RUN_DIR/report.html)")
-    r.add_argument("--public-key", help="archives: run `audit verify` with this pinned key and show its verdict")
-    r.add_argument("--verdict", help="archives: read the verdict from this `audit verify --json` output")
+    r.add_argument("--out", metavar="FILE", help="HTML file to write (default: RUN_DIR/report.html)")
+    r.add_argument("--public-key", metavar="PUB", help="archives: run `audit verify` with this pinned key and show its "
+                                                       "verdict (default: none, the page says \"not verified\")")
+    r.add_argument("--verdict", metavar="FILE", help="archives: read the verdict from this `audit verify --json` "
+                                                      "output (default: none)")
     r.add_argument("--full-text", action="store_true",
-                   help="show every held-out line even in runs of more than 256 episodes")
-    r.add_argument("--jobs", type=int, help="processes rebuilding tasks (default: all cores)")
+                   help="show every held-out line even in runs of more than 256 episodes (default: off)")
+    r.add_argument("--jobs", type=int, metavar="N", help="processes rebuilding tasks (default: all cores)")
     r.set_defaults(fn=cmd_report)
     return p
 

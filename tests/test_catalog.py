@@ -17,7 +17,7 @@ FIELDS = {"name", "kind", "contexts", "keys", "variants", "why", "oracle", "exam
 
 class Catalog(unittest.TestCase):
     def test_every_family_in_table_order_with_its_fields(self):
-        entries = redaction_pressure.catalog()
+        entries = redaction_pressure.catalog()[:len(SECRETS + DECOYS)]
         self.assertEqual([e["name"] for e in entries], [f.name for f in SECRETS + DECOYS])
         for e in entries:
             self.assertEqual(set(e), FIELDS)
@@ -34,9 +34,39 @@ class Catalog(unittest.TestCase):
         self.assertEqual(a, b)
         self.assertEqual(json.loads(a), redaction_pressure.catalog())
 
+    def test_open_world_kinds_follow_described_with_generated_examples(self):
+        """After the static families: house formats and their look-alikes, context
+        secrets, and the five policy categories, each saying what a stream draws, with
+        no oracle (a stream's oracle exists only once its seed drew the format) and
+        examples the generator made, which the sample world's own oracle agrees with."""
+        from redaction_pressure._world import _sample_worlds
+        tail = redaction_pressure.catalog()[len(SECRETS + DECOYS):]
+        self.assertEqual([e["name"] for e in tail],
+                         ["house_format", "house_client_id", "house_key_id", "house_sandbox_key", "context_secret",
+                          "context_lookalike", "email_address", "phone_number", "client_ip", "internal_hostname",
+                          "customer_id"])
+        for e in tail:
+            self.assertEqual(set(e), FIELDS | {"drawn"})
+            self.assertIn(e["kind"], ("secret", "decoy", "policy"))
+            self.assertEqual(e["oracle"], [])
+            self.assertTrue(e["examples"], e["name"])
+            for ex in e["examples"]:
+                self.assertIn(ex["secret"], ex["text"])
+                self.assertEqual(bool(ex["secret"]), e["kind"] == "secret" or (e["kind"] == "policy" and ex["secret"] != ""))
+        worlds = _sample_worlds()
+        for e, families in ((tail[0], [w.house_secrets[0] for w in worlds]),
+                            (tail[4], [w.context_secrets[0] for w in worlds])):
+            for ex, family in zip(e["examples"], families):
+                found = [m.group() for p in family.oracle for m in regex.finditer(p, ex["text"])]
+                self.assertEqual(found, [ex["secret"]], ex)
+        decoy_texts = [ex["text"] for e in tail if e["kind"] == "decoy" for ex in e["examples"]]
+        house_oracles = [p for w in worlds for f in w.house_secrets + w.context_secrets for p in f.oracle]
+        for text in decoy_texts:  # every look-alike survives every sample world's oracle
+            self.assertFalse([m.group() for p in house_oracles for m in regex.finditer(p, text)], text)
+
     def test_published_oracles_take_the_published_examples(self):
         for e in redaction_pressure.catalog():
-            if e["kind"] != "secret":
+            if e["kind"] != "secret" or "drawn" in e:
                 continue
             patterns = [regex.compile(p) for p in e["oracle"]]
             for ex in e["examples"]:
@@ -58,6 +88,7 @@ class Catalog(unittest.TestCase):
             entries[-1]["contexts"].append("shell")
             self.assertEqual(redaction_pressure.catalog()[-1], kind)
         self.assertEqual(len(entries), len(SECRETS) + len(DECOYS) + 1)
+        self.assertEqual(len(redaction_pressure.catalog()), len(SECRETS) + len(DECOYS) + len(_catalog.OPEN_WORLD_KINDS))
 
 
 if __name__ == "__main__":

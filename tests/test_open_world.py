@@ -1,0 +1,167 @@
+"""corpus-v2's open world (SPEC §3): what only the shown records tell, a learner that
+reads nothing else, and constant replies that cannot do well."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import statistics
+import sys
+import unittest
+from pathlib import Path
+from types import SimpleNamespace
+
+from redaction_pressure import load_task, policies, score_completion
+from redaction_pressure._answer import parse_reply
+from redaction_pressure._corpus import Record, Span
+from redaction_pressure._families import SECRETS
+from redaction_pressure._policy import CATEGORIES
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from bench_adversary import V1_UNION  # noqa: E402
+DEV = [load_task("dev", i) for i in range(64)]
+
+_BLOCK = re.compile(r"### Record \d+ \((?P<template>[^)]*)\)\n```text\n(?P<text>.*?)\n```\n"
+                    r"Secrets in this record:(?P<labels>(?: none)|(?:\n- [^\n]*)+)", re.S)
+_LABEL = re.compile(r"^- (?P<family>\S+) \[(?P<start>\d+):(?P<end>\d+)\]: ", re.M)
+
+
+def shown_from_prompt(prompt: str) -> tuple[Record, ...]:
+    """The shown records as a model reads them: the text of each block and its listed
+    secret spans; no decoy labels (the prompt has none)."""
+    records = []
+    for m in _BLOCK.finditer(prompt):
+        text = m.group("text") + "\n"
+        spans = tuple(Span(int(x["start"]), int(x["end"]), x["family"]) for x in _LABEL.finditer(m.group("labels")))
+        records.append(Record(text, m.group("template"), spans, ()))
+    return tuple(records)
+
+
+def prompt_only(task) -> SimpleNamespace:
+    """A stand-in task holding only what the model sees: no held-out records, no
+    family lists, no seed, identity or oracle."""
+    return SimpleNamespace(system_prompt=task.system_prompt, prompt=task.prompt,
+                           shown=shown_from_prompt(task.prompt))
+
+
+def mean_reward(reply_of, tasks) -> float:
+    return statistics.fmean(score_completion(t, reply_of(t)).reward for t in tasks)
+
+
+class InduceIsBlind(unittest.TestCase):
+    def test_reply_is_the_same_from_the_prompt_alone(self):
+        for task in DEV[:24]:
+            with self.subTest(task=task.id):
+                stand_in = prompt_only(task)
+                self.assertEqual(len(stand_in.shown), len(task.shown))
+                self.assertEqual(policies.induce(stand_in), policies.induce(task))
+
+    def test_reply_follows_the_labels(self):
+        """The blindness check can fail: the reply does depend on what is shown."""
+        changed = 0
+        for task in DEV[:8]:
+            stand_in = prompt_only(task)
+            first = stand_in.shown[0]
+            stand_in.shown = (Record(first.text, first.template, (), ()),) + stand_in.shown[1:]
+            changed += policies.induce(stand_in) != policies.induce(task)
+        self.assertGreater(changed, 0)
+
+    def test_the_learner_imports_no_generator_module(self):
+        tree = ast.parse((ROOT / "redaction_pressure" / "_induce.py").read_text(encoding="utf-8"))
+        imported = {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+        imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        generator = {"_families", "_families_base", "_families_make", "_families_secrets", "_families_decoys",
+                     "_house", "_policy", "_context", "_world", "_corpus", "_templates", "_names", "_rng", "_task"}
+        self.assertFalse({m.lstrip(".").split(".")[-1] for m in imported} & generator, imported)
+
+
+class Solvable(unittest.TestCase):
+    def test_induce_scores_at_least_085_mean_on_dev(self):
+        rewards = []
+        for t in DEV:
+            reply = policies.induce(t)
+            rules, errors = parse_reply(reply)
+            self.assertEqual((errors, len(rules) <= 24), ([], True), t.id)
+            rewards.append(score_completion(t, reply).reward)
+        self.assertGreaterEqual(statistics.fmean(rewards), 0.85)
+
+    def test_oracle_is_exact_on_every_dev_task_within_24_rules(self):
+        for t in DEV:
+            self.assertLessEqual(len(t.oracle_rules), 24, t.id)
+            self.assertEqual(score_completion(t, policies.oracle(t)).reward, 1.0, t.id)
+
+
+class NotSolvableFromMemory(unittest.TestCase):
+    """The constant replies a memoriser would try. The adversary's search over 200+
+    rules is `benchmarks/bench_adversary.py`; these are its strongest starting points."""
+
+    def test_known_constant_replies(self):
+        every_oracle = [p for f in SECRETS for p in f.oracle]
+        replies = {
+            "delete everything": [r"[\s\S]+"],
+            "corpus-v1's 22 oracle patterns (1.0 everywhere on corpus-v1)": list(V1_UNION),
+            "first 24 catalogue oracle patterns": every_oracle[:24],
+            "last 24 catalogue oracle patterns": every_oracle[-24:],
+            "baseline": None,
+        }
+        for name, rules in replies.items():
+            with self.subTest(reply=name):
+                reply = (policies.baseline(DEV[0]) if rules is None else
+                         json.dumps({"rules": [{"pattern": p, "replacement": "[REDACTED]"} for p in rules]}))
+                self.assertLessEqual(mean_reward(lambda t: reply, DEV), 0.50)
+
+
+class WhatThePromptSays(unittest.TestCase):
+    def test_policy_in_words_formats_never(self):
+        for task in DEV:
+            with self.subTest(task=task.id):
+                outside = _BLOCK.sub("", task.prompt) + task.system_prompt
+                self.assertIn("This stream's labelling policy treats as secret:", outside)
+                world = _world(task)
+                for h in world.house:
+                    for shape in (h.secret,) + tuple(s for _, s, _ in h.lookalikes):
+                        self.assertNotIn(shape.prefix, outside)
+                    self.assertNotIn(h.service, outside)
+                for c in world.contexts:
+                    self.assertNotIn(c.secret_name, outside)
+
+    def test_policies_differ_between_tasks(self):
+        secret_in = {c: 0 for c in CATEGORIES}
+        for task in DEV:
+            for c in _world(task).policy.secret:
+                secret_in[c] += 1
+        for c, n in secret_in.items():
+            self.assertTrue(5 <= n <= 59, (c, n))
+
+
+class Fairness(unittest.TestCase):
+    def test_every_evaluated_family_is_shown_secrets_twice(self):
+        for task in DEV:
+            shown_secrets = [s.family for r in task.shown for s in r.secrets]
+            shown_decoys = {d.family for r in task.shown for d in r.decoys}
+            for r in task.heldout:
+                for s in r.secrets:
+                    self.assertGreaterEqual(shown_secrets.count(s.family), 2, (task.id, s.family))
+                for d in r.decoys:
+                    self.assertIn(d.family, shown_decoys, (task.id, d.family))
+            self.assertGreaterEqual(sum(len(r.secrets) for r in task.heldout), 1)
+
+    def test_house_lookalikes_differ_only_in_marker_or_length(self):
+        for task in DEV:
+            for h in _world(task).house:
+                self.assertGreaterEqual(len(h.lookalikes), 2)
+                for _, shape, _ in h.lookalikes:
+                    same = (shape.alphabet, shape.checksum) == (h.secret.alphabet, h.secret.checksum)
+                    self.assertTrue(same)
+                    self.assertNotEqual((shape.prefix, shape.length), (h.secret.prefix, h.secret.length))
+
+
+def _world(task):
+    from redaction_pressure._corpus import build_stream
+    return build_stream(task.seed, task.n_shown, task.n_eval).world
+
+
+if __name__ == "__main__":
+    unittest.main()
