@@ -19,8 +19,10 @@ import string
 from dataclasses import dataclass
 from functools import lru_cache
 
+import regex
+
 from ._families import DECOYS, SECRETS, Family, Fragment
-from ._pattern_guard import Compiled, compile_bounded
+from ._pattern_guard import compile_bounded
 from ._rng import Rng
 from ._templates import FIELDS, TEMPLATES, Template
 from ._versions import CORPUS_VERSION
@@ -108,16 +110,31 @@ def _fill(fmt: str, r: Rng, world: World, **fixed: str) -> tuple[str, Labelled]:
     return "".join(out), spans
 
 
-@lru_cache(maxsize=1)
-def _static_oracles() -> tuple[Compiled, ...]:
-    return tuple(compile_bounded(p) for f in SECRETS for p in f.oracle)
+# (compiled pattern, literal it requires, lowercase hints one of which it requires)
+Oracle = tuple[regex.Pattern, str, tuple[str, ...]]
 
 
-def _oracle_agrees(text: str, secrets: list[Span], oracles: tuple[Compiled, ...]) -> bool:
+@lru_cache(maxsize=4096)
+def _compiled(pattern: str, hints: tuple[str, ...]) -> Oracle:
+    """Oracle patterns recur across streams (policy categories, every static family)."""
+    compiled, _, required = compile_bounded(pattern)
+    return compiled, required, hints
+
+
+def _oracles(families) -> tuple[Oracle, ...]:
+    return tuple(_compiled(p, f.hints) for f in families for p in f.oracle)
+
+
+def _oracle_agrees(text: str, secrets: list[Span], oracles: tuple[Oracle, ...]) -> bool:
     marked = bytearray(len(text))
-    for pattern, _, required in oracles:
+    lower = None
+    for pattern, required, hints in oracles:
         if required not in text:  # "" is in every text
             continue
+        if hints:
+            lower = text.lower() if lower is None else lower
+            if not any(h in lower for h in hints):
+                continue
         for m in pattern.finditer(text):
             marked[m.start():m.end()] = b"\x01" * (m.end() - m.start())
     want = bytearray(len(text))
@@ -257,7 +274,7 @@ def build_stream(seed: int, n_shown: int, n_eval: int) -> Stream:
     active = sorted({s.family.name: s.family for s in secrets}.values(),
                     key=lambda f: (0, order[f.name]) if f.name in order else (1, 0))
     oracle = tuple(p for f in active for p in f.oracle)
-    oracles = _static_oracles() + tuple(compile_bounded(p) for f in world.secret_families for p in f.oracle)
+    oracles = _oracles(SECRETS) + _oracles(world.secret_families)
     records: list[Record] = []
     shown_secrets: set[str] = set()
     for i, (template, instances) in enumerate(plan):

@@ -56,6 +56,10 @@ class Family:
     # (text, exact secret substring the oracle must remove; "" for none)
     examples: tuple[tuple[str, str], ...] = ()
     negatives: tuple[str, ...] = ()  # near misses: no secret oracle may touch them
+    # For an oracle with no literal `regex` can require (a case-insensitive key): words,
+    # lowercase, one of which is in every text it matches. The generator skips the
+    # oracle on texts with none of them; a test checks the claim on generated records.
+    hints: tuple[str, ...] = ()
 
 
 def whole(text: str, key: str | None = None) -> Fragment:

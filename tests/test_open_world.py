@@ -12,6 +12,8 @@ import unittest
 from pathlib import Path
 from types import SimpleNamespace
 
+import regex
+
 from redaction_pressure import load_task, policies, score_completion
 from redaction_pressure._answer import parse_reply
 from redaction_pressure._corpus import Record, Span
@@ -156,6 +158,27 @@ class Fairness(unittest.TestCase):
                     same = (shape.alphabet, shape.checksum) == (h.secret.alphabet, h.secret.checksum)
                     self.assertTrue(same)
                     self.assertNotEqual((shape.prefix, shape.length), (h.secret.prefix, h.secret.length))
+
+
+class OracleHints(unittest.TestCase):
+    def test_hints_never_skip_a_text_the_oracle_matches(self):
+        """The generator skips an oracle on texts without any of its hints; on every
+        record of dev and 64 train tasks, and on the family's own examples, every text
+        such an oracle matches does hold one (so the skip never hides a disagreement)."""
+        checked = 0
+        tasks = DEV + [load_task("train", i * 7919) for i in range(64)]
+        for task in tasks:
+            world = _world(task)
+            families = [f for f in SECRETS + world.secret_families if f.hints]
+            texts = [r.text for r in task.shown + task.heldout]
+            texts += [text for f in families for text, _ in f.examples]
+            for f in families:
+                for p in f.oracle:
+                    for text in texts:
+                        if regex.search(p, text):
+                            checked += 1
+                            self.assertTrue(any(h in text.lower() for h in f.hints), (f.name, text))
+        self.assertGreater(checked, 200)
 
 
 def _world(task):
