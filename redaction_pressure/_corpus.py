@@ -110,33 +110,48 @@ def _fill(fmt: str, r: Rng, world: World, **fixed: str) -> tuple[str, Labelled]:
     return "".join(out), spans
 
 
-# (compiled pattern, literal it requires, lowercase hints one of which it requires)
-Oracle = tuple[regex.Pattern, str, tuple[str, ...]]
+# (compiled pattern, literal it requires, lowercase hints one of which it requires,
+# compiled line gate or None)
+Oracle = tuple[regex.Pattern, str, tuple[str, ...], "regex.Pattern | None"]
 
 
 @lru_cache(maxsize=4096)
-def _compiled(pattern: str, hints: tuple[str, ...]) -> Oracle:
+def _compiled(pattern: str, hints: tuple[str, ...], line_gate: str) -> Oracle:
     """Oracle patterns recur across streams (policy categories, every static family)."""
     compiled, _, required = compile_bounded(pattern)
-    return compiled, required, hints
+    return compiled, required, hints, (compile_bounded(line_gate)[0] if line_gate else None)
 
 
 def _oracles(families) -> tuple[Oracle, ...]:
-    return tuple(_compiled(p, f.hints) for f in families for p in f.oracle)
+    return tuple(_compiled(p, f.hints, f.line_gate) for f in families for p in f.oracle)
+
+
+def _gated_lines(gate: regex.Pattern, text: str) -> list[tuple[int, int]]:
+    """(start, end) of each line holding a match of ``gate``, in order, once each."""
+    lines: list[tuple[int, int]] = []
+    for m in gate.finditer(text):
+        start = text.rfind("\n", 0, m.start()) + 1
+        if lines and lines[-1][0] == start:
+            continue
+        end = text.find("\n", m.end())
+        lines.append((start, len(text) if end < 0 else end))
+    return lines
 
 
 def _oracle_agrees(text: str, secrets: list[Span], oracles: tuple[Oracle, ...]) -> bool:
     marked = bytearray(len(text))
     lower = None
-    for pattern, required, hints in oracles:
+    for pattern, required, hints, gate in oracles:
         if required not in text:  # "" is in every text
             continue
         if hints:
             lower = text.lower() if lower is None else lower
             if not any(h in lower for h in hints):
                 continue
-        for m in pattern.finditer(text):
-            marked[m.start():m.end()] = b"\x01" * (m.end() - m.start())
+        windows = _gated_lines(gate, text) if gate is not None else [(0, len(text))]
+        for start, end in windows:
+            for m in pattern.finditer(text, start, end):
+                marked[m.start():m.end()] = b"\x01" * (m.end() - m.start())
     want = bytearray(len(text))
     for s in secrets:
         want[s.start:s.end] = b"\x01" * (s.end - s.start)

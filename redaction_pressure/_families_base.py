@@ -60,6 +60,9 @@ class Family:
     # lowercase, one of which is in every text it matches. The generator skips the
     # oracle on texts with none of them; a test checks the claim on generated records.
     hints: tuple[str, ...] = ()
+    # Stronger, for an oracle whose matches never span lines: a regex that matches on
+    # every line where the oracle does; the generator runs the oracle on those lines only.
+    line_gate: str = ""
 
 
 def whole(text: str, key: str | None = None) -> Fragment:

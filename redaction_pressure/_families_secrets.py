@@ -36,9 +36,10 @@ _ASSIGN = r"""["']?[ \t]*[:=][ \t]*["']?"""
 
 
 def _family(name: str, keys: tuple[str, ...], make, oracle: tuple[str, ...], why: str,
-            variants: tuple[str, ...] = ("",), contexts: frozenset[str] = KV, hints: tuple[str, ...] = ()) -> Family:
+            variants: tuple[str, ...] = ("",), contexts: frozenset[str] = KV, hints: tuple[str, ...] = (),
+            line_gate: str = "") -> Family:
     return Family(name, "secret", contexts, keys, make, oracle=oracle, why=why, variants=variants,
-                  examples=EXAMPLES[name], negatives=NEGATIVES[name], hints=hints)
+                  examples=EXAMPLES[name], negatives=NEGATIVES[name], hints=hints, line_gate=line_gate)
 
 
 SECRETS: tuple[Family, ...] = (
@@ -220,7 +221,7 @@ SECRETS: tuple[Family, ...] = (
             (rf"""(?<=[=:"' \t])(?<=(?<![A-Za-z0-9_.;-]){_GENERIC_KEYS}{_ASSIGN}){_GENERIC_VALUE}""",),
             "A high-entropy value assigned to a secret-named key (password, client_secret, api_key, "
             "…): hex, base64, UUID-shaped or free-form.", mk.GENERIC_VARIANTS,
-            hints=("pass", "pwd", "secret", "token", "key")),
+            hints=("pass", "pwd", "secret", "token", "key"), line_gate=rf"""(?<={_GENERIC_KEYS}["']?[ \t]*)[:=]"""),
     _family("url_password", ("git_remote", "upload_url"), mk.url_password,
             (r"(?<=\bhttps?://[A-Za-z0-9_.-]+:)[^@\s/:]+(?=@)",),
             "The password in an https URL's userinfo."),

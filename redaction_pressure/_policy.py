@@ -120,6 +120,7 @@ class Policy:
             if cat in self.secret:
                 out[cat] = Family(cat, "secret", frozenset({"kv"}), KEYS[cat], make,
                                   oracle=(self.pattern(cat),),
+                                  hints=tuple(s.split(".")[-1] for s in _HOST_SUFFIXES) if cat == "internal_hostname" else (),
                                   why=f"{DESCRIPTIONS[cat]} are secret under this stream's policy")
             else:
                 out[cat] = Family(cat, "decoy", frozenset({"kv"}), KEYS[cat], make,

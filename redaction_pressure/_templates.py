@@ -14,6 +14,7 @@ takes only ``k8s`` families and its fillers are comments.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from ._families import DIGITS, HEX, HOSTS, USERS
 
@@ -74,7 +75,7 @@ class Template:
     shell: str | None = None
     kv_context: str = "kv"  # the family context its key/value lines accept
 
-    @property
+    @cached_property  # asked tens of thousands of times per 64 tasks
     def contexts(self) -> frozenset[str]:
         return frozenset({self.kv_context} if self.kv else set()) | frozenset(
             c for c, f in (("block", self.block), ("shell", self.shell)) if f)

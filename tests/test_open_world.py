@@ -161,23 +161,32 @@ class Fairness(unittest.TestCase):
 
 
 class OracleHints(unittest.TestCase):
-    def test_hints_never_skip_a_text_the_oracle_matches(self):
-        """The generator skips an oracle on texts without any of its hints; on every
-        record of dev and 64 train tasks, and on the family's own examples, every text
-        such an oracle matches does hold one (so the skip never hides a disagreement)."""
+    def test_hints_and_line_gates_never_skip_a_match(self):
+        """The generator skips an oracle on texts without any of its hints, and runs
+        one with a line gate only on lines the gate matches. On every record of dev
+        and 64 train tasks, and on the families' own examples, every match of such an
+        oracle lies in a text holding a hint and on one line that the gate matches (so
+        neither shortcut can hide a disagreement)."""
         checked = 0
         tasks = DEV + [load_task("train", i * 7919) for i in range(64)]
         for task in tasks:
             world = _world(task)
-            families = [f for f in SECRETS + world.secret_families if f.hints]
+            families = [f for f in SECRETS + world.secret_families if f.hints or f.line_gate]
             texts = [r.text for r in task.shown + task.heldout]
             texts += [text for f in families for text, _ in f.examples]
             for f in families:
                 for p in f.oracle:
                     for text in texts:
-                        if regex.search(p, text):
+                        for m in regex.finditer(p, text):
                             checked += 1
-                            self.assertTrue(any(h in text.lower() for h in f.hints), (f.name, text))
+                            if f.hints:
+                                self.assertTrue(any(h in text.lower() for h in f.hints), (f.name, text))
+                            if f.line_gate:
+                                self.assertNotIn("\n", m.group(), f.name)
+                                start = text.rfind("\n", 0, m.start()) + 1
+                                end = text.find("\n", m.end())
+                                line = text[start:len(text) if end < 0 else end]
+                                self.assertTrue(regex.search(f.line_gate, line), (f.name, line))
         self.assertGreater(checked, 200)
 
 
