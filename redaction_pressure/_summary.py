@@ -3,6 +3,7 @@ split they come from, so a public dev score is never mistaken for private evalua
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 
 SPLIT_LABELS = {
@@ -20,14 +21,14 @@ def summarize(traces: list[dict]) -> dict:
     """Aggregates trace dicts (as in traces.jsonl) into the run summary."""
     n = len(traces)
     splits = sorted({t["info"]["environment"]["split"] for t in traces})
-    totals = defaultdict(float)
+    values: dict[str, list[float]] = defaultdict(list)
     secret_fams: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     decoy_fams: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     errors: dict[str, int] = defaultdict(int)
     for t in traces:
         r = t["info"]["redaction"]
         for k in ("reward", "recall", "precision", "clean", "valid"):
-            totals[k] += float(r[k])
+            values[k].append(float(r[k]))
         for fam, (total, removed) in r["secret_families"].items():
             secret_fams[fam][0] += total
             secret_fams[fam][1] += removed
@@ -36,6 +37,8 @@ def summarize(traces: list[dict]) -> dict:
             decoy_fams[fam][1] += damaged
         for e in t["info"]["redaction_errors"]:
             errors[e["code"]] += 1
+    # math.fsum: the same means whatever the order of the traces (as in the audit's manifest).
+    totals = {k: math.fsum(values[k]) for k in ("reward", "recall", "precision", "clean", "valid")}
     mean = {k: (totals[k] / n if n else 0.0) for k in ("reward", "recall", "precision", "clean")}
     return {
         "split": splits[0] if len(splits) == 1 else "mixed",
