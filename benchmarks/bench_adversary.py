@@ -13,8 +13,8 @@ delete-everything. Search: greedy forward selection with removal steps, from sev
 starts (empty, all oracle patterns, baseline, delete-everything), on train tasks,
 scoring a rule set by the union of what its rules remove from the original texts;
 the winner is then scored exactly (rules in order, through ``score_completion``) on
-all 64 dev tasks. It also prints min / median / max over dev of baseline, induce,
-oracle and the best constant reply.
+all 64 dev tasks (in the better of two rule orders, chosen on train). It also prints
+min / median / max over dev of baseline, induce, oracle and the best constant reply.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import machine  # noqa: E402
 
 from redaction_pressure import load_task, policies, score_completion  # noqa: E402
-from redaction_pressure._context import _NOUNS  # noqa: E402
+from redaction_pressure._context import _NOUNS, _VERBS  # noqa: E402
 from redaction_pressure._families import SECRETS  # noqa: E402
 from redaction_pressure._house import ALPHABETS  # noqa: E402
 from redaction_pressure._policy import _HOST_SUFFIXES, _ID_PREFIXES, _PHONE_STYLES, KEYS  # noqa: E402
@@ -75,6 +75,16 @@ def pool() -> list[str]:
             for lengths in ("{16,44}", "{16,30}", "{28,44}", "{12,60}"):
                 rules.append(rf"(?<![A-Za-z0-9_.-])[A-Za-z]{{2,4}}{sep}[a-z]{{2,4}}{sep}{cls}{lengths}"
                              rf"(?:[_.-][0-9A-V]{{6}})?(?![A-Za-z0-9_-])")
+    # The house structure itself: abbreviation, separator, marker, the same separator.
+    for _, _, cls in ALPHABETS + (("any", "", "[A-Za-z0-9]"),):
+        rules.append(rf"(?<![A-Za-z0-9_.-])[A-Za-z]{{2,4}}([_.-])[a-z]{{2,4}}\1{cls}{{16,44}}"
+                     rf"(?:[_.-][0-9A-V]{{6}})?(?![A-Za-z0-9_-])")
+    # Context secrets' structure: a service key or flag ending in any noun the generator
+    # draws, holding a value of a generated alphabet and length range.
+    nouns = "|".join(_NOUNS)
+    rules.append(rf"""(?i)(?<=(?<![A-Za-z0-9_-])[a-z]{{4,12}}_(?:{nouns})["']?\s*[:=]\s*["']?)"""
+                 r"(?-i:[A-Za-z0-9]{14,38})(?![A-Za-z0-9_-])")
+    rules.append(rf"(?<=ctl (?:{'|'.join(_VERBS)}) --[a-z]{{4,12}}-(?:{nouns})[ =])[A-Za-z0-9]{{14,38}}")
     # Keyword and context rules: any value under a key holding one of these words.
     value = r"""(?!\s)[^\s"',;]+"""
     words = ("key", "token", "credential", "access", "apikey", "client", "signing", "service",
@@ -218,6 +228,21 @@ def main(argv: list[str] | None = None) -> dict:
         print(f"  search from {name:<32} train mean {value:.3f} with {len(chosen)} rules", flush=True)
         if value > best_train:
             best_rules, best_train, best_start = [rules[i] for i in chosen], value, name
+    # The search scores a rule set by the union of what its rules remove, but rules run
+    # in order on the rewritten text: a broad rule early can eat what a precise one
+    # later needs (a keyword rule taking "Bearer x" before the bearer rule). Score the
+    # winner exactly on the train tasks in search order and specific-first order (fewest
+    # characters removed over train first) and keep the better, so the figure is never
+    # lowered by an order the search did not choose on purpose.
+    train_tasks = [load_task("train", i * step) for i in range(n_train)]
+    coverage = {r: sum(ep.rule_masks[rules.index(r)].bit_count() for ep in train) for r in best_rules}
+    orders = {"search order": best_rules, "specific first": sorted(best_rules, key=lambda r: coverage[r])}
+    exact = {name: statistics.fmean(score_completion(t, _reply(order)).reward for t in train_tasks)
+             for name, order in orders.items()}
+    best_order = max(exact, key=lambda k: exact[k])
+    best_rules = orders[best_order]
+    print("  exact train mean by rule order: " + ", ".join(f"{k} {v:.3f}" for k, v in exact.items())
+          + f"; kept {best_order}")
     dev = [load_task("dev", i) for i in range(64)]
     fixed = {
         "best constant reply": _reply(best_rules),

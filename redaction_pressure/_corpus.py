@@ -271,7 +271,9 @@ def _plan(r: Rng, n_shown: int, n_eval: int, templates: list[Template], world: W
 
 
 def _pick_templates(r: Rng, n_shown: int) -> list[Template]:
-    templates = r.sample(TEMPLATES, min(r.between(3, 5), n_shown))
+    # At most one template per two shown records: each template then hosts at least two
+    # shown records, so a family that fits only one template is still shown in two.
+    templates = r.sample(TEMPLATES, min(r.between(3, 5), max(1, n_shown // 2)))
     if not any("kv" in t.contexts for t in templates):  # the stream's own formats live in kv lines
         templates[0] = r.choice([t for t in TEMPLATES if "kv" in t.contexts])
     return templates

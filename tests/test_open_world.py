@@ -139,9 +139,9 @@ class WhatThePromptSays(unittest.TestCase):
 
 
 class Fairness(unittest.TestCase):
-    def test_every_evaluated_family_is_shown_secrets_twice(self):
-        for task in DEV:
-            shown_secrets = [s.family for r in task.shown for s in r.secrets]
+    def test_every_evaluated_family_is_shown_secrets_in_two_records(self):
+        for task in DEV + [load_task("train", i * 1009) for i in range(200)]:
+            shown_secrets = [f for r in task.shown for f in {s.family for s in r.secrets}]
             shown_decoys = {d.family for r in task.shown for d in r.decoys}
             for r in task.heldout:
                 for s in r.secrets:
