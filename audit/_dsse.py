@@ -204,8 +204,8 @@ def verify(envelope: Envelope, public_key: Ed25519PublicKey) -> str | None:
             public_key.verify(sig, message)
         except InvalidSignature:
             if kid == pinned:
-                reasons.append(f"signature {i} names the pinned key but does not verify under the pinned key: the payload or "
-                               f"payload type was changed after signing")
+                reasons.append(f"signature {i} names the pinned key but does not verify under the pinned key: "
+                               "the payload or payload type was changed after signing")
             else:
                 reasons.append(f"signature {i} ({_hint(kid)}) does not verify under the pinned key")
             continue

@@ -4,12 +4,14 @@ The private key file is created with mode 0600 from its first byte (``os.open`` 
 ``O_EXCL`` and that mode; ``fchmod`` then pins the mode whatever the umask), written
 under a temporary name and hard-linked into place, so a key is never world-readable,
 a half-written key never appears under the real name, and an existing key is never
-overwritten (``link`` fails if the name is taken). A key id is the hex SHA-256 of the public key's DER SubjectPublicKeyInfo: it
-names exactly one key, whatever its PEM formatting.
+overwritten (``link`` fails if the name is taken). A key id is the hex SHA-256 of the
+public key's DER SubjectPublicKeyInfo: it names exactly one key, whatever its PEM
+formatting.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 from pathlib import Path
@@ -43,10 +45,8 @@ def _write_new(path: Path, data: bytes, mode: int) -> None:
             os.fsync(f.fileno())
         os.link(tmp, path)  # atomic, and fails with FileExistsError if path exists
     finally:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
-        except FileNotFoundError:
-            pass
 
 
 def keygen(out_dir: Path) -> tuple[Path, Path, str]:

@@ -19,9 +19,8 @@ parameters but is not the standard benchmark: its signed summary label says so
 
 from __future__ import annotations
 
-from redaction_pressure._splits import PRIVATE_SIZE, PUBLIC, private_commitment, private_seed
-
 from redaction_pressure._scanner import DEFAULT_BUDGET_S
+from redaction_pressure._splits import PRIVATE_SIZE, PUBLIC, private_commitment, private_seed
 from redaction_pressure._summary import SPLIT_LABELS
 from redaction_pressure._task import DEFAULT_N_EVAL, DEFAULT_N_SHOWN
 

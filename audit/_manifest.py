@@ -20,8 +20,9 @@ import tomllib
 import tomli_w
 
 from redaction_pressure._reward import WEIGHTS
-from ._coverage import coverage_of, trace_indices
+
 from ._canonical import CANONICALIZATION, StrictJSONError, decode_utf8
+from ._coverage import coverage_of, trace_indices
 from ._labels import summary_label
 from ._tracefile import TRACES_NAME, TraceFile
 
@@ -76,10 +77,10 @@ def build_manifest(tracefile: TraceFile, run_id: str, sealed_by: str,
     env = traces[0]["info"]["environment"]
     split, task_params = env["split"], dict(env["task_params"])
     summary = summarize(traces, split, task_params)
-    created = created or dt.datetime.now(dt.timezone.utc)
+    created = created or dt.datetime.now(dt.UTC)
     return {
         "manifest_version": MANIFEST_VERSION,
-        "created": created.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "created": created.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "sealed_by": sealed_by,
         "run_id": run_id,
         "identity": build_part(env),

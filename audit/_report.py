@@ -63,8 +63,9 @@ def render_human(report: Report, out: Console) -> None:
             out.print(Text(f"task parameters: {params} (standard)"))
         else:
             out.print(Text.assemble("task parameters: ", (params, "bold"), "  ",
-                                    (f"NON-STANDARD (the standard benchmark uses {describe_params(STANDARD_TASK_PARAMS)}):"
-                                     f" this is not a standard benchmark result", "bold red")))
+                                    ("NON-STANDARD (the standard benchmark uses "
+                                     f"{describe_params(STANDARD_TASK_PARAMS)}): "
+                                     "this is not a standard benchmark result", "bold red")))
     table = Table(show_lines=False)
     table.add_column("check")
     table.add_column("status")
@@ -101,6 +102,7 @@ def render_human(report: Report, out: Console) -> None:
         label = m["summary"]["label"] if m else ""
         if m and not report.standard_task_params:
             out.print(Text(f"VERIFIED — NON-STANDARD TASK PARAMETERS ({describe_params(m['task_params'])}), NOT THE "
-                           f"STANDARD BENCHMARK: every check that ran passed — {safe(label)}{tail}", style="bold yellow"))
+                           f"STANDARD BENCHMARK: every check that ran passed — {safe(label)}{tail}",
+                           style="bold yellow"))
         else:
             out.print(Text(f"VERIFIED: every check that ran passed — {safe(label)}{tail}", style="bold green"))

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import jsonschema
 from referencing import Registry, Resource
@@ -65,7 +65,7 @@ def format_checker() -> jsonschema.FormatChecker:
     return checker
 
 
-@lru_cache(maxsize=None)
+@cache
 def validator(name: str) -> jsonschema.Draft202012Validator:
     schema = registry().contents(f"{BASE_URI}{name}.schema.json")
     jsonschema.Draft202012Validator.check_schema(schema)

@@ -20,8 +20,8 @@ from . import _dsse, _statement
 from ._files import MemberError, member_kind, read_member
 from ._manifest import MANIFEST_NAME, ManifestError, jsonable, loads
 from ._schemas import EPISODE, MANIFEST, MANIFEST_V1, MAX_ERRORS, STATEMENT, error_lines, schema_errors
-from ._verify import V1_MESSAGE
 from ._tracefile import TRACES_NAME, read_trace_file
+from ._verify import V1_MESSAGE
 
 MAX_MANIFEST_BYTES = _dsse.MAX_ENVELOPE_BYTES * 3 // 4  # the most a 64 MiB envelope's base64 can hold
 
@@ -75,7 +75,7 @@ def _manifest_bytes(data: bytes, shown: str) -> list[str]:
         return [f"{shown} {exc}"]
     if isinstance(manifest, dict) and manifest.get("manifest_version") == "manifest-v1":
         errors = error_lines(schema_errors(MANIFEST_V1, manifest), f"{shown} ")
-        return errors + [f"{shown} note: {V1_MESSAGE}"] if errors else []
+        return [*errors, f"{shown} note: {V1_MESSAGE}"] if errors else []
     return error_lines(schema_errors(MANIFEST, manifest), f"{shown} ")
 
 

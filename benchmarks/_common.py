@@ -6,7 +6,7 @@ import os
 import platform
 import statistics
 import time
-from typing import Callable
+from collections.abc import Callable
 
 
 def machine() -> str:
@@ -24,4 +24,4 @@ def median_time(fn: Callable[[], object], repeat: int = 7) -> float:
 
 def table(rows: list[tuple[str, str, str]]) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(3)]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows)
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)) for r in rows)

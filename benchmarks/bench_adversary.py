@@ -30,13 +30,13 @@ from pathlib import Path
 import regex
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import machine  # noqa: E402
+from _common import machine
 
-from redaction_pressure import load_task, policies, score_completion  # noqa: E402
-from redaction_pressure._context import _NOUNS, _VERBS  # noqa: E402
-from redaction_pressure._families import SECRETS  # noqa: E402
-from redaction_pressure._house import ALPHABETS  # noqa: E402
-from redaction_pressure._policy import _HOST_SUFFIXES, _ID_PREFIXES, _PHONE_STYLES, KEYS  # noqa: E402
+from redaction_pressure import load_task, policies, score_completion
+from redaction_pressure._context import _NOUNS, _VERBS
+from redaction_pressure._families import SECRETS
+from redaction_pressure._house import ALPHABETS
+from redaction_pressure._policy import _HOST_SUFFIXES, _ID_PREFIXES, _PHONE_STYLES, KEYS
 
 V1_UNION = (  # corpus-v1's 22 oracle patterns: the reply that scored 1.0 everywhere there
     r"\b(?:AKIA|ASIA)[A-Z2-7]{16}\b(?<!EXAMPLE)",
@@ -71,12 +71,12 @@ def pool() -> list[str]:
     rules += list(policies.BASELINE_RULES)
     # House formats: abbreviation, separator, marker, separator, body, optional checksum.
     for sep in ("_", "-", r"\.", "[_.-]"):
-        for _, _, cls in ALPHABETS + (("any", "", "[A-Za-z0-9]"),):
+        for _, _, cls in (*ALPHABETS, ("any", "", "[A-Za-z0-9]")):
             for lengths in ("{16,44}", "{16,30}", "{28,44}", "{12,60}"):
                 rules.append(rf"(?<![A-Za-z0-9_.-])[A-Za-z]{{2,4}}{sep}[a-z]{{2,4}}{sep}{cls}{lengths}"
                              rf"(?:[_.-][0-9A-V]{{6}})?(?![A-Za-z0-9_-])")
     # The house structure itself: abbreviation, separator, marker, the same separator.
-    for _, _, cls in ALPHABETS + (("any", "", "[A-Za-z0-9]"),):
+    for _, _, cls in (*ALPHABETS, ("any", "", "[A-Za-z0-9]")):
         rules.append(rf"(?<![A-Za-z0-9_.-])[A-Za-z]{{2,4}}([_.-])[a-z]{{2,4}}\1{cls}{{16,44}}"
                      rf"(?:[_.-][0-9A-V]{{6}})?(?![A-Za-z0-9_-])")
     # Context secrets' structure: a service key or flag ending in any noun the generator
@@ -87,8 +87,8 @@ def pool() -> list[str]:
     rules.append(rf"(?<=ctl (?:{'|'.join(_VERBS)}) --[a-z]{{4,12}}-(?:{nouns})[ =])[A-Za-z0-9]{{14,38}}")
     # Keyword and context rules: any value under a key holding one of these words.
     value = r"""(?!\s)[^\s"',;]+"""
-    words = ("key", "token", "credential", "access", "apikey", "client", "signing", "service",
-             "secret", "password", "auth") + _NOUNS
+    words = ("key", "token", "credential", "access", "apikey", "client", "signing", "service", "secret",
+             "password", "auth", *_NOUNS)
     for w in words:
         rules.append(rf"""(?i)(?<=[A-Za-z0-9]_{w}["']?\s*[:=]\s*["']?){value}""")
         rules.append(rf"""(?i)(?<=--[a-z]+-{w}[ =]){value}""")
@@ -106,7 +106,7 @@ def pool() -> list[str]:
     rules.append(r"(?<![A-Za-z0-9_.@-])[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:"
                  + "|".join(regex.escape(s) for s in _HOST_SUFFIXES) + r")(?![A-Za-z0-9_.-])")
     rules.append(r"(?<![A-Za-z0-9_-])(?:" + "|".join(_ID_PREFIXES) + r")[-_]?[1-9][0-9]{5,8}(?![A-Za-z0-9_-])")
-    for cat, keys in KEYS.items():
+    for keys in KEYS.values():
         rules.append(rf"""(?i)(?<=(?:{'|'.join(keys)})["']?\s*[:=]\s*["']?){value}""")
     rules.append(r"[\s\S]+")  # delete everything
     seen, out = set(), []
@@ -135,7 +135,7 @@ def _episode(task, rules: list[regex.Pattern]) -> Episode:
         offsets.append(pos)
         pos += len(t)
     spans, union = [], 0
-    for r, off in zip(task.heldout, offsets):
+    for r, off in zip(task.heldout, offsets, strict=False):
         for s in r.secrets:
             m = ((1 << (s.end - s.start)) - 1) << (off + s.start)
             spans.append(m)
@@ -143,7 +143,7 @@ def _episode(task, rules: list[regex.Pattern]) -> Episode:
     masks = []
     for p in rules:
         m = 0
-        for t, off in zip(texts, offsets):
+        for t, off in zip(texts, offsets, strict=False):
             try:
                 for hit in p.finditer(t, timeout=1.0):
                     if hit.end() > hit.start():
@@ -182,7 +182,7 @@ def greedy(episodes: list[Episode], n_rules: int, start: list[int], banned: froz
     while True:
         moves = []
         if len(chosen) < 24:
-            moves += [chosen + [i] for i in range(n_rules) if i not in chosen and i not in banned]
+            moves += [[*chosen, i] for i in range(n_rules) if i not in chosen and i not in banned]
         moves += [[c for c in chosen if c != i] for i in chosen]
         scored = [(_mean(episodes, m), m) for m in moves]
         value, move = max(scored, key=lambda x: x[0]) if scored else (best, chosen)

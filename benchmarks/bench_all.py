@@ -15,10 +15,10 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import bench_audit  # noqa: E402
-import bench_concurrency  # noqa: E402
-import bench_core  # noqa: E402
-from _common import machine, table  # noqa: E402
+import bench_audit
+import bench_concurrency
+import bench_core
+from _common import machine, table
 
 
 def main() -> int:
@@ -35,8 +35,10 @@ def main() -> int:
     print(f"redaction-pressure benchmarks on {machine()}" + (" (quick)" if quick else ""))
     print(table([
         ("figure", "value", "target"),
-        ("scoring / raw regex.sub floor, oracle replies, median over dev", f"{core['oracle_overhead_warm']:.2f}x", "<= 1.3x"),
-        ("scoring / raw regex.sub floor, baseline replies, median over dev", f"{core['baseline_overhead_warm']:.2f}x", "<= 1.3x"),
+        ("scoring / raw regex.sub floor, oracle replies, median over dev",
+         f"{core['oracle_overhead_warm']:.2f}x", "<= 1.3x"),
+        ("scoring / raw regex.sub floor, baseline replies, median over dev",
+         f"{core['baseline_overhead_warm']:.2f}x", "<= 1.3x"),
         ("  same, compile cache cleared each call (oracle / baseline; both together)",
          f"{core['oracle_overhead_cold']:.2f}x / {core['baseline_overhead_cold']:.2f}x; {core['overhead_cold']:.2f}x",
          "<= 2.5x together"),

@@ -16,9 +16,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import machine  # noqa: E402
-from redaction_pressure import _corpus, catalog, load_task, policies, score_completion  # noqa: E402
-from redaction_pressure._pattern_guard import compile_bounded  # noqa: E402
+from _common import machine
+
+from redaction_pressure import _corpus, catalog, load_task, policies, score_completion
+from redaction_pressure._pattern_guard import compile_bounded
 
 
 def family_table(entries: list[dict]) -> str:
@@ -28,7 +29,7 @@ def family_table(entries: list[dict]) -> str:
         rows.append((e["name"], e["kind"], str(max(1, len(e["variants"]))), str(len(e["examples"])),
                      str(len(e["negatives"])), str(len(e["oracle"])), literals))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows)
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)).rstrip() for r in rows)
 
 
 def build_times() -> tuple[float, float]:
@@ -79,7 +80,8 @@ def main(quick: bool = False) -> dict:
         "secret families": len(secrets),
         "decoy families": len(decoys),
         "secret variants": sum(max(1, len(e["variants"])) for e in secrets),
-        "examples (secret / decoy)": f"{sum(len(e['examples']) for e in secrets)} / {sum(len(e['examples']) for e in decoys)}",
+        "examples (secret / decoy)":
+            f"{sum(len(e['examples']) for e in secrets)} / {sum(len(e['examples']) for e in decoys)}",
         "near misses": sum(len(e["negatives"]) for e in entries),
         "min examples / negatives per family": f"{min(len(e['examples']) for e in entries)} / "
                                                f"{min(len(e['negatives']) for e in entries)}",

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import machine, table  # noqa: E402
+from _common import machine, table
 
 HOSTILE = json.dumps({"rules": [{"pattern": r"(?:.|..)+$x", "replacement": ""}]})
 
@@ -26,7 +26,7 @@ async def measure(n_benign: int = 100, budget_s: float = 2.0) -> dict:
              for i in range(n_benign + 1)]
     rows = [to_row(t) for t in tasks]
     replies = [HOSTILE] + [(policies.oracle if i % 2 else policies.baseline)(t) for i, t in enumerate(tasks[1:])]
-    traces = [offline_trace(r, reply) for r, reply in zip(rows, replies)]
+    traces = [offline_trace(r, reply) for r, reply in zip(rows, replies, strict=False)]
     worst, stop = [0.0], asyncio.Event()
 
     async def ticker():
@@ -43,7 +43,7 @@ async def measure(n_benign: int = 100, budget_s: float = 2.0) -> dict:
     await asyncio.sleep(0.02)
     start = time.perf_counter()
     hostile = asyncio.create_task(timed(rows[0].score(traces[0])))
-    benign_done = await asyncio.gather(*(timed(r.score(t)) for r, t in zip(rows[1:], traces[1:])))
+    benign_done = await asyncio.gather(*(timed(r.score(t)) for r, t in zip(rows[1:], traces[1:], strict=False)))
     hostile_done = await hostile
     stop.set()
     await tick

@@ -25,15 +25,15 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import regex  # noqa: E402
+import regex
+from _common import machine, median_time, table
 
-from _common import machine, median_time, table  # noqa: E402
-from redaction_pressure import load_task, policies, score_completion  # noqa: E402
-from redaction_pressure import _pattern_guard as guard  # noqa: E402
-from redaction_pressure._answer import parse_reply  # noqa: E402
-from redaction_pressure._reward import evaluate  # noqa: E402
-from redaction_pressure._scoring import _family_tallies, scan_rules, score_with_cost  # noqa: E402
-from redaction_pressure._pattern_guard import clear_cache  # noqa: E402
+from redaction_pressure import _pattern_guard as guard
+from redaction_pressure import load_task, policies, score_completion
+from redaction_pressure._answer import parse_reply
+from redaction_pressure._pattern_guard import clear_cache
+from redaction_pressure._reward import evaluate
+from redaction_pressure._scoring import _family_tallies, scan_rules, score_with_cost
 
 
 def rules_of(reply: str) -> list[tuple[regex.Pattern, str]]:
@@ -117,7 +117,8 @@ def main(quick: bool = False) -> dict:
     out["hostile_cpu_s"], out["hostile_wall_s"], out["hostile_budget_s"], out["hostile_error"] = cpu, wall, 2.0, code
     rows = [("figure", "value", "target"),
             ("scoring / raw regex.sub floor, oracle replies (warm)", f"{out['oracle_overhead_warm']:.2f}x", "<= 1.5x"),
-            ("scoring / raw regex.sub floor, baseline replies (warm)", f"{out['baseline_overhead_warm']:.2f}x", "<= 1.5x"),
+            ("scoring / raw regex.sub floor, baseline replies (warm)", f"{out['baseline_overhead_warm']:.2f}x",
+             "<= 1.5x"),
             ("end to end (score_completion, scan in its worker process) / floor, oracle (warm)",
              f"{out['oracle_end_to_end_warm']:.2f}x", "-"),
             ("end to end / floor, baseline (warm)", f"{out['baseline_end_to_end_warm']:.2f}x", "-"),

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.metadata as md
-import os
 import subprocess
 import sys
 import tomllib
@@ -32,7 +31,7 @@ def download_bytes() -> tuple[int, int]:
     total = count = 0
     for pkg in lock["package"]:
         name = canonicalize_name(pkg["name"])
-        if installed.get(name) != pkg.get("version") or "source" in pkg and "editable" in pkg["source"]:
+        if installed.get(name) != pkg.get("version") or ("source" in pkg and "editable" in pkg["source"]):
             continue
         best = None
         for wheel in pkg.get("wheels", []):

@@ -24,10 +24,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import machine  # noqa: E402
+from _common import machine
 
-from redaction_pressure._identity import source_digest  # noqa: E402
-from redaction_pressure.report import _marks, render_report  # noqa: E402
+from redaction_pressure._identity import source_digest
+from redaction_pressure.report import _marks, render_report
 
 MB = 1_000_000
 

@@ -162,7 +162,7 @@ def main() -> int:
         print(f"only {len(results)} interpreter(s) could be set up; nothing to compare")
         return 2
     reference = results[0][1]
-    keys = ["corpus"] + sorted(reference["policies"])
+    keys = ["corpus", *sorted(reference["policies"])]
     header = ["", *(r["python"] for _, r in results)]
     rows = [header]
     differs = False
@@ -171,7 +171,8 @@ def main() -> int:
         for _, r in results:
             value = r["corpus"] if key == "corpus" else r["policies"].get(key, {}).get("verdicts", "missing")
             ref = reference["corpus"] if key == "corpus" else reference["policies"][key]["verdicts"]
-            same = value == ref and (key == "corpus" or r["policies"][key]["mean"] == reference["policies"][key]["mean"])
+            same = value == ref and (key == "corpus"
+                                     or r["policies"][key]["mean"] == reference["policies"][key]["mean"])
             differs |= not same
             row.append(value[:16] + ("" if same else "  DIFFERS"))
         rows.append(row)
@@ -184,7 +185,7 @@ def main() -> int:
           f"train 0..{args.train - 1}, {len(results)} interpreters ({time.perf_counter() - started:.0f} s)")
     for python, r in results:
         print(f"  {r['python']}: {python}")
-    print("\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths)) for row in rows))
+    print("\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=False)) for row in rows))
     print("DIFFERENT" if differs else "IDENTICAL on every interpreter (SHA-256 prefixes shown)")
     return 1 if differs else 0
 

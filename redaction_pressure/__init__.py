@@ -14,10 +14,22 @@ from ._task import RedactionTask, load_task
 from ._versions import CORPUS_VERSION, ENVIRONMENT_VERSION, REWARD_SCHEMA_VERSION
 
 __all__ = [
-    "RedactionTaskset", "RedactionHarness",
-    "CORPUS_VERSION", "ENVIRONMENT_VERSION", "PRIVATE_SEED_ENV", "REWARD_SCHEMA_VERSION",
-    "PrivateSeedError", "Record", "RedactionError", "RedactionTask", "Score", "Span",
-    "catalog", "load_task", "policies", "score_completion",
+    "CORPUS_VERSION",
+    "ENVIRONMENT_VERSION",
+    "PRIVATE_SEED_ENV",
+    "REWARD_SCHEMA_VERSION",
+    "PrivateSeedError",
+    "Record",
+    "RedactionError",
+    "RedactionHarness",
+    "RedactionTask",
+    "RedactionTaskset",
+    "Score",
+    "Span",
+    "catalog",
+    "load_task",
+    "policies",
+    "score_completion",
 ]
 
 

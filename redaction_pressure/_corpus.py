@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import string
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import regex
 
@@ -78,7 +78,7 @@ _FORMATTER = string.Formatter()
 Labelled = list[tuple[int, int, Family]]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _parsed(fmt: str) -> tuple[tuple[str, str | None], ...]:
     return tuple((literal, name) for literal, name, _, _ in _FORMATTER.parse(fmt))
 

@@ -16,8 +16,21 @@ The tables live in ``_families_secrets`` and ``_families_decoys``; generators in
 
 from __future__ import annotations
 
-from ._families_base import (ALNUM, B64, B64URL, DIGITS, GENERIC, HEX, HOSTS, LOWER, PASSWORD, UPPER32,
-                             USERS, Family, Fragment)
+from ._families_base import (
+                             ALNUM,
+                             B64,
+                             B64URL,
+                             DIGITS,
+                             GENERIC,
+                             HEX,
+                             HOSTS,
+                             LOWER,
+                             PASSWORD,
+                             UPPER32,
+                             USERS,
+                             Family,
+                             Fragment,
+)
 from ._families_decoys import DECOYS
 from ._families_secrets import SECRETS
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import base64
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from ._rng import Rng
 

@@ -8,8 +8,21 @@ prefix or shape.
 
 from __future__ import annotations
 
-from ._families_base import (ALNUM, B64, DIGITS, HEX, HOSTS, UPPER32, USERS, Family, Fragment,
-                             bech32, pick, rbytes, whole)
+from ._families_base import (
+    ALNUM,
+    B64,
+    DIGITS,
+    HEX,
+    HOSTS,
+    UPPER32,
+    USERS,
+    Family,
+    Fragment,
+    bech32,
+    pick,
+    rbytes,
+    whole,
+)
 from ._families_examples import EXAMPLES, NEGATIVES
 from ._rng import Rng
 

@@ -6,10 +6,37 @@ from __future__ import annotations
 import json
 import struct
 
-from ._families_base import (ALNUM, B64, B64URL, DIGITS, HEX, HOSTS, LOWER, PASSWORD,
-                             UPPER, UPPER32, USERS, Fragment, b64, b64url, bech32, big, crc24,
-                             der, der_int, github_checksum, inner, oid, pick, random_body,
-                             rbytes, seq, small_int, whole, wrap)
+from ._families_base import (
+    ALNUM,
+    B64,
+    B64URL,
+    DIGITS,
+    HEX,
+    HOSTS,
+    LOWER,
+    PASSWORD,
+    UPPER,
+    UPPER32,
+    USERS,
+    Fragment,
+    b64,
+    b64url,
+    bech32,
+    big,
+    crc24,
+    der,
+    der_int,
+    github_checksum,
+    inner,
+    oid,
+    pick,
+    random_body,
+    rbytes,
+    seq,
+    small_int,
+    whole,
+    wrap,
+)
 from ._rng import Rng
 
 AWS_ID_VARIANTS = ("AKIA", "ASIA", "ABIA", "ACCA", "A3T")

@@ -207,7 +207,8 @@ SECRETS: tuple[Family, ...] = (
             "The signature fits the algorithm: 43 characters for HS256, 86 for ES256, 342 for RS256.",
             mk.JWT_VARIANTS),
     _family("pem_private_key", ("private_key", "tls_key"), mk.private_pem,
-            (r"-----BEGIN (?:[A-Z]+ )?PRIVATE KEY(?: BLOCK)?-----\n[\s\S]*?-----END (?:[A-Z]+ )?PRIVATE KEY(?: BLOCK)?-----",),
+            (r"-----BEGIN (?:[A-Z]+ )?PRIVATE KEY(?: BLOCK)?-----\n[\s\S]*?"
+             r"-----END (?:[A-Z]+ )?PRIVATE KEY(?: BLOCK)?-----",),
             "A private key block: PKCS#1 RSA, PKCS#8 (plain or encrypted), EC, DSA, OpenSSH or "
             "OpenPGP; the body is the DER (or OpenSSH, OpenPGP) encoding.", mk.PEM_VARIANTS, BLOCK),
     _family("kubernetes_secret_data", mk.K8S_KEYS, mk.k8s_secret_data,
@@ -230,7 +231,8 @@ SECRETS: tuple[Family, ...] = (
     _family("bearer_token", ("authorization",), mk.bearer, (r"(?<=\bBearer )[A-Za-z0-9._~+/-]{20,}=*",),
             "An HTTP bearer token: whoever sends it is authenticated."),
     _family("cli_password", ("",), mk.cli_password,
-            (r"(?<=\b(?:mysql|mysqldump|docker login|sshpass)\b[^\n]*?\s-p(?:(?<=(?:docker login|sshpass)\b[^\n]*) )?)[^\s']+",
+            (r"(?<=\b(?:mysql|mysqldump|docker login|sshpass)\b[^\n]*?\s-p"
+             r"(?:(?<=(?:docker login|sshpass)\b[^\n]*) )?)[^\s']+",
              r"(?<=\bcurl\b[^\n]*?\s-u [^\s:@]+:)[^\s']+"),
             "A password passed on a command line (mysql -p, mysqldump -p, curl -u, docker login -p, "
             "sshpass -p): it lands in shell history and process lists.", mk.CLI_VARIANTS, SHELL),

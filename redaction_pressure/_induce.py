@@ -84,11 +84,11 @@ def _char_class_members(values: list[str]) -> set[str]:
 
 
 def _common_prefix(values: list[str]) -> str:
-    return os.path.commonprefix(values)
+    return os.path.commonprefix(values)  # noqa: RUF071 - a character prefix is what is wanted
 
 
 def _common_suffix(values: list[str]) -> str:
-    return os.path.commonprefix([v[::-1] for v in values])[::-1]
+    return os.path.commonprefix([v[::-1] for v in values])[::-1]  # noqa: RUF071 - characters, as above
 
 
 def _trim_prefix(prefix: str) -> str:

@@ -31,6 +31,7 @@ which are pure functions of the pattern.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections import OrderedDict
 from typing import NamedTuple
@@ -91,7 +92,7 @@ def nesting_bound(pattern: str) -> int:
             comment = False
         elif c == "#":
             comment = comment or verbose
-        elif not comment and stack and (c == ")" and stack[-1] == "(" or c == "]" and stack[-1] == "["):
+        elif not comment and stack and ((c == ")" and stack[-1] == "(") or (c == "]" and stack[-1] == "[")):
             stack.pop()
     return deepest
 
@@ -237,16 +238,14 @@ def _build(pattern: str, parsed, source, info) -> regex.Pattern:
     code = parsed.compile(reverse)
     ref = info.call_refs.get((0, reverse, fuzzy))
     if ref is not None:
-        code = [(core.OP.CALL_REF, ref)] + code + [(core.OP.END, )]
+        code = [(core.OP.CALL_REF, ref), *code, (core.OP.END,)]
     code += [(core.OP.SUCCESS, )]
     for group, rev, fuz in info.additional_groups:
         code += group.compile(rev, fuz)
     code = core._flatten_code(code)
     if not parsed.has_simple_start():
-        try:
+        with contextlib.suppress(core._FirstSetError):
             code = core._flatten_code(core._compile_firstset(info, parsed.get_firstset(reverse))) + code
-        except core._FirstSetError:
-            pass
     index_group = {v: n for n, v in info.group_index.items()}
     return _regex.compile(pattern, info.flags | version, code, info.group_index, index_group, {}, [],
                           req_offset, req_chars, req_flags, info.group_count)

@@ -109,7 +109,8 @@ class Policy:
             return (r"(?<![A-Za-z0-9_.@-])[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:internal|lan|corp|svc\.cluster\.local)"
                     r"(?![A-Za-z0-9_.-])")
         if category == "customer_id":
-            return rf"(?<![A-Za-z0-9_-]){regex.escape(self.id_prefix)}[1-9][0-9]{{{self.id_digits - 1}}}(?![A-Za-z0-9_-])"
+            return (rf"(?<![A-Za-z0-9_-]){regex.escape(self.id_prefix)}[1-9][0-9]{{{self.id_digits - 1}}}"
+                    r"(?![A-Za-z0-9_-])")
         raise KeyError(category)
 
     def families(self) -> dict[str, Family]:
@@ -118,9 +119,9 @@ class Policy:
         for cat in CATEGORIES:
             make = _maker(self, cat)
             if cat in self.secret:
+                hints = tuple(s.split(".")[-1] for s in _HOST_SUFFIXES) if cat == "internal_hostname" else ()
                 out[cat] = Family(cat, "secret", frozenset({"kv"}), KEYS[cat], make,
-                                  oracle=(self.pattern(cat),),
-                                  hints=tuple(s.split(".")[-1] for s in _HOST_SUFFIXES) if cat == "internal_hostname" else (),
+                                  oracle=(self.pattern(cat),), hints=hints,
                                   why=f"{DESCRIPTIONS[cat]} are secret under this stream's policy")
             else:
                 out[cat] = Family(cat, "decoy", frozenset({"kv"}), KEYS[cat], make,

@@ -13,8 +13,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 WEIGHTS = {"recall": 0.35, "precision": 0.35, "clean": 0.30}
 
@@ -41,7 +41,7 @@ def evaluate(removed: Sequence[bytearray], secret_spans: Sequence[Sequence[tuple
     """``removed[r][i]`` is 1 when source character ``i`` of record ``r`` is gone;
     ``secret_spans[r]`` are the labelled secret spans of record ``r``."""
     total = full = full_chars = removed_chars = secret_removed_any = 0
-    for gone, spans in zip(removed, secret_spans):
+    for gone, spans in zip(removed, secret_spans, strict=False):
         removed_chars += gone.count(1)
         in_secret = bytearray(len(gone))
         for start, end in spans:

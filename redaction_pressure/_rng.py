@@ -9,13 +9,14 @@ draw uses rejection sampling, so it is defined entirely by this file.
 from __future__ import annotations
 
 import hashlib
-from typing import Sequence, TypeVar
+from collections.abc import Sequence
+from typing import TypeVar
 
 T = TypeVar("T")
 
 
 class Rng:
-    __slots__ = ("_key", "_counter", "_pool", "_pool_bits")
+    __slots__ = ("_counter", "_key", "_pool", "_pool_bits")
 
     def __init__(self, label: str, seed: int) -> None:
         self._key = hashlib.sha256(f"{label}\x00{seed:d}".encode()).digest()
@@ -23,7 +24,7 @@ class Rng:
         self._pool = 0  # bits are consumed from an integer pool, 256 at a time
         self._pool_bits = 0
 
-    def fork(self, label: str) -> "Rng":
+    def fork(self, label: str) -> Rng:
         """An independent child stream, so adding draws in one part of the generator
         does not shift every later draw of another part."""
         return Rng(label, int.from_bytes(self._key, "big"))

@@ -12,8 +12,8 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import verifiers.v1 as vf
 from verifiers.v1.cli.output import write_config

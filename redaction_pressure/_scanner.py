@@ -9,7 +9,8 @@ rule is proportional to its matches, not to the length of the record.
 
 All regex calls of an episode share one time budget: each call gets the remaining
 budget as its `timeout`. (No ``concurrent=True``: a scan worker has one thread, so
-releasing the GIL per call buys nothing and costs ~3% of matching time.) `regex` measures that timeout in process CPU time, so the deadline is kept on the same
+releasing the GIL per call buys nothing and costs ~3% of matching time.) `regex`
+measures that timeout in process CPU time, so the deadline is kept on the same
 clock (`time.process_time`) and scans run one at a time per process (`_scan_pool`):
 the budget is then the CPU time of this episode, not of whatever else runs.
 """
@@ -46,7 +47,7 @@ class ScanResult:
 class _Record:
     """One record's current text, its segments, and the source intervals removed so far."""
 
-    __slots__ = ("text", "segments", "removed")
+    __slots__ = ("removed", "segments", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -131,7 +132,7 @@ def scan(rules: list[CompiledRule], texts: list[str], deadline: float,
         if errors:
             break
     removed = []
-    for text, record in zip(texts, records):
+    for text, record in zip(texts, records, strict=False):
         gone = bytearray(len(text))
         for start, end in record.removed:
             gone[start:end] = b"\x01" * (end - start)

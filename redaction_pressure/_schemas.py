@@ -5,7 +5,7 @@ build copies ``schemas/`` to ``redaction_pressure/_schemas/``) or from the sourc
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 _HERE = Path(__file__).resolve().parent
@@ -18,6 +18,6 @@ def schema_dir() -> Path:
     raise FileNotFoundError("redaction-pressure schemas are missing from this installation")
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_schema(name: str) -> dict:
     return json.loads((schema_dir() / f"{name}.schema.json").read_text(encoding="utf-8"))

@@ -69,7 +69,7 @@ def _compile(rules, deadline: float, clock) -> tuple[list[CompiledRule], list[Re
 def _family_tallies(task: RedactionTask, removed) -> tuple[dict, dict]:
     secrets: dict[str, list[int]] = {}
     decoys: dict[str, list[int]] = {}
-    for record, gone in zip(task.heldout, removed):
+    for record, gone in zip(task.heldout, removed, strict=False):
         for s in record.secrets:
             t = secrets.setdefault(s.family, [0, 0])
             t[0] += 1

@@ -14,7 +14,8 @@ from __future__ import annotations
 import functools
 import sys
 import threading
-from typing import Callable, TypeVar
+from collections.abc import Callable
+from typing import TypeVar
 
 # Frames kept free for the bounded work: twice the worst case measured (~240 frames,
 # 32 nested V1 sets), as tests/test_verdict_purity.py::StackUse checks.

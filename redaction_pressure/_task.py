@@ -10,8 +10,8 @@ from ._corpus import Record, build_stream
 from ._identity import build_identity
 from ._prompt import SYSTEM_PROMPT, render_prompt
 from ._scanner import DEFAULT_BUDGET_S
-from ._versions import CORPUS_VERSION
 from ._splits import PUBLIC, SPLITS, private_commitment, private_seed, read_private_secret
+from ._versions import CORPUS_VERSION
 
 DEFAULT_N_SHOWN = 8
 DEFAULT_N_EVAL = 16

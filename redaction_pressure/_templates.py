@@ -18,7 +18,6 @@ from functools import cached_property
 
 from ._families import DIGITS, HEX, HOSTS, USERS
 
-
 _APPS = ("billing", "checkout", "ledger", "notifier", "search-api", "auth-gw", "reports", "ingest")
 _REGIONS = ("us-east-1", "eu-west-1", "ap-southeast-2", "eu-central-1")
 _LEVELS = ("info", "warn", "debug", "error")

@@ -246,10 +246,7 @@ def cmd_score(args) -> int:
 
     task = _task(args)
     try:
-        if args.reply_file == "-":
-            reply = sys.stdin.read()
-        else:
-            reply = Path(args.reply_file).read_text(encoding="utf-8")
+        reply = sys.stdin.read() if args.reply_file == "-" else Path(args.reply_file).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise UsageError(f"cannot read reply file {args.reply_file}: {reason}") from None
@@ -282,7 +279,8 @@ def cmd_score(args) -> int:
     problems = len(s.errors) + len(other)
     console.print(f"{task.id} — {split_label(task.split)}: reward {s.reward:.4f} · recall {s.recall:.4f} · "
                   f"precision {s.precision:.4f} · clean {s.clean:.0f} · "
-                  + ("valid (no errors)" if s.valid else f"INVALID ({problems} problem{'s' if problems != 1 else ''} above)"),
+                  + ("valid (no errors)" if s.valid
+                     else f"INVALID ({problems} problem{'s' if problems != 1 else ''} above)"),
                   markup=False)
     return 0
 
@@ -356,7 +354,8 @@ def build_parser() -> argparse.ArgumentParser:
     _policy_option(e, "baseline")
     e.add_argument("--split", choices=SPLITS, default="dev",
                    help="split to run (default: dev; private_eval needs $REDACTION_PRESSURE_PRIVATE_SEED)")
-    e.add_argument("-n", type=int, default=64, metavar="N", help="number of tasks, from index 0 (default: 64, all of dev)")
+    e.add_argument("-n", type=int, default=64, metavar="N",
+                   help="number of tasks, from index 0 (default: 64, all of dev)")
     e.add_argument("--out", metavar="RUN_DIR",
                    help="run directory (default: runs/SPLIT-POLICY, replaced on each run; a named one is "
                         "never replaced without --force)")

@@ -16,6 +16,7 @@ import json
 from ._induce import induce_rules
 from ._task import RedactionTask
 
+
 def _reply(rules: list[tuple[str, str]]) -> str:
     body = json.dumps({"rules": [{"pattern": p, "replacement": r} for p, r in rules]}, indent=1)
     return f"```json\n{body}\n```"

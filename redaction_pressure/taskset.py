@@ -36,8 +36,16 @@ from ._scan_pool import ScanInfrastructureError, get_pool
 from ._scanner import DEFAULT_BUDGET_S
 from ._scoring import score_completion
 from ._splits import PRIVATE_SEED_ENV, PUBLIC, private_commitment, read_private_secret
-from ._task import (DEFAULT_N_EVAL, DEFAULT_N_SHOWN, RedactionTask, check_params, durable_key, load_task,
-                    task_id, task_identity)
+from ._task import (
+    DEFAULT_N_EVAL,
+    DEFAULT_N_SHOWN,
+    RedactionTask,
+    check_params,
+    durable_key,
+    load_task,
+    task_id,
+    task_identity,
+)
 
 DEFAULT_COUNTS = {"dev": 64, "train": 1000, "private_eval": 64}
 # What must match between the build that issued a row and the build that scores it.
@@ -182,7 +190,7 @@ class RedactionRow(vf.Task[RedactionData]):
     def data(self, value: RedactionData) -> None:
         self.__dict__["_data"] = value
 
-    def with_data(self, **update) -> "RedactionRow":
+    def with_data(self, **update) -> RedactionRow:
         clone = copy.copy(self)
         clone.__dict__["_data"] = self.__dict__["_data"].model_copy(update=update)
         return clone

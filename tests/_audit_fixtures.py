@@ -133,7 +133,7 @@ def seal_run(run_dir: Path, owner: str = "owner") -> Path:
     from audit._seal import seal
 
     out = fresh_dir("archive")
-    seal(run_dir, private_key(owner), out, created=dt.datetime(2025, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc))
+    seal(run_dir, private_key(owner), out, created=dt.datetime(2025, 1, 2, 3, 4, 5, tzinfo=dt.UTC))
     return out
 
 

@@ -41,7 +41,7 @@ def positional_rules(task, cut) -> str:
             alts.append(f"(?<={regex.escape(before)})(?=[\\s\\S]{{{mid - start}}}{probe})[\\s\\S]{{{b - a}}}")
     rules, current = [], []
     for alt in alts:
-        if current and len("|".join(current + [alt])) > 500:
+        if current and len("|".join([*current, alt])) > 500:
             rules.append(("|".join(current), ""))
             current = []
         current.append(alt)

@@ -10,9 +10,9 @@ import subprocess
 import sys
 import unittest
 
-from redaction_pressure._identity import DIGEST_ALGORITHM, source_digest
-
 import _audit_fixtures as fx
+
+from redaction_pressure._identity import DIGEST_ALGORITHM, source_digest
 
 
 def audit(*argv, env_extra=None) -> subprocess.CompletedProcess:
@@ -160,7 +160,7 @@ class KeygenAndSeal(unittest.TestCase):
 
     def test_seal_then_verify(self):
         out = fx.fresh_dir("cli-archive")
-        key, pub = fx.keys("owner")
+        key, _pub = fx.keys("owner")
         r = audit("seal", fx.dev_run(), "--key", key, "--out", out)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("public dev split (not a private evaluation)", r.stdout)

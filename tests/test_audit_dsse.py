@@ -64,7 +64,7 @@ class Envelopes(unittest.TestCase):
                                 ("YQ=", "padding")):
             with self.subTest(payload=payload):
                 with self.assertRaises(_dsse.EnvelopeError) as cm:
-                    _dsse.parse(('{"payloadType": "x", "payload": "%s", "signatures": %s}' % (payload, sig)).encode())
+                    _dsse.parse(f'{{"payloadType": "x", "payload": "{payload}", "signatures": {sig}}}'.encode())
                 self.assertIn("payload is not base64", cm.exception.reasons[0])
                 self.assertIn(needle, cm.exception.reasons[0])
 

@@ -10,13 +10,13 @@ import unittest
 from concurrent.futures import wait as real_wait
 from unittest import mock
 
+import _audit_fixtures as fx
+from test_audit_cli import audit, audit_in_process
+
 from audit import _parallel, _rescore
 from audit._coverage import coverage_of, label
 from audit._report import console, render_human
 from audit._verify import FAILED, PASSED, SKIPPED, verify_archive
-
-import _audit_fixtures as fx
-from test_audit_cli import audit, audit_in_process
 
 
 def human(report) -> str:
@@ -162,9 +162,9 @@ class Jobs(Case):
                 episodes[i]["traces"][0]["rewards"]["clean"]["score"] = 0.5
         for run in (fx.full_dev_run(), fx.tampered_run(fx.full_dev_run(), inflate)):
             archive = fx.seal_run(run)
-            in_flight = []
+            in_flight: list[int] = []
 
-            def counting_wait(fs, return_when):
+            def counting_wait(fs, return_when, in_flight=in_flight):
                 in_flight.append(len(fs))
                 return real_wait(fs, return_when=return_when)
             one = self.verify(archive, jobs=1)
@@ -232,7 +232,7 @@ class OldArchivesAndRunDirectories(Case):
 
     def test_seal_of_failed_rollouts_summarises_them_first(self):
         def provider_down(episodes, kinds):
-            for ep, kind in zip(episodes, kinds):
+            for ep, kind in zip(episodes, kinds, strict=False):
                 for t in ep["traces"]:
                     t["ok"] = False
                     t["errors"] = [{"type": kind, "message": f"{kind} says: Error code 401\n - bad key\x1b[2J"}]

@@ -12,11 +12,11 @@ import time
 import unittest
 from unittest import mock
 
+import _audit_fixtures as fx
+
 from audit import _tracefile
 from audit._verify import FAILED, PASSED, SKIPPED, verify_archive
 from redaction_pressure._splits import PUBLIC, private_commitment
-
-import _audit_fixtures as fx
 
 CHAIN_AFTER_SIGNATURE = ["manifest-schema", "manifest-file", "trace-digests", "trace-schemas", "identity",
                          "rescoring", "summary", "coverage", "split-labels", "private-seeds"]
@@ -487,7 +487,8 @@ class UnauthenticatedInputIsCheap(VerifyCase):
                 mock.patch("audit._verify.parse_trace_bytes") as parse:
             report = self.verify(archive)
         parse.assert_not_called()
-        self.assertCheck(report, "trace-digests", FAILED, f"changed size while being read (more than {sealed + 1} bytes")
+        self.assertCheck(report, "trace-digests", FAILED,
+                         f"changed size while being read (more than {sealed + 1} bytes")
 
     def test_envelope_of_many_values_is_refused_before_parsing(self):
         archive = fx.seal_run(fx.dev_run())
@@ -732,12 +733,12 @@ class EveryScorerOutputIsRescored(VerifyCase):
             self.assertEqual(errors[0]["code"], "unsafe_replacement")
             errors[0]["rule"] = 7
         self.assertCheck(self._forged(edit), "rescoring", FAILED,
-                         "errors (code, rule) recorded [('unsafe_replacement', 7)], recomputed [('unsafe_replacement', 0)]")
+                         "errors (code, rule) recorded [('unsafe_replacement', 7)], "
+                         "recomputed [('unsafe_replacement', 0)]")
 
     def test_timeouts_compare_what_does_not_depend_on_the_machine(self):
-        from redaction_pressure._answer import RedactionError
-
         from audit import _rescore
+        from redaction_pressure._answer import RedactionError
 
         trace = fx.read_episodes(fx.dev_run() / "traces.jsonl")[1]["traces"][0]  # baseline reply, scans fine
         real = _rescore.score_completion

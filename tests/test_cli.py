@@ -251,7 +251,8 @@ class TasksShow(unittest.TestCase):
                     self.assertIn(record.text, p.stdout)
                     for kind, spans in (("SECRET", record.secrets), ("DECOY", record.decoys)):
                         for s in spans:
-                            line = f"{kind:<6} [{s.start}:{s.end}) {s.family}: " + json.dumps(record.text[s.start:s.end])
+                            line = (f"{kind:<6} [{s.start}:{s.end}) {s.family}: "
+                                    + json.dumps(record.text[s.start:s.end]))
                             self.assertIn(line, p.stdout)
         marked = p.stdout.count("  SECRET [") + p.stdout.count("  DECOY  [")
         self.assertEqual(marked, sum(len(r.secrets) + len(r.decoys) for r in task.heldout))
@@ -262,7 +263,7 @@ class TasksShow(unittest.TestCase):
 
         def on_terminal(*extra):
             master, slave = pty.openpty()
-            proc = subprocess.Popen(CLI + ["tasks", "show", "--index", "4", *extra], stdout=slave,
+            proc = subprocess.Popen([*CLI, "tasks", "show", "--index", "4", *extra], stdout=slave,
                                     stderr=subprocess.PIPE, env=_env({"TERM": "xterm-256color", "COLUMNS": "100"}))
             os.close(slave)
             chunks = []

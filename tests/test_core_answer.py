@@ -9,7 +9,6 @@ import unittest
 
 from redaction_pressure import load_task, policies, score_completion
 from redaction_pressure._answer import MAX_REPLY_CHARS, _plainly_valid, _validator, parse_reply
-
 from tests._util import reply
 
 TASK = load_task("dev", 1)
@@ -39,7 +38,8 @@ class ErrorCodes(unittest.TestCase):
                 self.assertEqual(set(codes(json.dumps(obj))), {"bad_entry"})
 
     def test_bad_entry_names_the_rule(self):
-        s = score_completion(TASK, json.dumps({"rules": [{"pattern": "a", "replacement": ""}, {"pattern": 1, "replacement": ""}]}))
+        rules = [{"pattern": "a", "replacement": ""}, {"pattern": 1, "replacement": ""}]
+        s = score_completion(TASK, json.dumps({"rules": rules}))
         self.assertEqual([(e.code, e.rule) for e in s.errors], [("bad_entry", 1)])
         self.assertIn("$.rules[1].pattern", s.errors[0].message)
 
@@ -117,7 +117,7 @@ class HostileReplies(unittest.TestCase):
             json.dumps({"rules": [{"pattern": "(" * 256 + ")" * 256, "replacement": ""}]}),
             "\u202e{\"rules\": []}", "\uff5b\"rules\": []\uff5d",
         ]
-        for text in hostile + [None, 42, ["list"]]:
+        for text in [*hostile, None, 42, ["list"]]:
             with self.subTest(text=repr(text)[:40]):
                 s = score_completion(TASK, text)
                 self.assertIsInstance(s.reward, float)
@@ -125,7 +125,8 @@ class HostileReplies(unittest.TestCase):
 
     def test_shortcut_agrees_with_schema(self):
         """_plainly_valid is a fast path; it must never accept what the schema rejects."""
-        from hypothesis import given, settings, strategies as st
+        from hypothesis import given, settings
+        from hypothesis import strategies as st
         leaf = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False),
                          st.text(max_size=6), st.sampled_from(["[REDACTED]", "", "a", "pattern", "replacement"]))
         values = st.recursive(leaf, lambda c: st.lists(c, max_size=3) | st.dictionaries(

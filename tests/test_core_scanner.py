@@ -6,7 +6,8 @@ import time
 import unittest
 
 import regex
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from redaction_pressure._pattern_guard import compile_bounded
 from redaction_pressure._scanner import CompiledRule, scan

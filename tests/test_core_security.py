@@ -10,9 +10,8 @@ import unittest
 import regex
 
 from redaction_pressure import load_task, score_completion
-from redaction_pressure._scoring import score_with_cost
 from redaction_pressure._pattern_guard import MAX_COMPILED_COST, Refused, clear_cache, compile_bounded
-
+from redaction_pressure._scoring import score_with_cost
 from tests._util import reply
 
 # The hostile patterns backtrack exponentially on a long run of word characters, but
@@ -61,7 +60,7 @@ class RuntimeBudget(unittest.TestCase):
 
     def test_default_budget_is_two_seconds_and_shared(self):
         # 24 hostile rules still cost one budget, not 24.
-        s, elapsed = self.assert_interrupted([(HOSTILE_RUNTIME[0], "")] * 24, 2.0)
+        _s, elapsed = self.assert_interrupted([(HOSTILE_RUNTIME[0], "")] * 24, 2.0)
         self.assertGreater(elapsed, 1.9)
         self.assertEqual(TASK.budget_s, 2.0)
 

@@ -23,6 +23,7 @@ from redaction_pressure._policy import CATEGORIES
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from bench_adversary import V1_UNION  # noqa: E402
+
 DEV = [load_task("dev", i) for i in range(64)]
 
 _BLOCK = re.compile(r"### Record \d+ \((?P<template>[^)]*)\)\n```text\n(?P<text>.*?)\n```\n"
@@ -66,7 +67,7 @@ class InduceIsBlind(unittest.TestCase):
         for task in DEV[:8]:
             stand_in = prompt_only(task)
             first = stand_in.shown[0]
-            stand_in.shown = (Record(first.text, first.template, (), ()),) + stand_in.shown[1:]
+            stand_in.shown = (Record(first.text, first.template, (), ()), *stand_in.shown[1:])
             changed += policies.induce(stand_in) != policies.induce(task)
         self.assertGreater(changed, 0)
 
@@ -112,7 +113,7 @@ class NotSolvableFromMemory(unittest.TestCase):
             with self.subTest(reply=name):
                 reply = (policies.baseline(DEV[0]) if rules is None else
                          json.dumps({"rules": [{"pattern": p, "replacement": "[REDACTED]"} for p in rules]}))
-                self.assertLessEqual(mean_reward(lambda t: reply, DEV), 0.50)
+                self.assertLessEqual(mean_reward(lambda t, reply=reply: reply, DEV), 0.50)
 
 
 class WhatThePromptSays(unittest.TestCase):
@@ -123,7 +124,7 @@ class WhatThePromptSays(unittest.TestCase):
                 self.assertIn("This stream's labelling policy treats as secret:", outside)
                 world = _world(task)
                 for h in world.house:
-                    for shape in (h.secret,) + tuple(s for _, s, _ in h.lookalikes):
+                    for shape in (h.secret, *tuple(s for _, s, _ in h.lookalikes)):
                         self.assertNotIn(shape.prefix, outside)
                     self.assertNotIn(h.service, outside)
                 for c in world.contexts:

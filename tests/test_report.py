@@ -21,8 +21,7 @@ from unittest import mock
 
 from redaction_pressure import load_task, policies, score_completion
 from redaction_pressure._corpus import Record, Span
-from redaction_pressure.report import RunError, render_report, write_report
-from redaction_pressure.report import _marks, _view
+from redaction_pressure.report import RunError, _marks, _view, render_report, write_report
 
 CLI = [sys.executable, "-m", "redaction_pressure.cli"]
 AUDIT = [sys.executable, "-m", "audit"]
@@ -353,7 +352,7 @@ class Hostile(ReportTestCase):
         (run / "traces.jsonl").write_text("\n".join([
             lines[0], "{not json", json.dumps({"traces": "x"}), json.dumps(private), json.dumps(other),
             json.dumps(junk), json.dumps({"traces": [7]}), surrogate]) + "\n")
-        text, page = self.render(run)
+        _text, page = self.render(run)
         self.assertEqual(len(page.episodes), 5)
         self.assertIn("\\ud800", "".join(page.episodes["ep-5"]))
         shown = page.text()
@@ -421,7 +420,7 @@ class Archives(ReportTestCase):
 
     def test_wrong_key_is_not_verified(self):
         other = self.tmp / "other-keys"
-        subprocess.run(AUDIT + ["keygen", "--out", str(other)], capture_output=True, check=True, timeout=300)
+        subprocess.run([*AUDIT, "keygen", "--out", str(other)], capture_output=True, check=True, timeout=300)
         _, page = self.render(self.archive, public_key=other / "signing-key.pub.pem")
         v = self.verification(page)
         self.assertIn("✘ NOT VERIFIED", v)
@@ -453,15 +452,15 @@ class Archives(ReportTestCase):
 class Cli(ReportTestCase):
     def test_report_command(self):
         out = self.tmp / "cli" / "page.html"
-        done = subprocess.run(CLI + ["report", str(self.oracle_run), "--out", str(out), "--jobs", "1"],
+        done = subprocess.run([*CLI, "report", str(self.oracle_run), "--out", str(out), "--jobs", "1"],
                               capture_output=True, text=True, timeout=300)
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertIn("wrote", done.stdout)
         self.assertEqual(out.read_text(), render_report(self.oracle_run, jobs=1))
-        default = subprocess.run(CLI + ["report", str(self.oracle_run)], capture_output=True, text=True, timeout=300)
+        default = subprocess.run([*CLI, "report", str(self.oracle_run)], capture_output=True, text=True, timeout=300)
         self.assertEqual(default.returncode, 0, default.stderr)
         self.assertTrue((self.oracle_run / "report.html").is_file())
-        bad = subprocess.run(CLI + ["report", str(self.tmp / "nowhere")], capture_output=True, text=True, timeout=300)
+        bad = subprocess.run([*CLI, "report", str(self.tmp / "nowhere")], capture_output=True, text=True, timeout=300)
         self.assertEqual(bad.returncode, 2)
         self.assertIn("does not exist", bad.stderr)
 

@@ -70,17 +70,16 @@ class PrivateSplit(unittest.TestCase):
         self.assertEqual(private(5).seed, want)
 
     def test_short_or_missing_secret_is_a_clear_error(self):
-        with mock.patch.dict(os.environ, {PRIVATE_SEED_ENV: "too short"}):
-            with self.assertRaises(PrivateSeedError) as ctx:
-                load_task("private_eval", 0)
+        with mock.patch.dict(os.environ, {PRIVATE_SEED_ENV: "too short"}), \
+                self.assertRaises(PrivateSeedError) as ctx:
+            load_task("private_eval", 0)
         message = str(ctx.exception)
         self.assertIn(PRIVATE_SEED_ENV, message)
         self.assertIn("at least 32 characters", message)
         self.assertNotIn("too short", message)
         env = {k: v for k, v in os.environ.items() if k != PRIVATE_SEED_ENV}
-        with mock.patch.dict(os.environ, env, clear=True):
-            with self.assertRaisesRegex(PrivateSeedError, "not set"):
-                load_task("private_eval", 0)
+        with mock.patch.dict(os.environ, env, clear=True), self.assertRaisesRegex(PrivateSeedError, "not set"):
+            load_task("private_eval", 0)
 
     def test_secret_and_seed_absent_from_task_data_and_prompt(self):
         task = private(2)

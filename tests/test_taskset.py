@@ -78,7 +78,7 @@ class OfflineScoring(unittest.TestCase):
         self.assertEqual([e["code"] for e in trace.info["redaction_errors"]], ["invalid_regex"])
 
     def test_trace_reward_equals_core_reward(self):
-        for row, task in zip(self.rows, self.tasks):
+        for row, task in zip(self.rows, self.tasks, strict=False):
             trace = scored(row, policies.baseline(task))
             self.assertAlmostEqual(trace.reward, rp.score_completion(task, policies.baseline(task)).reward, places=12)
 
@@ -119,7 +119,7 @@ class PrivateRun(unittest.TestCase):
                     self.assertNotIn(SECRET.encode(), f.read_bytes(), f)
             traces = read_traces(path)
         self.assertEqual(len(traces), 3)
-        for trace, row in zip(traces, private_rows):
+        for trace, row in zip(traces, private_rows, strict=False):
             seed = trace["info"]["environment"]["task_seed"]
             self.assertGreaterEqual(seed, 1 << 63)
             self.assertNotIn(str(seed), row.data.model_dump_json())

@@ -13,7 +13,6 @@ from pathlib import Path
 
 from redaction_pressure import load_task, policies
 from redaction_pressure._identity import source_digest
-
 from tests._fake_openai import serve
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -63,7 +62,8 @@ class VfEvalEndToEnd(unittest.TestCase):
         self.assertEqual(reward(traces[1]), 0.0)
         self.assertEqual([e["code"] for e in traces[1]["info"]["redaction_errors"]], ["malformed_json"])
         from redaction_pressure import score_completion
-        self.assertAlmostEqual(reward(traces[2]), score_completion(tasks[2], policies.baseline(tasks[2])).reward, places=12)
+        expected = score_completion(tasks[2], policies.baseline(tasks[2])).reward
+        self.assertAlmostEqual(reward(traces[2]), expected, places=12)
 
 
 if __name__ == "__main__":

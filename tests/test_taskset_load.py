@@ -21,13 +21,18 @@ from unittest import mock
 
 import verifiers.v1 as vf
 
-from redaction_pressure import load_task, policies, score_completion
-from redaction_pressure import _scan_pool
+from redaction_pressure import _scan_pool, load_task, policies, score_completion
 from redaction_pressure._scan_pool import ScanInfrastructureError, ScanPool
 from redaction_pressure._scoring import score_with_cost
-from redaction_pressure.taskset import (RedactionConfig, RedactionData, RedactionRow, TaskCache, _tasks,
-                                        offline_trace, score_trace_info)
-
+from redaction_pressure.taskset import (
+    RedactionConfig,
+    RedactionData,
+    RedactionRow,
+    TaskCache,
+    _tasks,
+    offline_trace,
+    score_trace_info,
+)
 from tests._load_child import score_in_child
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,7 +49,10 @@ def with_ballast(reply: str, n: int) -> str:
     return json.dumps({"rules": rules})
 
 
-NEAR = with_ballast(policies.oracle(TASK), 50)  # about half the budget alone
+# About a fifth of the budget alone: CPU time itself grows under heavy contention on
+# shared cores (measured up to ~2x on a 2-core VM running four test suites), and these
+# tests are about load, not about replies at the edge of their budget.
+NEAR = with_ballast(policies.oracle(TASK), 30)
 OVER = with_ballast(policies.oracle(TASK), 150)  # about three budgets alone
 
 
@@ -69,7 +77,7 @@ class LoadIndependentBudget(unittest.TestCase):
         replies = [NEAR, OVER] * 4
         with ThreadPoolExecutor(8) as pool:
             got = list(pool.map(lambda r: score_with_cost(TASK, r), replies))
-        for reply, (s, cpu, _) in zip(replies, got):
+        for reply, (s, cpu, _) in zip(replies, got, strict=False):
             self.assertEqual(verdict(s), verdict(self.near if reply is NEAR else self.over))
             self.assertLessEqual(cpu, BUDGET_S + 0.15)
 
@@ -102,7 +110,7 @@ class LoadIndependentBudget(unittest.TestCase):
         sys.setswitchinterval(1e-6)
         try:
             def one(i):
-                rules = base + [{"pattern": f"never_{i}_[\\x00\\x01]", "replacement": ""}]
+                rules = [*base, {"pattern": f"never_{i}_[\\x00\\x01]", "replacement": ""}]
                 return score_completion(TASK, json.dumps({"rules": rules})).reward
             with ThreadPoolExecutor(8) as pool:
                 rewards = list(pool.map(one, range(2000)))
@@ -135,8 +143,8 @@ class Ceiling(unittest.TestCase):
             pool.run(texts, [("AKIA", "")], BUDGET_S)
             threading.Timer(0.3, os.kill, (pool._idle[0].pid, signal.SIGKILL)).start()
             with mock.patch.object(_scan_pool, "_pool", pool):
-                row = list(vf.load_taskset(RedactionConfig(id="redaction-pressure", split="dev", num_tasks=1,
-                                                           budget_s=BUDGET_S)))[0]
+                row = next(iter(vf.load_taskset(RedactionConfig(id="redaction-pressure", split="dev", num_tasks=1,
+                                                           budget_s=BUDGET_S))))
                 trace = offline_trace(row, OVER)
                 with self.assertRaisesRegex(vf.TaskError, "ScanInfrastructureError: scan worker .* died"):
                     asyncio.run(row.score(trace))
@@ -168,9 +176,9 @@ class PoolSizing(unittest.TestCase):
         with mock.patch.dict(os.environ, {_scan_pool.WORKERS_ENV: "3"}):
             self.assertEqual(_scan_pool.pool_size(), 3)
         for bad in ("0", "-1", "two", "1000"):
-            with mock.patch.dict(os.environ, {_scan_pool.WORKERS_ENV: bad}):
-                with self.assertRaisesRegex(ValueError, _scan_pool.WORKERS_ENV):
-                    _scan_pool.pool_size()
+            with mock.patch.dict(os.environ, {_scan_pool.WORKERS_ENV: bad}), \
+                    self.assertRaisesRegex(ValueError, _scan_pool.WORKERS_ENV):
+                _scan_pool.pool_size()
         with mock.patch.dict(os.environ, {_scan_pool.WORKERS_ENV: ""}):
             self.assertEqual(_scan_pool.pool_size(), _scan_pool.available_cpus())
 
@@ -259,7 +267,7 @@ class CheapRows(unittest.TestCase):
 
 class OneBuildPerTrace(unittest.TestCase):
     def test_identity_mismatch_fails_the_rollout(self):
-        row = list(vf.load_taskset(RedactionConfig(id="redaction-pressure", split="dev", num_tasks=1)))[0]
+        row = next(iter(vf.load_taskset(RedactionConfig(id="redaction-pressure", split="dev", num_tasks=1))))
         task = load_task("dev", 0)
         for field, value in (("source_digest", "0" * 64), ("corpus_version", "corpus-v0"),
                              ("reward_schema_version", "reward-v0")):

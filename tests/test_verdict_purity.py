@@ -13,13 +13,10 @@ from unittest import mock
 
 import regex
 
-from redaction_pressure import load_task, policies, score_completion
 from redaction_pressure import _pattern_guard as guard
-from redaction_pressure._answer import parse_reply
-from redaction_pressure import _scoring
+from redaction_pressure import _scoring, load_task, policies, score_completion
 from redaction_pressure._answer import MAX_JSON_DEPTH, json_depth_bound, parse_reply
 from redaction_pressure._stack import HEADROOM_FRAMES
-
 from tests._util import reply
 
 TASK = load_task("dev", 0)
@@ -203,7 +200,8 @@ class StackUse(unittest.TestCase):
     def test_patterns_that_pass_the_text_bound_fit(self):
         """Random patterns built from the pieces that could fool a text count: whatever
         passes `nesting_bound` needs no more stack than the bound allows."""
-        from hypothesis import given, settings, strategies as st
+        from hypothesis import given, settings
+        from hypothesis import strategies as st
         pieces = ["(", "(?:", "(?=", "(?<!", "(?#", "(?x)", "(?V1)", "(?V1:", "[", "[^", "[]", "[^]", "]", ")",
                   "[)]", "[(]", "[[:alpha:]", ":]", "#", "\n", "\\", "\\(", "\\[", "a", "|", "*", "-", "--", "&&"]
         limit = HEADROOM_FRAMES // 2
@@ -251,7 +249,7 @@ class CompileCache(unittest.TestCase):
 
     def test_a_hit_is_what_a_fresh_compile_gives(self):
         patterns = [p for t in (TASK, load_task("dev", 1)) for p in _patterns(policies.baseline(t))]
-        patterns += list(ACCEPTED_PATTERNS.values()) + [r"(?i)secret", r"(?r)\d+", r"(?<=x)\K\w"]
+        patterns += [*list(ACCEPTED_PATTERNS.values()), r"(?i)secret", r"(?r)\d+", r"(?<=x)\K\w"]
         for p in patterns:
             fresh = guard.compile_bounded(p)
             first, hit = guard.compile_cached(p), guard.compile_cached(p)
@@ -269,7 +267,7 @@ class CompileCache(unittest.TestCase):
 
     def test_true_lru_bounded_by_entries_and_cost(self):
         with mock.patch.object(guard, "_CACHE_ENTRIES", 3):
-            a, b, c, d = (guard.compile_cached(f"tok{i}=\\d+") for i in range(4))  # a evicted
+            _a, b, c, _d = (guard.compile_cached(f"tok{i}=\\d+") for i in range(4))  # a evicted
             self.assertEqual(guard.cache_stats()[0], 3)
             guard.compile_cached("tok1=\\d+")  # b becomes most recent
             guard.compile_cached("tok9=\\d+")  # evicts c, the least recently used
@@ -369,7 +367,8 @@ class SingleParseCompile(unittest.TestCase):
         self.assertEqual(compiled.pattern.findall("a] [] [[a]]"), ["a]", "[]", "a]"])
 
     def test_random_patterns(self):
-        from hypothesis import given, settings, strategies as st
+        from hypothesis import given, settings
+        from hypothesis import strategies as st
         atoms = st.sampled_from(["a", "b", "ß", "\\d", "\\w", ".", "[a-c]", "[^x]", "(?i)", "(?V1)", "(?r)", "^",
                                  "$", "\\b", "(?=a)", "(?<!b)", "(", ")", "(?:", "(?P<n>", "|", "*", "+?", "{2}",
                                  "{1,3}", "?", "\\1", "(?(1)a|b)", "(?x) ", "\\K"])
@@ -461,9 +460,9 @@ class HostileEvalRun(unittest.TestCase):
     verifies (rescoring reproduces every verdict)."""
 
     def test_run_completes_and_its_archive_verifies(self):
-        from tests import _audit_fixtures as fx
         from audit._verify import verify_archive
         from redaction_pressure._run import read_traces
+        from tests import _audit_fixtures as fx
 
         hostile = [HOSTILE_JSON["replacement object 980 deep"], HOSTILE_JSON["pattern list 960 deep"],
                    reply([(HOSTILE_PATTERNS["issue red-team: V1 sets under groups"], "")]),

@@ -77,7 +77,7 @@ def read_run(path: Path) -> Run:
     if archive:
         _read_manifest(run)
     try:
-        f = open(traces_path, "rb")
+        f = open(traces_path, "rb")  # noqa: SIM115 - closed by the `with f` below; only the open may fail here
     except OSError as exc:
         raise RunError(f"cannot read {traces_path}: {exc}") from None
     with f:

@@ -15,10 +15,10 @@ from collections import Counter, defaultdict
 from .._answer import parse_reply
 from .._identity import build_identity
 from .._reward import WEIGHTS
+from .._scanner import DEFAULT_BUDGET_S
 from .._splits import PUBLIC
 from .._summary import split_label
 from .._task import DEFAULT_N_EVAL, DEFAULT_N_SHOWN
-from .._scanner import DEFAULT_BUDGET_S
 from . import _marks
 
 HIST_BINS = 20
@@ -133,7 +133,7 @@ def _episode(n: int, trace: dict, rollout: int, full_text: bool = True) -> dict:
                            f"{_fmt(s['reward'], 4)}. The marks below show this build's rescoring.")
     if removal.errors and not s["errors"]:
         ep["episode_errors"] += [_error(e.as_dict()) for e in removal.errors]
-    for i, (record, gone) in enumerate(zip(task.heldout, removal.removed)):
+    for i, (record, gone) in enumerate(zip(task.heldout, removal.removed, strict=False)):
         segs, leaked, destroyed, collateral = _marks.segments(record, gone)
         rec = {"i": i + 1, "template": record.template, "segs": segs, "secrets": len(record.secrets),
                "leaked": leaked, "destroyed": destroyed, "collateral": collateral, "lines": None, "omitted": 0}
