@@ -55,6 +55,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(ROOT / "tests"))  # the fake model and its in-process harness (env-server workers import it)
 from _common import machine, table  # noqa: E402
+
 from redaction_pressure import load_task, policies  # noqa: E402
 from redaction_pressure._scan_pool import ScanInfrastructureError, available_cpus  # noqa: E402
 from redaction_pressure._scoring import score_with_cost  # noqa: E402
@@ -179,14 +180,15 @@ def threads(jobs: list[dict], n: int) -> Tally:
 
     start = time.perf_counter()
     with ThreadPoolExecutor(n) as pool:
-        for job, got in zip(work, pool.map(one, work, timeout=WAIT_S)):
+        for job, got in zip(work, pool.map(one, work, timeout=WAIT_S), strict=False):
             tally.add(job, *got)
     tally.wall = time.perf_counter() - start
     return tally
 
 
 def _process_scorer(i: int, job: dict, gate, results) -> None:
-    score_one({**job, "reply": json.dumps({"rules": [{"pattern": "AKIA", "replacement": ""}]})})  # start our scan worker
+    # Start our scan worker.
+    score_one({**job, "reply": json.dumps({"rules": [{"pattern": "AKIA", "replacement": ""}]})})
     gate.wait(WAIT_S)
     results.put((i, *score_one(job)))
 
@@ -252,10 +254,9 @@ def env_server(workers: int, jobs_by_seed: dict):
     taskset, and a fake model answering each request with ``jobs_by_seed[seed]``.
     The broker is forked (it only routes); `EnvServerPool` spawns the workers."""
     import verifiers.v1 as vf
+    from _fake_openai import HARNESS_ID, serve
     from verifiers.v1.serve import env_config_data
     from verifiers.v1.utils.loaders import resolve_env_config
-
-    from _fake_openai import HARNESS_ID, serve
 
     model, port, _ = serve(lambda body: jobs_by_seed[body["seed"]], whole_body=True)
     config = resolve_env_config({"taskset": {"id": "redaction-pressure", "split": "dev"},
@@ -318,6 +319,7 @@ def drive(address: str, client_config, requests: list[tuple[dict, int]], concurr
 
 def wire(split: str, index: int) -> dict:
     import verifiers.v1 as vf
+
     from redaction_pressure.taskset import RedactionConfig
 
     (row,) = vf.load_taskset(RedactionConfig(id="redaction-pressure", split=split, start_index=index, num_tasks=1))
@@ -333,7 +335,7 @@ def pool_verdicts(address: str, client_config, jobs: list[dict], seed0: int) -> 
         requests = [(wire("dev", job["index"]), seed0 + i % len(jobs)) for i, job in enumerate(work)]
         traces, wall = drive(address, client_config, requests, concurrency)
         tally = Tally(f"env-server pool, 2 workers, concurrency {concurrency}")
-        for job, trace in zip(work, traces):
+        for job, trace in zip(work, traces, strict=False):
             if not trace.ok and "redaction_infrastructure_error" not in trace.info:
                 raise SystemExit(f"a rollout failed: {trace.errors}")
             tally.add(job, trace_verdict(trace) if trace.ok else None)

@@ -24,13 +24,13 @@ import os
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Callable
 
 import verifiers.v1 as vf
 from openai import AsyncOpenAI
 
-__all__ = ["InProcessChatHarness", "InProcessChatConfig", "serve"]
+__all__ = ["InProcessChatConfig", "InProcessChatHarness", "serve"]
 HARNESS_ID = "_fake_openai"
 
 
@@ -68,7 +68,8 @@ def serve(reply_for: Callable[[list[dict]], str], *, whole_body: bool = False
                     {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}]}
                 return self._send(200, "application/json", json.dumps(msg).encode())
             head["object"] = "chat.completion.chunk"
-            events = [{**head, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}]},
+            start = {"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}
+            events = [{**head, "choices": [start]},
                       {**head, "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]},
                       {**head, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
                       {**head, "choices": [], "usage": usage}]

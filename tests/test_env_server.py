@@ -39,10 +39,10 @@ if TESTS_DIR not in sys.path:  # env-server workers import the harness as `_fake
     sys.path.insert(0, TESTS_DIR)
 
 import verifiers.v1 as vf  # noqa: E402
+from _fake_openai import HARNESS_ID, serve  # noqa: E402
 from verifiers.v1.serve import EnvClient, env_config_data, serve_env  # noqa: E402
 from verifiers.v1.utils.loaders import resolve_env_config  # noqa: E402
 
-from _fake_openai import HARNESS_ID, serve  # noqa: E402
 from redaction_pressure import load_task, policies, score_completion  # noqa: E402
 from redaction_pressure._identity import source_digest  # noqa: E402
 from redaction_pressure._reward import WEIGHTS  # noqa: E402
@@ -154,7 +154,8 @@ class EnvServerPoolEndToEnd(unittest.TestCase):
                     break
                 except queue.Empty:
                     if not cls.broker.is_alive() or time.monotonic() > deadline:
-                        raise RuntimeError(f"the env-server broker did not bind (exit code {cls.broker.exitcode})")
+                        raise RuntimeError(
+                            f"the env-server broker did not bind (exit code {cls.broker.exitcode})") from None
             cls.rows = [row.wire_data() for row in
                         vf.load_taskset(RedactionConfig(id="redaction-pressure", split="dev", num_tasks=N_TASKS))]
         except BaseException:
