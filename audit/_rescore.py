@@ -167,7 +167,8 @@ def rescore_trace(trace: dict) -> Rescored:
         budget = task.budget_s * BUDGET_EXTENSION
         score = score_completion(task, reply, budget_s=budget)
         if _timed_out(e.code for e in score.errors):
-            return Rescored(problems + [
+            return Rescored([
+                *problems,
                 f"the recording finished, but rescoring ran out of time even with the budget extended "
                 f"{BUDGET_EXTENSION:g}x ({budget:g} s): the recorded score could not be confirmed "
                 f"(recorded errors {recorded_codes}, recomputed {[e.code for e in score.errors]})"], extended=True)

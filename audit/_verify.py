@@ -36,8 +36,15 @@ from . import _dsse, _statement
 from ._coverage import coverage_of, trace_indices
 from ._files import MemberError, open_member, read_member
 from ._keys import keyid
-from ._labels import (STANDARD_TASK_PARAMS, describe_params, is_standard, manifest_problems, private_seed_problems,
-                      task_params_problems, trace_problems)
+from ._labels import (
+    STANDARD_TASK_PARAMS,
+    describe_params,
+    is_standard,
+    manifest_problems,
+    private_seed_problems,
+    task_params_problems,
+    trace_problems,
+)
 from ._manifest import MANIFEST_NAME, ManifestError, build_part, jsonable, loads, summarize
 from ._parallel import map_chunks, rescore_all
 from ._rescore import BUDGET_EXTENSION
@@ -45,7 +52,8 @@ from ._schemas import EPISODE, STATEMENT, error_lines, schema_errors
 from ._tracefile import TRACES_NAME, TraceEntry, TraceFile, parse_trace_bytes
 
 PASSED, FAILED, SKIPPED = "passed", "failed", "skipped"
-V1_MESSAGE = "made by environment 0.1.x (manifest v1): verify it with that release (pip install 'redaction-pressure==0.1.*')"
+V1_MESSAGE = ("made by environment 0.1.x (manifest v1): verify it with that release "
+              "(pip install 'redaction-pressure==0.1.*')")
 MAX_DETAILS = 200
 _CHUNK = 1 << 20
 
@@ -218,7 +226,8 @@ class _Verifier:
             data = read_member(path, _dsse.MAX_ENVELOPE_BYTES)
         except MemberError as exc:
             if exc.missing:
-                raise _Failed(f"no {_dsse.ENVELOPE_NAME} in the archive: it is unsigned or its signature was removed")
+                raise _Failed(f"no {_dsse.ENVELOPE_NAME} in the archive: it is unsigned or its signature was "
+                              "removed") from None
             raise _Failed(str(exc)) from None
         if len(data) > _dsse.MAX_ENVELOPE_BYTES:
             raise _Failed(f"{_dsse.ENVELOPE_NAME} is larger than {_dsse.MAX_ENVELOPE_BYTES} bytes (not parsed)")
@@ -261,7 +270,8 @@ class _Verifier:
         subjects = _statement.subject_digests(statement)
         if subjects[TRACES_NAME] != manifest["traces_file"]["sha256"]:
             raise _Failed(f"the Statement's subject {TRACES_NAME} has SHA-256 {subjects[TRACES_NAME]}, but its "
-                          f"predicate seals {manifest['traces_file']['sha256']}: the signed document contradicts itself")
+                          f"predicate seals {manifest['traces_file']['sha256']}: "
+                          "the signed document contradicts itself")
         self.statement, self.manifest = statement, manifest
         return PASSED, (f"in-toto Statement v1, {_statement.PREDICATE_TYPE}, manifest-v2, split "
                         f"{manifest['split']['name']}, run {manifest['run_id']}"), []
@@ -340,7 +350,8 @@ class _Verifier:
             problems.append(f"the manifest counts {counts['episodes']} episodes; {TRACES_NAME} has {len(tf.episodes)}")
         if problems:
             raise _Failed("the traces are not the sealed ones", problems)
-        return PASSED, f"{TRACES_NAME} ({sealed['bytes']} bytes, SHA-256) and all {len(tf.entries)} trace digests match the manifest", []
+        return (PASSED, f"{TRACES_NAME} ({sealed['bytes']} bytes, SHA-256) and all {len(tf.entries)} "
+                        "trace digests match the manifest", [])
 
     # -- (e) trace schemas --------------------------------------------------------------
     def _trace_schemas(self):
@@ -499,7 +510,7 @@ def _diff_traces(sealed: list[dict], found: list[TraceEntry], limit: int = MAX_D
     found_digests = [e.digest for e in found]
     problems = [f"the manifest lists trace {d[:16]}… {n} times" for d, n in Counter(sealed_digests).items() if n > 1]
     if sealed_digests == found_digests:
-        for s, e in zip(sealed, found):
+        for s, e in zip(sealed, found, strict=False):
             if (s["line"], s["position"], s["task_id"]) != (e.line, e.position, e.task_id):
                 problems.append(f"{e.where}: sealed as line {s['line']} trace {s['position']} ({s['task_id']})")
         return _capped(problems, limit)
@@ -528,7 +539,8 @@ def _diff_traces(sealed: list[dict], found: list[TraceEntry], limit: int = MAX_D
             problems.append(f"added: {e.where} was not sealed")
     dropped = sorted((s for queue in missing.values() for s in queue), key=lambda s: (s["line"], s["position"]))
     for s in dropped:
-        problems.append(f"dropped: the sealed trace of {s['task_id']} (line {s['line']} trace {s['position']}) is missing")
+        problems.append(f"dropped: the sealed trace of {s['task_id']} (line {s['line']} "
+                        f"trace {s['position']}) is missing")
     if not (duplicated or unknown or dropped):
         problems.append("reordered: the traces are the sealed ones but not in the sealed order")
     return _capped(problems, limit)
@@ -537,7 +549,7 @@ def _diff_traces(sealed: list[dict], found: list[TraceEntry], limit: int = MAX_D
 def _capped(problems: list[str], limit: int) -> list[str]:
     if len(problems) <= limit:
         return problems
-    return problems[:limit] + [f"... and {len(problems) - limit} more differences"]
+    return [*problems[:limit], f"... and {len(problems) - limit} more differences"]
 
 
 def verify_archive(archive: Path, public_key: Ed25519PublicKey, private_secret: bytes | None = None,

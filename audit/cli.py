@@ -108,11 +108,10 @@ def _seal(args) -> int:
 def _verify(args) -> int:
     from redaction_pressure._splits import PrivateSeedError, read_private_secret
 
+    from ._files import member_kind
     from ._keys import KeyFileError, load_public_key
     from ._report import console, render_human, render_json
     from ._verify import verify_archive
-
-    from ._files import member_kind
 
     archive = Path(args.archive)
     if not archive.is_dir():
@@ -188,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
         return USAGE
     except KeyboardInterrupt:
         return 130
-    except Exception as exc:  # noqa: BLE001 - no tracebacks for users; AUDIT_DEBUG=1 shows them
+    except Exception as exc:
         if os.environ.get("AUDIT_DEBUG"):
             raise
         _err(f"internal error: {type(exc).__name__}: {exc} (set AUDIT_DEBUG=1 for a traceback)")

@@ -169,7 +169,8 @@ def main(argv: list[str] | None = None) -> int:
     console.print(checks)
     ratio_verdict = "ratio target met" if ratio <= TARGET_RATIO else "RATIO TARGET MISSED"
     speed_verdict = "speedup target met" if speedup >= TARGET_SPEEDUP else "SPEEDUP TARGET MISSED"
-    print(f"bench_audit: n={n} traces_per_s={per_s:.1f} ratio={ratio:.3f} traces_per_s_jobs1={per_s:.1f} traces_per_s_jobs2={per_s2:.1f} "
+    print(f"bench_audit: n={n} traces_per_s={per_s:.1f} ratio={ratio:.3f} traces_per_s_jobs1={per_s:.1f} "
+          f"traces_per_s_jobs2={per_s2:.1f} "
           f"speedup={speedup:.2f} ratio_jobs1={ratio:.3f} ratio_jobs2={ratio2:.3f} verify_s_jobs1={verify_s:.3f} "
           f"verify_s_jobs2={med['verify2']:.3f} rescore_s_jobs1={rescore_s:.3f} rescore_s_jobs2={med['rescore2']:.3f} "
           f"cpu_work_ratio={cpu['verify2'] / cpu['verify1']:.3f} ceiling_speedup={ceiling:.2f} "

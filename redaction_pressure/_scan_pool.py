@@ -21,6 +21,7 @@ starts its own.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import math
 import os
 import subprocess
@@ -47,7 +48,7 @@ def _cgroup_cpus(root: Path = Path("/sys/fs/cgroup"), proc_cgroup: Path = Path("
     """The tightest cgroup v2 ``cpu.max`` quota (in CPUs) on this process's cgroup
     path, or None when there is none."""
     try:
-        line = next(l for l in proc_cgroup.read_text().splitlines() if l.startswith("0::"))
+        line = next(x for x in proc_cgroup.read_text().splitlines() if x.startswith("0::"))
     except (OSError, StopIteration):
         return None
     node = root / line[3:].strip().lstrip("/")
@@ -116,19 +117,15 @@ class _Worker:
 
     def close_fds(self) -> None:
         for conn in (self.requests, self.replies):
-            try:
+            with contextlib.suppress(OSError):
                 conn.close()
-            except OSError:
-                pass
 
     def kill(self) -> None:
         self.close_fds()
         if self.proc.poll() is None:
             self.proc.kill()
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            pass
 
 
 class ScanPool:
