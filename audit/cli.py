@@ -173,7 +173,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--private-seed-env", metavar="VAR",
                    help="environment variable holding the private_eval secret (checks the commitment and seeds)")
     p.add_argument("--jobs", type=int, metavar="N", default=None,
-                   help="rescore in N processes (default: all cores this process may use); same verdict for any N")
+                   help="parse, schema-check and rescore in N processes (default: the CPUs this process may "
+                        "use: affinity and cgroup quota); same report for any N")
     p.add_argument("--json", action="store_true", help="machine-readable report")
     p.set_defaults(func=_verify)
     return parser
