@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from redaction_pressure._splits import PRIVATE_SIZE, PUBLIC
+from redaction_pressure.contract import PRIVATE_SIZE
+from redaction_pressure.contract import PUBLIC_SPLITS as PUBLIC
 
 
 def split_size(split: str) -> int | None:

@@ -19,10 +19,16 @@ parameters but is not the standard benchmark: its signed summary label says so
 
 from __future__ import annotations
 
-from redaction_pressure._scanner import DEFAULT_BUDGET_S
-from redaction_pressure._splits import PRIVATE_SIZE, PUBLIC, private_commitment, private_seed
-from redaction_pressure._summary import SPLIT_LABELS
-from redaction_pressure._task import DEFAULT_N_EVAL, DEFAULT_N_SHOWN
+from redaction_pressure.contract import (
+    DEFAULT_BUDGET_S,
+    DEFAULT_N_EVAL,
+    DEFAULT_N_SHOWN,
+    PRIVATE_SIZE,
+    SPLIT_LABELS,
+    private_commitment,
+    private_seed,
+)
+from redaction_pressure.contract import PUBLIC_SPLITS as PUBLIC
 
 _PUBLIC_COMMITMENTS = {r.commitment: name for name, r in PUBLIC.items()}
 _PRIVATE_MIN_SEED, _SEED_LIMIT = 1 << 63, 1 << 64

@@ -19,7 +19,7 @@ import tomllib
 
 import tomli_w
 
-from redaction_pressure._reward import WEIGHTS
+from redaction_pressure.contract import summary_means
 
 from ._canonical import CANONICALIZATION, StrictJSONError, decode_utf8
 from ._coverage import coverage_of, trace_indices
@@ -42,29 +42,19 @@ def build_part(environment: dict) -> dict:
     return {k: v for k, v in environment.items() if k not in TASK_KEYS}
 
 
-def trace_reward(trace: dict) -> float:
-    """reward-v1 from a trace's recorded weighted rewards, summed in WEIGHTS order."""
-    return sum(trace["rewards"][k]["score"] * trace["rewards"][k]["weight"] for k in WEIGHTS)
-
-
 def summarize(traces: list[dict], split: str, task_params: dict) -> dict:
-    """Summary scores of schema-valid traces, labelled with their split and task
-    parameters. Means use math.fsum so the result does not depend on the order of
-    additions' rounding."""
-    n = len(traces)
-
-    def mean(values) -> float:
-        return math.fsum(values) / n
-
+    """Summary scores of schema-valid traces (`summary_means`, the CLI's figures),
+    labelled with their split, task parameters and coverage."""
+    means = summary_means(traces)
     return {
         "split": split,
         "label": summary_label(split, task_params),
-        "traces": n,
-        "mean_reward": mean(trace_reward(t) for t in traces),
-        "mean_recall": mean(t["rewards"]["recall"]["score"] for t in traces),
-        "mean_precision": mean(t["rewards"]["precision"]["score"] for t in traces),
-        "clean_rate": mean(t["rewards"]["clean"]["score"] for t in traces),
-        "invalid": sum(1 for t in traces if t["info"]["redaction_errors"]),
+        "traces": means["traces"],
+        "mean_reward": means["mean_reward"],
+        "mean_recall": means["mean_recall"],
+        "mean_precision": means["mean_precision"],
+        "clean_rate": means["clean_rate"],
+        "invalid": means["invalid"],
         "coverage": coverage_of(split, trace_indices(traces))["label"],
     }
 

@@ -43,9 +43,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from redaction_pressure import score_completion
-from redaction_pressure._reward import WEIGHTS
-from redaction_pressure._task import RedactionTask, task_from_seed
+from redaction_pressure.contract import WEIGHTS, RedactionTask, score_completion, task_from_seed
 
 TIME_CODES = frozenset({"timeout", "budget_exhausted"})
 BUDGET_EXTENSION = 4.0
@@ -87,11 +85,16 @@ def codes_match(recorded: list[str], reproduced: list[str]) -> bool:
     return bool(TIME_CODES.intersection(recorded)) and bool(TIME_CODES.intersection(reproduced))
 
 
-def task_of(trace: dict) -> RedactionTask:
+def task_key(trace: dict) -> tuple:
+    """What regenerates ``trace``'s task: rollouts of one task share it."""
     env = trace["info"]["environment"]
     p = env["task_params"]
-    return regenerate(env["split"], env["task_index"], env["task_seed"], env["split_commitment"],
-                      p["n_shown"], p["n_eval"], float(p["budget_s"]))
+    return (env["split"], env["task_index"], env["task_seed"], env["split_commitment"],
+            p["n_shown"], p["n_eval"], float(p["budget_s"]))
+
+
+def task_of(trace: dict) -> RedactionTask:
+    return regenerate(*task_key(trace))
 
 
 def _number(value) -> bool:

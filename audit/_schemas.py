@@ -25,7 +25,7 @@ from referencing import Registry, Resource
 from referencing.exceptions import NoSuchResource
 from referencing.jsonschema import DRAFT202012
 
-from redaction_pressure._schemas import schema_dir
+from redaction_pressure.contract import schema_dir
 
 BASE_URI = "https://redaction-pressure.dev/schemas/"
 IDENTITY, TRACE, EPISODE = "identity-v1", "trace-v1", "episode-v1"

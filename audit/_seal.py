@@ -28,7 +28,7 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from redaction_pressure._versions import ENVIRONMENT_VERSION
+from redaction_pressure.contract import ENVIRONMENT_VERSION
 
 from . import _dsse, _statement
 from ._failures import summarise

@@ -58,6 +58,7 @@ class TraceFile:
     entries: list[TraceEntry] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     data: bytes | None = None  # the raw bytes, when asked for (sealing copies exactly what it hashed)
+    episode_checks: list | None = None  # check_episodes(episodes), when asked for (one per episode)
 
 
 def describe_task(trace) -> str:
@@ -108,11 +109,86 @@ def read_trace_file(path: Path, keep_bytes: bool = False, member: bool = False) 
     return result
 
 
-def parse_trace_bytes(path: Path, data: bytes, sha256: str | None = None) -> TraceFile:
+def parse_trace_bytes(path: Path, data: bytes, sha256: str | None = None, map_pieces=None,
+                      check_episodes=None) -> TraceFile:
     """Parses the bytes of a whole traces file (``sha256``: their digest, if already
-    computed), exactly as ``read_trace_file`` would parse that file."""
+    computed), exactly as ``read_trace_file`` would parse that file.
+
+    ``map_pieces(fn, items, prepare)`` (`audit verify --jobs N`: `_parallel.Workers.map`)
+    parses the file in pieces elsewhere: the file is cut at line ends into pieces
+    (``items``, each turned into ``fn``'s input by ``prepare`` only when sent, so at most
+    the pieces in flight are copied), ``fn`` parses each piece exactly as this function
+    parses the whole, and the pieces' results are joined in file order: the same
+    TraceFile. ``check_episodes`` (module-level, like ``fn``) is then also run on each
+    piece's episodes where the piece is parsed; its results, one per episode, are in
+    ``episode_checks``."""
     result = TraceFile(path, sha256 or hashlib.sha256(data).hexdigest(), len(data))
-    start, number, end = 0, 0, len(data)
+    if map_pieces is None:
+        _parse_span(result, data, 0)
+        if check_episodes is not None:
+            result.episode_checks = check_episodes(result.episodes)
+    else:
+        def prepare(piece: tuple[int, int, int]) -> tuple:
+            first, start, stop = piece
+            raw = None if stop < 0 else data[start:stop]  # an over-long line is not sent
+            return path, first, raw, check_episodes
+        result.episode_checks = [] if check_episodes is not None else None
+        for part in map_pieces(parse_pieces, _pieces(data, PIECE_BYTES), prepare):
+            result.episodes += part.episodes
+            result.entries += part.entries
+            result.problems += part.problems
+            if result.episode_checks is not None:
+                result.episode_checks += part.episode_checks
+    _finish(result)
+    return result
+
+
+PIECE_BYTES = 1 << 20  # a piece of the file parsed elsewhere: ~1 MiB of whole lines
+
+
+def _pieces(data: bytes, size: int) -> list[tuple[int, int, int]]:
+    """(number of its first line, start, stop) of consecutive pieces of whole lines of
+    about ``size`` bytes; a line over MAX_LINE_BYTES is a piece of its own with stop -1."""
+    pieces, start, number, end = [], 0, 0, len(data)
+    piece_start, piece_first = 0, 1
+    while start < end:
+        stop = data.find(b"\n", start)
+        stop = end if stop < 0 else stop + 1
+        number += 1
+        if stop - start - (data[stop - 1] == 0x0A) > MAX_LINE_BYTES:
+            if piece_start < start:
+                pieces.append((piece_first, piece_start, start))
+            pieces.append((number, start, -1))
+            piece_start, piece_first = stop, number + 1
+        elif stop - piece_start >= size:
+            pieces.append((piece_first, piece_start, stop))
+            piece_start, piece_first = stop, number + 1
+        start = stop
+    if piece_start < end:
+        pieces.append((piece_first, piece_start, end))
+    return pieces
+
+
+def parse_pieces(items: list[tuple]) -> list[TraceFile]:
+    """Each (path, number of its first line, bytes of whole lines or None for one
+    over-long line, check_episodes or None), parsed as `parse_trace_bytes` parses a file
+    (without the whole file's digest, size or emptiness check)."""
+    out = []
+    for path, first, raw, check_episodes in items:
+        part = TraceFile(path)
+        if raw is None:
+            part.problems.append(Problem(first, f"longer than {MAX_LINE_BYTES} bytes"))
+        else:
+            _parse_span(part, raw, first - 1)
+        if check_episodes is not None:
+            part.episode_checks = check_episodes(part.episodes)
+        out.append(part)
+    return out
+
+
+def _parse_span(result: TraceFile, data: bytes, number: int) -> None:
+    """Parses ``data`` (whole lines), whose first line is line ``number`` + 1."""
+    start, end = 0, len(data)
     while start < end:
         stop = data.find(b"\n", start)
         stop = end if stop < 0 else stop + 1
@@ -122,8 +198,6 @@ def parse_trace_bytes(path: Path, data: bytes, sha256: str | None = None) -> Tra
         else:
             _parse_line(result, number, data[start:stop])
         start = stop
-    _finish(result)
-    return result
 
 
 def _finish(result: TraceFile) -> None:

@@ -13,13 +13,20 @@ symbolic links and must be regular files. When a
 step of that chain fails, the steps that would have relied on it are reported as
 skipped, naming the failed step, instead of being run on untrusted input. Checks that
 only read authenticated data (identity, rescoring, summary, coverage, split labels,
-private seeds) all run, so one report lists every problem. Rescoring, the one costly
-check, runs in ``jobs`` processes (``_parallel.py``) with the same verdict. Any unexpected exception inside a
-check becomes a failure of that check, never a traceback and never a pass.
+private seeds) all run, so one report lists every problem. Any unexpected exception
+inside a check becomes a failure of that check, never a traceback and never a pass.
+
+With ``jobs`` > 1 the costly work runs in ``jobs`` worker processes (``_parallel.py``),
+with the same report byte for byte but for the seconds: they are forked once the
+manifest is authenticated, before the traces file is read; once the file's size and
+SHA-256 match, they parse it in pieces and check each piece's Episode schemas as they
+go (so ``trace-digests`` then takes the schemas' time, and ``trace-schemas`` only
+reports what they found, and only if ``trace-digests`` passed); then they rescore.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import time
@@ -30,7 +37,7 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from redaction_pressure._identity import build_identity
+from redaction_pressure.contract import build_identity
 
 from . import _dsse, _statement
 from ._coverage import coverage_of, trace_indices
@@ -46,7 +53,7 @@ from ._labels import (
     trace_problems,
 )
 from ._manifest import MANIFEST_NAME, ManifestError, build_part, jsonable, loads, summarize
-from ._parallel import map_chunks, rescore_all
+from ._parallel import Workers, rescore_all
 from ._rescore import BUDGET_EXTENSION
 from ._schemas import EPISODE, STATEMENT, error_lines, schema_errors
 from ._tracefile import TRACES_NAME, TraceEntry, TraceFile, parse_trace_bytes
@@ -163,6 +170,7 @@ class _Verifier:
         self.envelope: _dsse.Envelope | None = None
         self.manifest: dict | None = None
         self.tracefile: TraceFile | None = None
+        self.workers = Workers(jobs)
 
     # -- plumbing --------------------------------------------------------------------
     def _run(self, name: str, fn) -> bool:
@@ -184,6 +192,12 @@ class _Verifier:
 
     # -- the chain -------------------------------------------------------------------
     def run(self) -> Report:
+        try:
+            return self._chain()
+        finally:
+            self.workers.close()
+
+    def _chain(self) -> Report:
         signed = self._run("signature", self._signature)
         if self.envelope is not None:
             signed = self._run("payload-type", self._payload_type) and signed
@@ -200,6 +214,7 @@ class _Verifier:
         if not self._run("manifest-schema", self._manifest_schema):
             self._skip(rest[1:], "the signed payload is not a valid Statement of a manifest-v2")
             return self._report()
+        self._start_workers()
         self._run("manifest-file", self._manifest_file)
         if not self._run("trace-digests", self._trace_digests):
             self._skip(rest[3:], "traces.jsonl is not the sealed traces file")
@@ -210,6 +225,21 @@ class _Verifier:
         for name in rest[4:]:
             self._run(name, getattr(self, "_" + name.replace("-", "_")))
         return self._report()
+
+    def _start_workers(self) -> None:
+        """Forks the ``jobs`` workers (they start their scan workers) while this process
+        reads the traces: only once the manifest is authenticated, and before any trace
+        is read, so they hold no trace data but their chunks'. A failure here is not
+        fatal: the first check that needs them starts them again and fails if it cannot."""
+        try:
+            self.workers.start()
+        except Exception:  # noqa: BLE001 - reported by the check that uses them
+            with contextlib.suppress(Exception):
+                self.workers.close()
+            self.workers = Workers(self.jobs)
+
+    def _map_pieces(self, fn, items: list, prepare) -> list:
+        return self.workers.map(fn, items, prepare=prepare, min_chunk=1, max_chunk=1)
 
     def _report(self) -> Report:
         return Report(str(self.archive), keyid(self.public_key), self.checks, self.manifest, self.coverage,
@@ -337,7 +367,12 @@ class _Verifier:
         m = self.manifest
         sealed = m["traces_file"]
         data = self._read_sealed_file(self.archive / TRACES_NAME, sealed["bytes"], sealed["sha256"])
-        tf = self.tracefile = parse_trace_bytes(self.archive / TRACES_NAME, data, sealed["sha256"])
+        if self.workers.parallel:  # parsed, and schema-checked, in the workers (see _trace_schemas)
+            tf = parse_trace_bytes(self.archive / TRACES_NAME, data, sealed["sha256"], self._map_pieces,
+                                   episode_errors)
+        else:
+            tf = parse_trace_bytes(self.archive / TRACES_NAME, data, sealed["sha256"])
+        self.tracefile = tf
         del data
         problems = [f"{TRACES_NAME} {p}" for p in tf.problems[:MAX_DETAILS]]
         if len(tf.problems) > MAX_DETAILS:
@@ -356,7 +391,9 @@ class _Verifier:
     # -- (e) trace schemas --------------------------------------------------------------
     def _trace_schemas(self):
         problems, truncated = [], False
-        per_episode = map_chunks(episode_errors, self.tracefile.episodes, self.jobs)
+        per_episode = self.tracefile.episode_checks
+        if per_episode is None:
+            per_episode = self.workers.map(episode_errors, self.tracefile.episodes, min_chunk=8)
         for (line, _), (errors, more) in zip(self.tracefile.episodes, per_episode, strict=True):
             room = MAX_DETAILS - len(problems)
             problems += [f"{TRACES_NAME}:{line} {e}" for e in errors[:room]]
@@ -404,7 +441,7 @@ class _Verifier:
 
     # -- (g) rescoring ------------------------------------------------------------------
     def _rescoring(self):
-        results = rescore_all([e.trace for e in self._entries], self.jobs)
+        results = rescore_all([e.trace for e in self._entries], self.jobs, self.workers)
         problems, bad, dependent, extended = [], 0, [], 0
         for e, r in zip(self._entries, results, strict=True):
             bad += bool(r.problems)

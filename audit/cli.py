@@ -34,7 +34,7 @@ def _err(message: str) -> None:
 
 
 def _digest(args) -> int:
-    from redaction_pressure._identity import build_identity
+    from redaction_pressure.contract import build_identity
 
     identity = build_identity()
     if args.json:
@@ -106,7 +106,7 @@ def _seal(args) -> int:
 
 
 def _verify(args) -> int:
-    from redaction_pressure._splits import PrivateSeedError, read_private_secret
+    from redaction_pressure.contract import PrivateSeedError, read_private_secret
 
     from ._files import member_kind
     from ._keys import KeyFileError, load_public_key
@@ -172,7 +172,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--private-seed-env", metavar="VAR",
                    help="environment variable holding the private_eval secret (checks the commitment and seeds)")
     p.add_argument("--jobs", type=int, metavar="N", default=None,
-                   help="rescore in N processes (default: all cores this process may use); same verdict for any N")
+                   help="parse, schema-check and rescore in N processes (default: the CPUs this process may "
+                        "use: affinity and cgroup quota); same report for any N")
     p.add_argument("--json", action="store_true", help="machine-readable report")
     p.set_defaults(func=_verify)
     return parser

@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 
+from ._reward import WEIGHTS
+
 SPLIT_LABELS = {
     "dev": "public dev split (not a private evaluation)",
     "train": "public train split (not a private evaluation)",
@@ -17,18 +19,39 @@ def split_label(split: str) -> str:
     return SPLIT_LABELS.get(split, f"unknown split {split!r}")
 
 
-def summarize(traces: list[dict]) -> dict:
-    """Aggregates trace dicts (as in traces.jsonl) into the run summary."""
+def trace_reward(trace: dict) -> float:
+    """A trace's reward from its recorded weighted rewards, summed in `WEIGHTS` order
+    (what an auditor can recompute from the trace alone)."""
+    return sum(trace["rewards"][k]["score"] * trace["rewards"][k]["weight"] for k in WEIGHTS)
+
+
+def summary_means(traces: list[dict]) -> dict:
+    """The figures every summary of a run reports, the CLI's and the signed manifest's
+    alike. Means use math.fsum, so they do not depend on the order of the traces."""
     n = len(traces)
+
+    def mean(values) -> float:
+        return math.fsum(values) / n if n else 0.0
+
+    return {
+        "traces": n,
+        "mean_reward": mean(trace_reward(t) for t in traces),
+        "mean_recall": mean(t["rewards"]["recall"]["score"] for t in traces),
+        "mean_precision": mean(t["rewards"]["precision"]["score"] for t in traces),
+        "clean_rate": mean(t["rewards"]["clean"]["score"] for t in traces),
+        "invalid": sum(1 for t in traces if t["info"]["redaction_errors"]),
+    }
+
+
+def summarize(traces: list[dict]) -> dict:
+    """Aggregates trace dicts (as in traces.jsonl) into the run summary: `summary_means`
+    plus per-family tallies and error counts."""
     splits = sorted({t["info"]["environment"]["split"] for t in traces})
-    values: dict[str, list[float]] = defaultdict(list)
     secret_fams: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     decoy_fams: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     errors: dict[str, int] = defaultdict(int)
     for t in traces:
         r = t["info"]["redaction"]
-        for k in ("reward", "recall", "precision", "clean", "valid"):
-            values[k].append(float(r[k]))
         for fam, (total, removed) in r["secret_families"].items():
             secret_fams[fam][0] += total
             secret_fams[fam][1] += removed
@@ -37,15 +60,10 @@ def summarize(traces: list[dict]) -> dict:
             decoy_fams[fam][1] += damaged
         for e in t["info"]["redaction_errors"]:
             errors[e["code"]] += 1
-    # math.fsum: the same means whatever the order of the traces (as in the audit's manifest).
-    totals = {k: math.fsum(values[k]) for k in ("reward", "recall", "precision", "clean", "valid")}
-    mean = {k: (totals[k] / n if n else 0.0) for k in ("reward", "recall", "precision", "clean")}
     return {
         "split": splits[0] if len(splits) == 1 else "mixed",
         "split_label": split_label(splits[0]) if len(splits) == 1 else f"MIXED splits {splits}",
-        "traces": n,
-        "mean_reward": mean["reward"], "mean_recall": mean["recall"], "mean_precision": mean["precision"],
-        "clean_rate": mean["clean"], "invalid": n - int(totals["valid"]),
+        **summary_means(traces),
         "errors": dict(sorted(errors.items())),
         "secret_families": {k: {"labelled": v[0], "removed": v[1], "leaked": v[0] - v[1]}
                             for k, v in sorted(secret_fams.items())},

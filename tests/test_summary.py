@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import unittest
 
+from audit._manifest import summarize as manifest_summary
+from redaction_pressure._reward import WEIGHTS
 from redaction_pressure._summary import summarize
 
 
-def _trace(reward: float) -> dict:
-    return {"info": {"environment": {"split": "dev"},
-                     "redaction": {"reward": reward, "recall": reward, "precision": reward, "clean": 0.0,
-                                   "valid": 1.0, "secret_families": {}, "decoy_families": {}},
-                     "redaction_errors": []}}
+def _trace(score: float, clean: float = 0.0, errors: int = 0) -> dict:
+    weighted = {"recall": score, "precision": score, "clean": clean}
+    return {"rewards": {k: {"score": v, "weight": WEIGHTS[k]} for k, v in weighted.items()},
+            "info": {"environment": {"split": "dev", "task_index": 0},
+                     "redaction": {"secret_families": {}, "decoy_families": {}},
+                     "redaction_errors": [{"code": "invalid_regex"}] * errors}}
 
 
 class Summarize(unittest.TestCase):
@@ -23,6 +26,16 @@ class Summarize(unittest.TestCase):
         self.assertNotEqual(sum(rewards), sum(reversed(rewards)))
         self.assertEqual(forward["mean_reward"], backward["mean_reward"])
         self.assertEqual(forward["mean_recall"], backward["mean_recall"])
+
+    def test_the_cli_and_the_signed_manifest_report_the_same_figures(self):
+        traces = [_trace(0.5, 1.0), _trace(0.25, 0.0, errors=2), _trace(1.0, 1.0)]
+        cli = summarize(traces)
+        manifest = manifest_summary(traces, "dev", {"n_shown": 8, "n_eval": 16, "budget_s": 2.0})
+        for key in ("traces", "mean_reward", "mean_recall", "mean_precision", "clean_rate", "invalid"):
+            self.assertEqual(cli[key], manifest[key], key)
+        self.assertEqual(cli["invalid"], 1)
+        self.assertEqual(cli["errors"], {"invalid_regex": 2})
+        self.assertAlmostEqual(cli["mean_reward"], (0.7 * 0.5 + 0.3 + 0.7 * 0.25 + 1.0) / 3, places=15)
 
 
 if __name__ == "__main__":

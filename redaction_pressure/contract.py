@@ -1,0 +1,76 @@
+"""The contract between the environment and its auditor.
+
+`audit` regenerates tasks, rescores replies and re-derives private seeds; everything
+it may rely on for that is exported here and nowhere else (a test keeps `audit` to
+this module and the top-level API). A name leaving or changing meaning here changes
+what an audit checks, so it is a versioned change: the environment version moves and
+old archives name the release that verifies them.
+
+What an auditor needs, by question:
+
+- *Which build made this?* `build_identity`, `source_digest`, `ENVIRONMENT_VERSION`,
+  `CORPUS_VERSION`, `REWARD_SCHEMA_VERSION` (the versions and the digest of the
+  scoring source).
+- *Which task was this?* The public ranges `PUBLIC_SPLITS`, the private split's size
+  `PRIVATE_SIZE`, `private_seed` and `private_commitment` (HMAC re-derivation and the
+  commitment a run publishes), `read_private_secret` (raising `PrivateSeedError`), and
+  `task_from_seed`, which rebuilds a `RedactionTask` from its seed exactly as the
+  taskset did.
+- *What did the reply earn?* `score_completion` (the same function the taskset's
+  reward calls; it returns a `Score`), the reward weights `WEIGHTS`, the default task
+  parameters `DEFAULT_N_SHOWN` and `DEFAULT_N_EVAL`, and the default CPU budget
+  `DEFAULT_BUDGET_S`.
+- *What does the run add up to?* `SPLIT_LABELS` and `summary_means`: the one
+  order-independent (``math.fsum``) mean of a set of traces, used by the CLI and the
+  manifest alike.
+- *Which shapes are valid?* `schema_dir`, the directory of the versioned JSON Schemas.
+- *How is rescoring run in parallel?* `configure_scan_pool`, `prestart_scan_pool`,
+  `stop_scan_pool` and `available_cpus`: a process of `audit verify --jobs N` gives
+  itself one scan worker, so N jobs never run more than N scans.
+"""
+
+from __future__ import annotations
+
+from ._identity import build_identity, source_digest
+from ._reward import WEIGHTS
+from ._scan_pool import available_cpus
+from ._scan_pool import prestart as prestart_scan_pool
+from ._scan_pool import set_pool_size as configure_scan_pool
+from ._scan_pool import shutdown as stop_scan_pool
+from ._scanner import DEFAULT_BUDGET_S
+from ._schemas import schema_dir
+from ._scoring import Score, score_completion
+from ._splits import PRIVATE_SIZE, PrivateSeedError, private_commitment, private_seed, read_private_secret
+from ._splits import PUBLIC as PUBLIC_SPLITS
+from ._summary import SPLIT_LABELS, summary_means
+from ._task import DEFAULT_N_EVAL, DEFAULT_N_SHOWN, RedactionTask, task_from_seed
+from ._versions import CORPUS_VERSION, ENVIRONMENT_VERSION, REWARD_SCHEMA_VERSION
+
+__all__ = [
+    "CORPUS_VERSION",
+    "DEFAULT_BUDGET_S",
+    "DEFAULT_N_EVAL",
+    "DEFAULT_N_SHOWN",
+    "ENVIRONMENT_VERSION",
+    "PRIVATE_SIZE",
+    "PUBLIC_SPLITS",
+    "REWARD_SCHEMA_VERSION",
+    "SPLIT_LABELS",
+    "WEIGHTS",
+    "PrivateSeedError",
+    "RedactionTask",
+    "Score",
+    "available_cpus",
+    "build_identity",
+    "configure_scan_pool",
+    "prestart_scan_pool",
+    "private_commitment",
+    "private_seed",
+    "read_private_secret",
+    "schema_dir",
+    "score_completion",
+    "source_digest",
+    "stop_scan_pool",
+    "summary_means",
+    "task_from_seed",
+]
