@@ -18,8 +18,9 @@ has exactly one expected verdict.
 The broker is forked from this process rather than spawned: it only routes frames,
 and a spawned one would first spend seconds importing verifiers again (~7 s here,
 where no bytecode cache is written). The workers, which load the env and score, are
-spawned by `EnvServerPool` itself, as in production. Slow-ish (25-40 s on a shared
-2-core machine, about half of it the two workers importing verifiers).
+spawned by `EnvServerPool` itself, as in production. Slow-ish: 40-60 s on a shared
+2-core machine with other jobs on it, about half of it the two workers importing
+verifiers (~7 s of CPU each without a bytecode cache).
 """
 
 from __future__ import annotations
