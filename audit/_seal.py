@@ -32,6 +32,7 @@ from redaction_pressure.contract import ENVIRONMENT_VERSION
 
 from . import _dsse, _statement
 from ._failures import summarise
+from ._keys import keyid
 from ._labels import task_params_problems
 from ._manifest import MANIFEST_NAME, build_manifest, build_part, dumps, jsonable, loads
 from ._schemas import EPISODE, MANIFEST, STATEMENT, error_lines, schema_errors
@@ -129,8 +130,7 @@ def seal(run_dir: Path, private_key: Ed25519PrivateKey, out_dir: Path,
     errors = schema_errors(MANIFEST, jsonable(loads(manifest_toml))) + schema_errors(STATEMENT, statement)
     if errors:  # a bug here, not the user's input; still never sign an invalid manifest
         raise SealRefused("internal error: the manifest built for this run is not valid", [str(e) for e in errors])
-    envelope = _dsse.sign(payload, private_key)
-    envelope_bytes = _dsse.dumps(envelope)
+    envelope_bytes = _dsse.sign(payload, private_key).to_json()
     if len(envelope_bytes) > _dsse.MAX_ENVELOPE_BYTES:
         raise SealRefused(f"{source} has too many traces for one archive",
                           [f"its envelope would be {len(envelope_bytes)} bytes; `audit verify` reads at most "
@@ -141,4 +141,4 @@ def seal(run_dir: Path, private_key: Ed25519PrivateKey, out_dir: Path,
     _write_new(out_dir / TRACES_NAME, tf.data)
     _write_new(out_dir / MANIFEST_NAME, manifest_toml)
     _write_new(out_dir / _dsse.ENVELOPE_NAME, envelope_bytes)
-    return Sealed(out_dir, manifest, envelope["signatures"][0]["keyid"])
+    return Sealed(out_dir, manifest, keyid(private_key.public_key()))

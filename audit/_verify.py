@@ -399,14 +399,15 @@ class _Verifier:
         payload type and payload: the signed payload is the pinned key holder's."""
         data = read_envelope(self.archive)
         try:
-            self.envelope = _dsse.parse(data)
+            self.envelope = _dsse.Envelope.parse(data)
         except _dsse.EnvelopeError as exc:
             raise CheckFailed("the envelope is not a well-formed DSSE envelope", exc.reasons) from None
         del data
         self.produced.add("signature")  # a readable envelope, whether or not a signature verifies
-        reason = _dsse.verify(self.envelope, self.public_key)
-        if reason:
-            raise CheckFailed(reason)
+        try:
+            self.envelope.verify(self.public_key)
+        except _dsse.SignatureError as exc:
+            raise CheckFailed(str(exc)) from None
         n = len(self.envelope.signatures)
         of = f" (of {n} signatures; the others are not checked)" if n > 1 else ""
         return passed(f"a valid Ed25519 signature by the pinned key {keyid(self.public_key)}{of}")
