@@ -17,6 +17,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from audit import _dsse
 from audit._canonical import StrictJSONError, canonical_json, loads_strict, trace_digest
+from audit._files import write_new
 from audit._keys import KeyFileError, keygen, keyid, load_private_key, load_public_key
 from audit._rescore import codes_match
 
@@ -124,6 +125,29 @@ class Envelopes(unittest.TestCase):
         with self.assertRaises(_dsse.EnvelopeError) as cm:
             _dsse.Envelope.parse(b"[" + b"0," * _dsse.MAX_JSON_SEPARATORS + b"0]")
         self.assertIn("so it was not parsed", cm.exception.reasons[0])
+
+
+class NewFiles(unittest.TestCase):
+    def test_write_new_never_overwrites_nor_follows_and_sets_the_mode(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            d = Path(tmp)
+            old = os.umask(0o077)
+            try:
+                write_new(d / "exact", b"x", 0o644, exact_mode=True)
+                write_new(d / "masked", b"y", 0o644, exact_mode=False)
+            finally:
+                os.umask(old)
+            self.assertEqual(stat.S_IMODE((d / "exact").stat().st_mode), 0o644)
+            self.assertEqual(stat.S_IMODE((d / "masked").stat().st_mode), 0o600)  # the umask narrows it
+            self.assertEqual(((d / "exact").read_bytes(), (d / "masked").read_bytes()), (b"x", b"y"))
+            with self.assertRaises(FileExistsError):
+                write_new(d / "exact", b"z", 0o644, exact_mode=True)
+            self.assertEqual((d / "exact").read_bytes(), b"x")
+            (d / "link").symlink_to(d / "target")  # dangling: writing through it would create target
+            with self.assertRaises(FileExistsError):
+                write_new(d / "link", b"z", 0o644, exact_mode=False)
+            self.assertFalse((d / "target").exists())
+            self.assertEqual(sorted(p.name for p in d.iterdir()), ["exact", "link", "masked"])  # no temporary left
 
 
 class Keys(unittest.TestCase):
