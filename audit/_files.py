@@ -21,6 +21,7 @@ import errno
 import os
 import stat
 from pathlib import Path
+from typing import BinaryIO
 
 _FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 
@@ -46,7 +47,7 @@ def member_kind(path: Path) -> str | None:
     return None
 
 
-def open_member(path: Path):
+def open_member(path: Path) -> BinaryIO:
     """A binary file object for ``path``, a regular file that is not a symbolic link.
     Raises MemberError (missing, a link, not a regular file) or OSError (unreadable)."""
     try:
@@ -74,7 +75,8 @@ def read_member(path: Path, limit: int) -> bytes:
     """At most ``limit`` + 1 bytes of a regular, non-link file (one more than the limit
     tells the caller it is too large). Raises MemberError or OSError."""
     with open_member(path) as f:
-        return f.read(limit + 1)
+        data: bytes = f.read(limit + 1)
+    return data
 
 
 def write_new(path: Path, data: bytes, mode: int, *, exact_mode: bool) -> None:

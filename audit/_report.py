@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import TextIO
 
 from rich.console import Console
 from rich.table import Table
@@ -38,7 +39,7 @@ def safe(text: object) -> str:
     return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in s)
 
 
-def console(file=None) -> Console:
+def console(file: TextIO | None = None) -> Console:
     file = file or sys.stdout
     return Console(file=file, highlight=False, soft_wrap=False, width=None if file.isatty() else 120)
 

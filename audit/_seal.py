@@ -25,6 +25,7 @@ import hashlib
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -51,7 +52,7 @@ class SealRefused(Exception):
 @dataclass(frozen=True)
 class Sealed:
     out_dir: Path
-    manifest: dict
+    manifest: dict[str, Any]
     keyid: str
 
 
