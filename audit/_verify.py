@@ -676,7 +676,6 @@ CHAIN: tuple[Step, ...] = (
          requires=_AUTHENTICATED_DATA),
     Step("private-seeds", "private seed derivation", _Verifier.check_private_seeds, requires=_AUTHENTICATED_DATA),
 )
-TITLES = {step.name: step.title for step in CHAIN}
 
 
 def chain_problems(chain: Sequence[Step]) -> list[str]:

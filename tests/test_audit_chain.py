@@ -5,12 +5,15 @@ depend on it, directly or not, each naming it; every other step still runs."""
 from __future__ import annotations
 
 import dataclasses
+import io
+import json
 import unittest
 
 import _audit_fixtures as fx
 
 from audit import _verify
-from audit._verify import CHAIN, FAILED, PASSED, SKIPPED, CheckFailed, Step, chain_problems
+from audit._report import console, render_human, render_json
+from audit._verify import CHAIN, FAILED, PASSED, SKIPPED, CheckFailed, Step, chain_problems, verify_archive
 
 NAMES = ["signature", "payload-type", "manifest-schema", "manifest-file", "trace-digests", "trace-schemas",
          "identity", "rescoring", "summary", "coverage", "split-labels", "private-seeds"]
@@ -108,6 +111,31 @@ class DerivedSkips(unittest.TestCase):
         self.assertEqual(_dependents("trace-schemas"), set(NAMES[6:]))
         for name in NAMES[6:]:
             self.assertEqual(_dependents(name), set(), name)
+
+
+class NotChecked(unittest.TestCase):
+    """A check the evaluator could not run (no secret given) is marked by its outcome,
+    not recognised from its text."""
+
+    def render(self, report):
+        buf = io.StringIO()
+        render_human(report, console(buf))
+        return buf.getvalue()
+
+    def test_the_report_reads_not_checked_from_the_outcome(self):
+        archive = fx.seal_run(fx.private_run())
+        report = verify_archive(archive, fx.public_key())
+        seeds = report.check("private-seeds")
+        self.assertEqual((seeds.status, seeds.not_checked), (SKIPPED, True))
+        text = self.render(report)
+        self.assertIn("NOT CHECKED", text)
+        self.assertIn("(private seed derivation: not checked)", text)
+        # the same words as a plain skip's summary do not make it one
+        seeds.not_checked = False
+        text = self.render(report)
+        self.assertNotIn("not checked)", text)
+        self.assertIn("SKIP", text)
+        self.assertEqual(json.loads(render_json(report))["checks"][-1]["status"], "skipped")
 
 
 if __name__ == "__main__":
