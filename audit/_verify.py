@@ -371,22 +371,26 @@ class _Verifier:
     # -- artefacts, for the steps that declared they need them ----------------------------
     @property
     def _envelope(self) -> _dsse.Envelope:
-        assert self.envelope is not None, "read before the signature step produced it"
+        if self.envelope is None:  # a declaration bug: fails the check, closed
+            raise RuntimeError("read before the signature step produced it")
         return self.envelope
 
     @property
     def _manifest(self) -> dict[str, Any]:
-        assert self.manifest is not None, "read before manifest-schema passed"
+        if self.manifest is None:  # a declaration bug: fails the check, closed
+            raise RuntimeError("read before manifest-schema passed")
         return self.manifest
 
     @property
-    def _statement(self) -> dict[str, Any]:
-        assert self.statement is not None, "read before manifest-schema passed"
+    def _signed_statement(self) -> dict[str, Any]:
+        if self.statement is None:  # a declaration bug: fails the check, closed
+            raise RuntimeError("read before manifest-schema passed")
         return self.statement
 
     @property
     def _tracefile(self) -> TraceFile:
-        assert self.tracefile is not None, "read before trace-digests passed"
+        if self.tracefile is None:  # a declaration bug: fails the check, closed
+            raise RuntimeError("read before trace-digests passed")
         return self.tracefile
 
     @property
@@ -452,7 +456,7 @@ class _Verifier:
         """``manifest.toml`` is the signed subject and says exactly what the signed
         predicate says. Nothing relies on it (the predicate is used), so its failure
         skips nothing: a reader of the archive's TOML would be misled."""
-        sealed = _statement.subject_digests(self._statement)[MANIFEST_NAME]
+        sealed = _statement.subject_digests(self._signed_statement)[MANIFEST_NAME]
         limit = 2 * len(self._envelope.payload) + 4096  # TOML of the predicate is about its JSON's size
         on_disk = read_manifest_copy(self.archive, limit)
         digest = hashlib.sha256(on_disk).hexdigest()
