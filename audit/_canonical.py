@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from typing import Any, NoReturn
 
 CANONICALIZATION = "rp-canonical-json-v1"
 
@@ -29,8 +30,8 @@ class StrictJSONError(ValueError):
     pass
 
 
-def _pairs(pairs: list) -> dict:
-    out: dict = {}
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
     for key, value in pairs:
         if key in out:
             raise StrictJSONError(f"duplicate object key {key[:80]!r}")
@@ -38,7 +39,7 @@ def _pairs(pairs: list) -> dict:
     return out
 
 
-def _constant(name: str):
+def _constant(name: str) -> NoReturn:
     raise StrictJSONError(f"{name} is not JSON")
 
 
@@ -58,7 +59,7 @@ def decode_utf8(data: bytes | bytearray | memoryview | str, what: str = "the doc
     return text
 
 
-def loads_strict(data: bytes | str):
+def loads_strict(data: bytes | str) -> Any:
     """Parses JSON, refusing duplicate keys and NaN/Infinity. Raises StrictJSONError
     (a ValueError) for every kind of bad input, including too-deep nesting, anything
     that is not strict UTF-8 (see ``decode_utf8``) and numbers Python refuses to
@@ -74,11 +75,11 @@ def loads_strict(data: bytes | str):
         raise StrictJSONError(str(exc)[:300]) from None
 
 
-def canonical_json(value) -> bytes:
+def canonical_json(value: Any) -> bytes:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
                       allow_nan=False).encode("ascii")
 
 
-def trace_digest(trace) -> str:
+def trace_digest(trace: Any) -> str:
     """Hex SHA-256 of the trace's canonical JSON."""
     return hashlib.sha256(canonical_json(trace)).hexdigest()

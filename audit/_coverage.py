@@ -13,6 +13,8 @@ label says how many private tasks it holds.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
+from typing import Any
 
 from redaction_pressure.contract import PRIVATE_SIZE
 from redaction_pressure.contract import PUBLIC_SPLITS as PUBLIC
@@ -40,7 +42,7 @@ def label(split: str, task_indices: list[int], rollouts: list[int]) -> str:
     return f"PARTIAL: {k} of {size if size is not None else '?'} {split} tasks, {each}"
 
 
-def coverage_of(split: str, indices) -> dict:
+def coverage_of(split: str, indices: Iterable[int]) -> dict[str, Any]:
     """The coverage record of a run whose traces have task ``indices`` (one per trace)."""
     counts = Counter(indices)
     task_indices = sorted(counts)
@@ -51,5 +53,5 @@ def coverage_of(split: str, indices) -> dict:
             "task_indices": task_indices, "rollouts": rollouts, "label": label(split, task_indices, rollouts)}
 
 
-def trace_indices(traces) -> list[int]:
+def trace_indices(traces: Iterable[dict[str, Any]]) -> list[int]:
     return [t["info"]["environment"]["task_index"] for t in traces]

@@ -5,6 +5,11 @@ signature made for one payload type cannot be replayed as another. PAE is exactl
 spec's ``"DSSEv1" SP LEN(type) SP type SP LEN(body) SP body`` with LEN the decimal
 byte length (no leading zeros) and type UTF-8 encoded.
 
+One `Envelope` type is what `sign` makes, `Envelope.parse` reads and
+`Envelope.to_json` writes; `Envelope.verify` returns only when a signature verifies
+and otherwise raises `SignatureError` with the reason, so a caller cannot mistake a
+failure for a pass.
+
 Envelopes are read as the DSSE spec requires of a verifier, so that an envelope any
 conforming signer wrote (securesystemslib, sigstore, cosign) is accepted:
 
@@ -47,6 +52,7 @@ import base64
 import binascii
 import json
 from dataclasses import dataclass
+from typing import Any
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
@@ -73,11 +79,90 @@ class EnvelopeError(Exception):
         self.reasons = reasons
 
 
+class SignatureError(Exception):
+    """A well-formed envelope none of whose signatures verifies under the pinned key;
+    the message says why each one does not."""
+
+
+@dataclass(frozen=True)
+class Signature:
+    keyid: str | None  # an unauthenticated hint, as found (None: absent)
+    sig: str           # base64 text, as found (decoded only when verified)
+
+
 @dataclass(frozen=True)
 class Envelope:
+    """A DSSE envelope: what `sign` makes, `parse` reads and `to_json` writes. The
+    payload is held decoded; signatures as found, so a parsed envelope is verified on
+    exactly the text it carried."""
+
     payload_type: str
     payload: bytes
-    signatures: tuple[tuple[str | None, str], ...]  # (keyid hint or None, base64 sig), as found
+    signatures: tuple[Signature, ...]
+
+    @classmethod
+    def parse(cls, data: bytes) -> Envelope:
+        """Reads an envelope's structure (no signature check). Raises EnvelopeError."""
+        obj = load_json(data)
+        errors = structure_errors(obj)
+        if errors:
+            raise EnvelopeError([f"{ENVELOPE_NAME} is not a DSSE envelope: {e}" for e in errors])
+        payload = _b64(obj["payload"], "payload")
+        return cls(obj["payloadType"], payload, tuple(Signature(s.get("keyid"), s["sig"]) for s in obj["signatures"]))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The envelope's JSON object (the payload in standard base64; a signature
+        without a key id has no ``keyid`` field)."""
+        return {
+            "payloadType": self.payload_type,
+            "payload": base64.b64encode(self.payload).decode("ascii"),
+            "signatures": [({} if s.keyid is None else {"keyid": s.keyid}) | {"sig": s.sig}
+                           for s in self.signatures],
+        }
+
+    def to_json(self) -> bytes:
+        return json.dumps(self.to_dict(), indent=2).encode("utf-8") + b"\n"
+
+    def verify(self, public_key: Ed25519PublicKey) -> None:
+        """Returns when one of the signatures verifies under ``public_key`` over PAE of
+        this payload type and payload; otherwise raises SignatureError saying why none
+        does."""
+        pinned = keyid(public_key)
+        if not self.signatures:
+            raise SignatureError("the envelope carries no signature")
+        if len(self.signatures) > MAX_SIGNATURES:
+            raise SignatureError(f"the envelope carries {len(self.signatures)} signatures; at most "
+                                 f"{MAX_SIGNATURES} are read")
+        message = pae(self.payload_type, self.payload)
+        order = sorted(range(len(self.signatures)), key=lambda i: self.signatures[i].keyid != pinned)
+        reasons = []
+        for i in order:
+            kid = self.signatures[i].keyid
+            try:
+                sig = _b64(self.signatures[i].sig, f"signature {i}")
+            except EnvelopeError as exc:
+                reasons.append(exc.reasons[0])
+                continue
+            if len(sig) != 64:
+                reasons.append(f"signature {i} is {len(sig)} bytes; an Ed25519 signature is 64")
+                continue
+            try:
+                public_key.verify(sig, message)
+            except InvalidSignature:
+                if kid == pinned:
+                    reasons.append(f"signature {i} names the pinned key but does not verify under the pinned key: "
+                                   "the payload or payload type was changed after signing")
+                else:
+                    reasons.append(f"signature {i} ({_hint(kid)}) does not verify under the pinned key")
+                continue
+            return
+        if any(s.keyid == pinned for s in self.signatures):
+            raise SignatureError("; ".join(reasons))
+        hints = ", ".join(_hint(s.keyid) for s in self.signatures)
+        raise SignatureError(
+            f"no signature verifies under the pinned key {pinned}: the envelope's {len(self.signatures)} "
+            f"signature(s) carry {hints}, but the pinned key is {pinned} (another key sealed this archive, or it "
+            f"was changed after signing); " + "; ".join(reasons))
 
 
 def pae(payload_type: str, payload: bytes) -> bytes:
@@ -85,17 +170,12 @@ def pae(payload_type: str, payload: bytes) -> bytes:
     return b"DSSEv1 %d %s %d %s" % (len(t), t, len(payload), payload)
 
 
-def sign(payload: bytes, private_key: Ed25519PrivateKey, payload_type: str = PAYLOAD_TYPE) -> dict:
+def sign(payload: bytes, private_key: Ed25519PrivateKey, payload_type: str = PAYLOAD_TYPE) -> Envelope:
+    """An envelope of ``payload`` with one signature, over PAE, by ``private_key``
+    (named by its key id)."""
     sig = private_key.sign(pae(payload_type, payload))
-    return {
-        "payloadType": payload_type,
-        "payload": base64.b64encode(payload).decode("ascii"),
-        "signatures": [{"keyid": keyid(private_key.public_key()), "sig": base64.b64encode(sig).decode("ascii")}],
-    }
-
-
-def dumps(envelope: dict) -> bytes:
-    return json.dumps(envelope, indent=2).encode("utf-8") + b"\n"
+    return Envelope(payload_type, payload,
+                    (Signature(keyid(private_key.public_key()), base64.b64encode(sig).decode("ascii")),))
 
 
 def b64decode_canonical(text: str) -> bytes:
@@ -131,7 +211,7 @@ def _b64(text: str, what: str) -> bytes:
         raise EnvelopeError([f"{what} is not base64 (standard or URL-safe): {exc}"]) from None
 
 
-def load_json(data: bytes):
+def load_json(data: bytes) -> Any:
     """The envelope's JSON value, after the cheap pre-parse bounds (size, UTF-8, number
     of values). Raises EnvelopeError."""
     if len(data) > MAX_ENVELOPE_BYTES:
@@ -147,7 +227,7 @@ def load_json(data: bytes):
         raise EnvelopeError([f"{ENVELOPE_NAME} is not valid JSON: {exc}"]) from None
 
 
-def structure_errors(obj) -> list[str]:
+def structure_errors(obj: Any) -> list[str]:
     """Why ``obj`` is not a DSSE envelope ([] if it is one). The signature count is
     checked first, so a list of a million entries is not schema-checked entry by entry;
     schema errors stop at MAX_ENVELOPE_ERRORS."""
@@ -162,57 +242,8 @@ def structure_errors(obj) -> list[str]:
     return errors
 
 
-def parse(data: bytes) -> Envelope:
-    """Reads an envelope's structure (no signature check). Raises EnvelopeError."""
-    obj = load_json(data)
-    errors = structure_errors(obj)
-    if errors:
-        raise EnvelopeError([f"{ENVELOPE_NAME} is not a DSSE envelope: {e}" for e in errors])
-    payload = _b64(obj["payload"], "payload")
-    return Envelope(obj["payloadType"], payload, tuple((s.get("keyid"), s["sig"]) for s in obj["signatures"]))
-
-
 def _hint(kid: str | None) -> str:
     if not kid:
         return "no key id"
     shown = kid[:80] + ("…" if len(kid) > 80 else "")
     return f"key id {shown!r}" if not shown.isprintable() else f"key id {shown}"
-
-
-def verify(envelope: Envelope, public_key: Ed25519PublicKey) -> str | None:
-    """None when one of the envelope's signatures verifies under ``public_key``;
-    otherwise the reason none does."""
-    pinned = keyid(public_key)
-    if not envelope.signatures:
-        return "the envelope carries no signature"
-    if len(envelope.signatures) > MAX_SIGNATURES:
-        return f"the envelope carries {len(envelope.signatures)} signatures; at most {MAX_SIGNATURES} are read"
-    message = pae(envelope.payload_type, envelope.payload)
-    order = sorted(range(len(envelope.signatures)), key=lambda i: envelope.signatures[i][0] != pinned)
-    reasons = []
-    for i in order:
-        kid, sig_b64 = envelope.signatures[i]
-        try:
-            sig = _b64(sig_b64, f"signature {i}")
-        except EnvelopeError as exc:
-            reasons.append(exc.reasons[0])
-            continue
-        if len(sig) != 64:
-            reasons.append(f"signature {i} is {len(sig)} bytes; an Ed25519 signature is 64")
-            continue
-        try:
-            public_key.verify(sig, message)
-        except InvalidSignature:
-            if kid == pinned:
-                reasons.append(f"signature {i} names the pinned key but does not verify under the pinned key: "
-                               "the payload or payload type was changed after signing")
-            else:
-                reasons.append(f"signature {i} ({_hint(kid)}) does not verify under the pinned key")
-            continue
-        return None
-    if any(kid == pinned for kid, _ in envelope.signatures):
-        return "; ".join(reasons)
-    hints = ", ".join(_hint(kid) for kid, _ in envelope.signatures)
-    return (f"no signature verifies under the pinned key {pinned}: the envelope's {len(envelope.signatures)} "
-            f"signature(s) carry {hints}, but the pinned key is {pinned} (another key sealed this archive, or it "
-            f"was changed after signing); " + "; ".join(reasons))

@@ -10,6 +10,7 @@ from the run file, so it is cut short and non-printable characters are escaped.
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 _MAX_MESSAGE = 160
 
@@ -19,7 +20,7 @@ def _printable(text: str) -> str:
     return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
-def _kind(trace) -> tuple[str, str] | None:
+def _kind(trace: Any) -> tuple[str, str] | None:
     """(error type, first message) of a failed rollout; None for one that did not fail."""
     if not isinstance(trace, dict):
         return None
@@ -28,12 +29,15 @@ def _kind(trace) -> tuple[str, str] | None:
     if not failed:
         return None
     first = errors[0] if isinstance(errors, list) and errors and isinstance(errors[0], dict) else {}
-    kind = first.get("type") if isinstance(first.get("type"), str) else "failed (no error recorded)"
-    message = first.get("message") if isinstance(first.get("message"), str) else ""
+    kind, message = first.get("type"), first.get("message")
+    if not isinstance(kind, str):
+        kind = "failed (no error recorded)"
+    if not isinstance(message, str):
+        message = ""
     return _printable(kind), _printable(message)
 
 
-def summarise(traces: list) -> str | None:
+def summarise(traces: list[Any]) -> str | None:
     """``all N rollouts failed (Kind: message)`` / ``k of N rollouts failed (...)``, or
     None when no rollout failed. Kinds are listed most frequent first (then by name),
     each with its count when there are several kinds and one example message."""
@@ -41,7 +45,7 @@ def summarise(traces: list) -> str | None:
     if not kinds:
         return None
     counts = Counter(kind for kind, _ in kinds)
-    example = {}
+    example: dict[str, str] = {}
     for kind, message in kinds:
         example.setdefault(kind, message)
     parts = []

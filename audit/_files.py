@@ -1,4 +1,4 @@
-"""Opening archive members without following links.
+"""Opening archive members without following links, and writing new files.
 
 An archive is a directory someone else wrote. Its members (``traces.jsonl``,
 ``manifest.toml``, ``manifest.dsse.json``) are opened with ``O_NOFOLLOW`` and must be
@@ -6,14 +6,22 @@ regular files: a member that is a symbolic link (which could point at any file o
 evaluator's, or at ``/dev/zero``), a FIFO (which would block), a device or a directory
 is refused with a reason. ``O_NONBLOCK`` keeps opening a FIFO from blocking; it has no
 effect on regular files. Reads are capped by the caller's limit, never by the file.
+
+Files the audit writes (keys, archive members) are never written over an existing
+name nor through a link, and never seen half-written: `write_new` writes a
+temporary file created with ``O_EXCL | O_NOFOLLOW`` and the file's mode from its
+first byte, syncs it, and hard-links it into place (``link`` fails if the name is
+taken, whatever is there).
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
 from pathlib import Path
+from typing import BinaryIO
 
 _FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 
@@ -39,7 +47,7 @@ def member_kind(path: Path) -> str | None:
     return None
 
 
-def open_member(path: Path):
+def open_member(path: Path) -> BinaryIO:
     """A binary file object for ``path``, a regular file that is not a symbolic link.
     Raises MemberError (missing, a link, not a regular file) or OSError (unreadable)."""
     try:
@@ -67,4 +75,25 @@ def read_member(path: Path, limit: int) -> bytes:
     """At most ``limit`` + 1 bytes of a regular, non-link file (one more than the limit
     tells the caller it is too large). Raises MemberError or OSError."""
     with open_member(path) as f:
-        return f.read(limit + 1)
+        data: bytes = f.read(limit + 1)
+    return data
+
+
+def write_new(path: Path, data: bytes, mode: int, *, exact_mode: bool) -> None:
+    """Creates ``path`` holding ``data``; raises FileExistsError if the name is taken.
+    ``exact_mode``: the mode is ``mode`` whatever the umask (a public key must be
+    readable); otherwise the umask narrows it, as for any file the user creates (an
+    archive of a private evaluation stays as private as the user's umask says)."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), mode)
+    try:
+        if exact_mode:
+            os.fchmod(fd, mode)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.link(tmp, path)  # atomic, and fails with FileExistsError if path exists
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)

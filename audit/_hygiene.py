@@ -26,7 +26,7 @@ def _git_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE")}
 
 
-def _git(git: str, cwd: Path, *args: str) -> subprocess.CompletedProcess | None:
+def _git(git: str, cwd: Path, *args: str) -> subprocess.CompletedProcess[str] | None:
     try:
         return subprocess.run([git, "-C", str(cwd), *args], capture_output=True, text=True, errors="replace",
                               stdin=subprocess.DEVNULL, env=_git_env(), timeout=_GIT_TIMEOUT_S)
@@ -48,7 +48,7 @@ def _dot_git_above(directory: Path) -> Path | None:
     return None
 
 
-def refuse_if_tracked_path(path: str | os.PathLike) -> str | None:
+def refuse_if_tracked_path(path: str | os.PathLike[str]) -> str | None:
     """Returns why a private key may not be written to ``path`` (a file path, which
     need not exist yet), or None when it may: outside any git work tree, or ignored
     by git there. The message says how to fix it and how to override."""
@@ -60,7 +60,7 @@ def refuse_if_tracked_path(path: str | os.PathLike) -> str | None:
         found = _git(git, anchor, "rev-parse", "--show-toplevel")
         if found is not None and found.returncode == 0 and found.stdout.strip():
             top = Path(os.path.realpath(found.stdout.strip()))
-    if top is None:
+    if top is None or git is None:  # (git is None only when top is)
         marked = _dot_git_above(anchor)
         if marked is None:
             return None

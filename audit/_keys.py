@@ -1,17 +1,15 @@
 """Ed25519 signing keys: generation, loading, and key ids.
 
-The private key file is created with mode 0600 from its first byte (``os.open`` with
-``O_EXCL`` and that mode; ``fchmod`` then pins the mode whatever the umask), written
-under a temporary name and hard-linked into place, so a key is never world-readable,
-a half-written key never appears under the real name, and an existing key is never
-overwritten (``link`` fails if the name is taken). A key id is the hex SHA-256 of the
+The private key file is created with mode 0600 from its first byte, whatever the
+umask, under a temporary name and hard-linked into place (``_files.write_new``), so a
+key is never world-readable, a half-written key never appears under the real name,
+and an existing key is never overwritten (``link`` fails if the name is taken). A key id is the hex SHA-256 of the
 public key's DER SubjectPublicKeyInfo: it names exactly one key, whatever its PEM
 formatting.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 from pathlib import Path
@@ -19,6 +17,8 @@ from pathlib import Path
 from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from ._files import write_new
 
 PRIVATE_NAME = "signing-key.pem"
 PUBLIC_NAME = "signing-key.pub.pem"
@@ -34,21 +34,6 @@ def keyid(public_key: Ed25519PublicKey) -> str:
     return hashlib.sha256(der).hexdigest()
 
 
-def _write_new(path: Path, data: bytes, mode: int) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), mode)
-    try:
-        os.fchmod(fd, mode)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.link(tmp, path)  # atomic, and fails with FileExistsError if path exists
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-
-
 def keygen(out_dir: Path) -> tuple[Path, Path, str]:
     """Writes a new key pair into ``out_dir``; returns (private path, public path, key id).
     Raises FileExistsError if either key file already exists."""
@@ -62,8 +47,8 @@ def keygen(out_dir: Path) -> tuple[Path, Path, str]:
                                     serialization.NoEncryption())
     public_pem = key.public_key().public_bytes(serialization.Encoding.PEM,
                                                serialization.PublicFormat.SubjectPublicKeyInfo)
-    _write_new(private_path, private_pem, 0o600)
-    _write_new(public_path, public_pem, 0o644)
+    write_new(private_path, private_pem, 0o600, exact_mode=True)
+    write_new(public_path, public_pem, 0o644, exact_mode=True)
     return private_path, public_path, keyid(key.public_key())
 
 

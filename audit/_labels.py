@@ -19,6 +19,9 @@ parameters but is not the standard benchmark: its signed summary label says so
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 from redaction_pressure.contract import (
     DEFAULT_BUDGET_S,
     DEFAULT_N_EVAL,
@@ -36,15 +39,15 @@ PARAM_KEYS = ("n_shown", "n_eval", "budget_s")
 STANDARD_TASK_PARAMS = {"n_shown": DEFAULT_N_SHOWN, "n_eval": DEFAULT_N_EVAL, "budget_s": float(DEFAULT_BUDGET_S)}
 
 
-def describe_params(params: dict) -> str:
+def describe_params(params: dict[str, Any]) -> str:
     return ", ".join(f"{k}={params.get(k)!r}" for k in PARAM_KEYS)
 
 
-def is_standard(params: dict) -> bool:
+def is_standard(params: dict[str, Any]) -> bool:
     return {k: params.get(k) for k in PARAM_KEYS} == STANDARD_TASK_PARAMS and len(params) == len(PARAM_KEYS)
 
 
-def summary_label(split: str, params: dict) -> str:
+def summary_label(split: str, params: dict[str, Any]) -> str:
     """The fixed label of ``split``; with non-standard task parameters, a label that says
     the result is not the standard benchmark and names the parameters."""
     label = SPLIT_LABELS[split]
@@ -54,7 +57,7 @@ def summary_label(split: str, params: dict) -> str:
             f"{describe_params(STANDARD_TASK_PARAMS)}): not comparable with standard results")
 
 
-def task_params_problems(trace: dict, params: dict) -> list[str]:
+def task_params_problems(trace: dict[str, Any], params: dict[str, Any]) -> list[str]:
     """Where a schema-valid trace's task parameters differ from ``params``: the ones it
     was scored with (info.environment), the ones its task published
     (task.data.identity) and the task data fields."""
@@ -86,7 +89,7 @@ def commitment_problems(split: str, commitment: str) -> list[str]:
     return []
 
 
-def manifest_problems(manifest: dict) -> list[str]:
+def manifest_problems(manifest: dict[str, Any]) -> list[str]:
     split, commitment = manifest["split"]["name"], manifest["split"]["commitment"]
     problems = commitment_problems(split, commitment)
     summary = manifest["summary"]
@@ -99,7 +102,7 @@ def manifest_problems(manifest: dict) -> list[str]:
     return problems
 
 
-def trace_problems(trace: dict, split: str, commitment: str) -> list[str]:
+def trace_problems(trace: dict[str, Any], split: str, commitment: str) -> list[str]:
     """How a schema-valid trace disagrees with the archive's split and commitment."""
     env, data = trace["info"]["environment"], trace["task"]["data"]
     ident = data["identity"]
@@ -135,7 +138,7 @@ def trace_problems(trace: dict, split: str, commitment: str) -> list[str]:
     return problems
 
 
-def private_seed_problems(secret: bytes, commitment: str, traces) -> list[str]:
+def private_seed_problems(secret: bytes, commitment: str, traces: Iterable[tuple[str, dict[str, Any]]]) -> list[str]:
     """Checks the commitment against ``secret`` and re-derives every revealed seed."""
     expected = private_commitment(secret)
     if commitment != expected:

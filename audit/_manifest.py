@@ -16,6 +16,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import tomllib
+from typing import Any
 
 import tomli_w
 
@@ -37,12 +38,12 @@ class ManifestError(Exception):
     pass
 
 
-def build_part(environment: dict) -> dict:
+def build_part(environment: dict[str, Any]) -> dict[str, Any]:
     """The build half of a trace's info.environment (every key but the task's)."""
     return {k: v for k, v in environment.items() if k not in TASK_KEYS}
 
 
-def summarize(traces: list[dict], split: str, task_params: dict) -> dict:
+def summarize(traces: list[dict[str, Any]], split: str, task_params: dict[str, Any]) -> dict[str, Any]:
     """Summary scores of schema-valid traces (`summary_means`, the CLI's figures),
     labelled with their split, task parameters and coverage."""
     means = summary_means(traces)
@@ -60,7 +61,7 @@ def summarize(traces: list[dict], split: str, task_params: dict) -> dict:
 
 
 def build_manifest(tracefile: TraceFile, run_id: str, sealed_by: str,
-                   created: dt.datetime | None = None) -> dict:
+                   created: dt.datetime | None = None) -> dict[str, Any]:
     """The manifest of a schema-valid trace file whose traces agree on build, split and
     task parameters."""
     traces = [e.trace for e in tracefile.entries]
@@ -87,11 +88,11 @@ def build_manifest(tracefile: TraceFile, run_id: str, sealed_by: str,
     }
 
 
-def dumps(manifest: dict) -> bytes:
+def dumps(manifest: dict[str, Any]) -> bytes:
     return tomli_w.dumps(manifest).encode("utf-8")
 
 
-def loads(data: bytes) -> dict:
+def loads(data: bytes) -> dict[str, Any]:
     """Parses manifest bytes (strict UTF-8 TOML, no byte order mark). Raises ManifestError."""
     try:
         return tomllib.loads(decode_utf8(data, "the manifest"))
@@ -101,7 +102,7 @@ def loads(data: bytes) -> dict:
         raise ManifestError(f"the manifest is not valid TOML: {str(exc)[:300]}") from None
 
 
-def jsonable(value):
+def jsonable(value: Any) -> Any:
     """tomllib's values as JSON Schema should see them. TOML has kinds JSON lacks:
     dates/times and nan/inf floats. They become tagged objects, so the manifest schema
     (which wants strings and finite numbers) rejects them on type, loudly, instead of

@@ -50,7 +50,10 @@ import contextlib
 import multiprocessing
 import multiprocessing.util
 import os
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from multiprocessing.context import BaseContext
+from typing import Any, TypeVar
 
 from redaction_pressure import contract
 
@@ -58,6 +61,11 @@ from ._rescore import Rescored, rescore_many, task_key
 
 GUIDE = 4        # a chunk is about remaining / (GUIDE * jobs) items
 MAX_CHUNK = 64   # fewer items pay more in round trips; more hold more memory per chunk
+R = TypeVar("R")
+
+
+def _same(item: Any) -> Any:
+    return item
 
 
 def default_jobs() -> int:
@@ -67,7 +75,7 @@ def default_jobs() -> int:
     return contract.available_cpus()
 
 
-def _context():
+def _context() -> BaseContext:
     # fork shares the parent's imported scoring core (no re-import per worker); where
     # fork is unavailable or unsafe (macOS, Windows) the platform default is used.
     methods = multiprocessing.get_all_start_methods()
@@ -127,14 +135,14 @@ def plan_chunks(n: int, jobs: int, min_chunk: int = 4, max_chunk: int = MAX_CHUN
     return chunks
 
 
-def group_by(items: list, key) -> list[list[int]]:
+def group_by(items: Sequence[Any], key: Callable[[Any], Any]) -> list[list[int]]:
     """Indices of ``items`` grouped by ``key(item)``, groups in order of first
     appearance, indices in order within a group. An item whose key cannot be computed
     is a group of its own."""
-    groups: dict = {}
+    groups: dict[tuple[str, Any], list[int]] = {}
     for i, item in enumerate(items):
         try:
-            k = ("key", key(item))
+            k: tuple[str, Any] = ("key", key(item))
             hash(k)
         except Exception:  # noqa: BLE001 - such an item is rescored (and reported) on its own
             k = ("item", i)
@@ -172,10 +180,11 @@ class Workers:
     def __enter__(self) -> Workers:
         return self.start()
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def map(self, fn, items: list, prepare=None, key=None, min_chunk: int = 4, max_chunk: int = MAX_CHUNK) -> list:
+    def map(self, fn: Callable[[list[Any]], list[R]], items: Sequence[Any], prepare: Callable[[Any], Any] | None = None,
+            key: Callable[[Any], Any] | None = None, min_chunk: int = 4, max_chunk: int = MAX_CHUNK) -> list[R]:
         """``fn(items)`` (a list, one result per item, each a function of its item alone),
         computed on chunks of ``items`` in the workers and put back in order. ``fn`` must
         be a module-level function. ``prepare``: what ``fn`` gets for an item, computed
@@ -185,20 +194,18 @@ class Workers:
         groups = group_by(items, key) if key is not None else None
         if self._pool is None and self.jobs > 1:
             self.start()
-        if prepare is None:
-            def prepare(item):
-                return item
+        send: Callable[[Any], Any] = prepare if prepare is not None else _same
         if self._pool is None:
-            order = [i for g in groups for i in g] if groups is not None else range(len(items))
-            return _put_back(len(items), [order], [fn([prepare(items[i]) for i in order])])
+            order = [i for g in groups for i in g] if groups is not None else list(range(len(items)))
+            return _put_back(len(items), [order], [fn([send(items[i]) for i in order])])
         chunks = plan_chunks(len(items), self.jobs, min_chunk, max_chunk, groups)
-        results: list = [None] * len(chunks)
-        pending: dict = {}
+        results: list[list[R]] = [[] for _ in chunks]
+        pending: dict[Future[list[R]], int] = {}
         next_chunk = 0
         try:
             while next_chunk < len(chunks) or pending:
                 while next_chunk < len(chunks) and len(pending) < 2 * self.jobs:
-                    pending[self._pool.submit(fn, [prepare(items[i]) for i in chunks[next_chunk]])] = next_chunk
+                    pending[self._pool.submit(fn, [send(items[i]) for i in chunks[next_chunk]])] = next_chunk
                     next_chunk += 1
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for future in done:
@@ -209,8 +216,8 @@ class Workers:
         return _put_back(len(items), chunks, results)
 
 
-def _put_back(n: int, chunks: list[list[int]], results: list[list]) -> list:
-    out: list = [None] * n
+def _put_back(n: int, chunks: list[list[int]], results: list[list[R]]) -> list[R]:
+    out: list[Any] = [None] * n
     for indices, part in zip(chunks, results, strict=True):
         if len(part) != len(indices):
             raise RuntimeError(f"a chunk of {len(indices)} items came back with {len(part)} results")
@@ -219,14 +226,15 @@ def _put_back(n: int, chunks: list[list[int]], results: list[list]) -> list:
     return out
 
 
-def map_chunks(fn, items: list, jobs: int, key=None) -> list:
+def map_chunks(fn: Callable[[list[Any]], list[R]], items: Sequence[Any], jobs: int,
+               key: Callable[[Any], Any] | None = None) -> list[R]:
     """``Workers(jobs).map(fn, items, key)`` with workers started and stopped for this
     call alone."""
     with Workers(jobs) as workers:
         return workers.map(fn, items, key=key)
 
 
-def rescore_all(traces: list, jobs: int, workers: Workers | None = None) -> list[Rescored]:
+def rescore_all(traces: list[dict[str, Any]], jobs: int, workers: Workers | None = None) -> list[Rescored]:
     """``rescore_many(traces)``, computed with ``jobs`` processes (``workers``' if given),
     the rollouts of one task together."""
     if workers is not None:

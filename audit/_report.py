@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import TextIO
 
 from rich.console import Console
 from rich.table import Table
@@ -38,7 +39,7 @@ def safe(text: object) -> str:
     return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in s)
 
 
-def console(file=None) -> Console:
+def console(file: TextIO | None = None) -> Console:
     file = file or sys.stdout
     return Console(file=file, highlight=False, soft_wrap=False, width=None if file.isatty() else 120)
 
@@ -72,7 +73,7 @@ def render_human(report: Report, out: Console) -> None:
     table.add_column("result", overflow="fold")
     for c in report.checks:
         label, style = _STYLE[c.status]
-        if c.status == SKIPPED and c.summary.startswith("NOT CHECKED"):
+        if c.not_checked:
             label, style = "NOT CHECKED", "bold yellow"
         table.add_row(Text(c.title), Text(label, style=style), Text(safe(c.summary)))
     out.print(table)
@@ -92,7 +93,7 @@ def render_human(report: Report, out: Console) -> None:
         out.print(Text(f"FAILED: {len(report.failed)} check(s) failed ({names}); do not trust this result.",
                        style="bold red"))
     else:
-        not_checked = [c.title for c in report.checks if c.summary.startswith("NOT CHECKED")]
+        not_checked = [c.title for c in report.checks if c.not_checked]
         tail = f" ({'; '.join(not_checked)}: not checked)" if not_checked else ""
         if report.coverage:
             tail += f"; {report.coverage['label']}"

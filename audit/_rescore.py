@@ -40,8 +40,10 @@ several rollouts of one task share one regeneration.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from redaction_pressure.contract import WEIGHTS, RedactionTask, score_completion, task_from_seed
 
@@ -50,6 +52,8 @@ BUDGET_EXTENSION = 4.0
 # Score.metrics() keys whose value depends on how far a timed-out scan got.
 PROGRESS_METRICS = frozenset({"secrets_removed", "removed_chars", "collateral_chars", "matches"})
 _VOIDED = ("reward", "recall", "precision", "clean", "valid")
+# (split, index, seed, commitment, n_shown, n_eval, budget_s): what regenerates a task
+TaskKey = tuple[str, int, int, str, int, int, float]
 
 
 @dataclass(frozen=True)
@@ -65,7 +69,7 @@ def regenerate(split: str, index: int, seed: int, commitment: str, n_shown: int,
     return task_from_seed(split, index, seed, commitment, n_shown, n_eval, budget_s)
 
 
-def recorded_reply(trace: dict) -> str:
+def recorded_reply(trace: dict[str, Any]) -> str:
     """The content of the last node with ``sampled: true`` ("" if none), with list
     content joined from its parts' text, as the taskset adapter does."""
     replies = [n["message"] for n in trace["nodes"] if n.get("sampled") is True]
@@ -85,7 +89,7 @@ def codes_match(recorded: list[str], reproduced: list[str]) -> bool:
     return bool(TIME_CODES.intersection(recorded)) and bool(TIME_CODES.intersection(reproduced))
 
 
-def task_key(trace: dict) -> tuple:
+def task_key(trace: dict[str, Any]) -> TaskKey:
     """What regenerates ``trace``'s task: rollouts of one task share it."""
     env = trace["info"]["environment"]
     p = env["task_params"]
@@ -93,23 +97,23 @@ def task_key(trace: dict) -> tuple:
             p["n_shown"], p["n_eval"], float(p["budget_s"]))
 
 
-def task_of(trace: dict) -> RedactionTask:
+def task_of(trace: dict[str, Any]) -> RedactionTask:
     return regenerate(*task_key(trace))
 
 
-def _number(value) -> bool:
+def _number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _timed_out(codes) -> bool:
+def _timed_out(codes: Iterable[str]) -> bool:
     return bool(TIME_CODES.intersection(codes))
 
 
-def _tallies(value):
+def _tallies(value: object) -> dict[str, tuple[Any, ...]] | None:
     """A recorded per-family tally as {family: (a, b)}, or None when malformed."""
     if not isinstance(value, dict):
         return None
-    out = {}
+    out: dict[str, tuple[Any, ...]] = {}
     for family, pair in value.items():
         if not (isinstance(pair, list) and len(pair) == 2 and all(_number(v) for v in pair)):
             return None
@@ -117,7 +121,7 @@ def _tallies(value):
     return out
 
 
-def _compare_tallies(name: str, recorded, reproduced: dict, partial: bool) -> list[str]:
+def _compare_tallies(name: str, recorded: object, reproduced: dict[str, Any], partial: bool) -> list[str]:
     got = _tallies(recorded)
     want = {k: tuple(v) for k, v in reproduced.items()}
     if got is None:
@@ -130,11 +134,11 @@ def _compare_tallies(name: str, recorded, reproduced: dict, partial: bool) -> li
     return []
 
 
-def _error_pairs(errors) -> list[tuple]:
+def _error_pairs(errors: Iterable[dict[str, Any]]) -> list[tuple[Any, Any]]:
     return [(e["code"], e.get("rule")) for e in errors]
 
 
-def _task_problems(trace: dict, task: RedactionTask) -> list[str]:
+def _task_problems(trace: dict[str, Any], task: RedactionTask) -> list[str]:
     env, data = trace["info"]["environment"], trace["task"]["data"]
     problems = []
     if env["task_id"] != task.id or data["id"] != task.id:
@@ -146,7 +150,7 @@ def _task_problems(trace: dict, task: RedactionTask) -> list[str]:
     return problems
 
 
-def rescore_trace(trace: dict) -> Rescored:
+def rescore_trace(trace: dict[str, Any]) -> Rescored:
     """How the schema-valid ``trace`` compares with its own reproduction."""
     env, data = trace["info"]["environment"], trace["task"]["data"]
     problems = []
@@ -224,12 +228,12 @@ def rescore_trace(trace: dict) -> Rescored:
     return Rescored(problems, time_dependent=time_dependent and not problems, extended=extended)
 
 
-def rescore(trace: dict) -> list[str]:
+def rescore(trace: dict[str, Any]) -> list[str]:
     """Every way the schema-valid ``trace`` disagrees with its own reproduction ([] if none)."""
     return rescore_trace(trace).problems
 
 
-def rescore_many(traces: list) -> list[Rescored]:
+def rescore_many(traces: list[dict[str, Any]]) -> list[Rescored]:
     """Rescores each trace; one hostile trace's exception is its own failure, not the
     batch's. (The unit of work of `audit verify --jobs`.)"""
     out = []

@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from typing import Any, NoReturn
 
 import jsonschema
 from referencing import Registry, Resource
@@ -45,17 +47,20 @@ class SchemaError:
         return f"{self.path}: {self.message}"
 
 
-def _no_network(uri: str):
-    raise NoSuchResource(ref=uri)
+def _no_network(uri: str) -> NoReturn:
+    # referencing's attrs classes declare their fields through a pre-PEP 681
+    # ``__dataclass_transform__`` that mypy does not read: this is the documented constructor.
+    raise NoSuchResource(ref=uri)  # type: ignore[call-arg]
 
 
 @lru_cache(maxsize=1)
-def registry() -> Registry:
+def registry() -> Registry[Any]:
     resources = []
     for path in sorted(schema_dir().glob("*.schema.json")):
         contents = json.loads(path.read_text(encoding="utf-8"))
         resources.append((contents["$id"], Resource.from_contents(contents, default_specification=DRAFT202012)))
-    return Registry(retrieve=_no_network).with_resources(resources).crawl()
+    empty: Registry[Any] = Registry(retrieve=_no_network)  # type: ignore[call-arg]  # (as in _no_network)
+    return empty.with_resources(resources).crawl()
 
 
 def format_checker() -> jsonschema.FormatChecker:
@@ -72,7 +77,7 @@ def validator(name: str) -> jsonschema.Draft202012Validator:
     return jsonschema.Draft202012Validator(schema, registry=registry(), format_checker=format_checker())
 
 
-def json_path(parts) -> str:
+def json_path(parts: Iterable[str | int]) -> str:
     out = "$"
     for part in parts:
         if isinstance(part, int):
@@ -88,13 +93,14 @@ def _short(message: str) -> str:
     return message if len(message) <= _MAX_MESSAGE else message[:_MAX_MESSAGE] + "…"
 
 
-class ErrorList(list):
+class ErrorList(list[SchemaError]):
     """A list of SchemaError; ``truncated`` is True when collecting stopped at the limit."""
 
     truncated = False
 
 
-def schema_errors(name: str, instance, prefix: tuple = (), limit: int | None = MAX_ERRORS) -> ErrorList:
+def schema_errors(name: str, instance: Any, prefix: tuple[str | int, ...] = (),
+                  limit: int | None = MAX_ERRORS) -> ErrorList:
     """The schema errors of ``instance`` under schema ``name``, in the validator's order,
     at most ``limit`` of them (None: all). ``prefix`` is prepended to paths (e.g. to
     report a trace inside an Episode)."""

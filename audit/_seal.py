@@ -12,7 +12,8 @@ the traces disagree on build identity, split, commitment or task parameters (or 
 trace's task data publishes other parameters than it was scored with), the Episodes
 name different runs, or one trace appears twice: an archive states one result of one
 build on one split with one set of task parameters. Files are created exclusively
-(never overwriting), the envelope last, so an archive without its envelope is visibly
+(never overwriting, never through a link, never seen half-written: ``_files.write_new``),
+the envelope last, so an archive without its envelope is visibly
 incomplete. The output directory must not be a symbolic link, and an envelope too
 large for `audit verify` to read is refused rather than written.
 """
@@ -21,10 +22,10 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import os
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -32,6 +33,8 @@ from redaction_pressure.contract import ENVIRONMENT_VERSION
 
 from . import _dsse, _statement
 from ._failures import summarise
+from ._files import write_new
+from ._keys import keyid
 from ._labels import task_params_problems
 from ._manifest import MANIFEST_NAME, build_manifest, build_part, dumps, jsonable, loads
 from ._schemas import EPISODE, MANIFEST, STATEMENT, error_lines, schema_errors
@@ -49,7 +52,7 @@ class SealRefused(Exception):
 @dataclass(frozen=True)
 class Sealed:
     out_dir: Path
-    manifest: dict
+    manifest: dict[str, Any]
     keyid: str
 
 
@@ -91,14 +94,6 @@ def _run_id(tf: TraceFile) -> str:
     return run_id if isinstance(run_id, str) and run_id else f"unnamed-{tf.sha256[:16]}"
 
 
-def _write_new(path: Path, data: bytes) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-
-
 def seal(run_dir: Path, private_key: Ed25519PrivateKey, out_dir: Path,
          created: dt.datetime | None = None) -> Sealed:
     """Raises FileNotFoundError (no traces.jsonl), FileExistsError (out_dir not empty)
@@ -129,8 +124,7 @@ def seal(run_dir: Path, private_key: Ed25519PrivateKey, out_dir: Path,
     errors = schema_errors(MANIFEST, jsonable(loads(manifest_toml))) + schema_errors(STATEMENT, statement)
     if errors:  # a bug here, not the user's input; still never sign an invalid manifest
         raise SealRefused("internal error: the manifest built for this run is not valid", [str(e) for e in errors])
-    envelope = _dsse.sign(payload, private_key)
-    envelope_bytes = _dsse.dumps(envelope)
+    envelope_bytes = _dsse.sign(payload, private_key).to_json()
     if len(envelope_bytes) > _dsse.MAX_ENVELOPE_BYTES:
         raise SealRefused(f"{source} has too many traces for one archive",
                           [f"its envelope would be {len(envelope_bytes)} bytes; `audit verify` reads at most "
@@ -138,7 +132,8 @@ def seal(run_dir: Path, private_key: Ed25519PrivateKey, out_dir: Path,
     out_dir.mkdir(parents=True, exist_ok=True)
     if out_dir.is_symlink() or not out_dir.is_dir():  # raced into a link since the check above
         raise FileExistsError(f"{out_dir} is not a plain directory; refusing to write an archive into it")
-    _write_new(out_dir / TRACES_NAME, tf.data)
-    _write_new(out_dir / MANIFEST_NAME, manifest_toml)
-    _write_new(out_dir / _dsse.ENVELOPE_NAME, envelope_bytes)
-    return Sealed(out_dir, manifest, envelope["signatures"][0]["keyid"])
+    if tf.data is None:  # read with keep_bytes=True: the very bytes hashed are the ones copied
+        raise SealRefused("internal error: the traces file's bytes were not kept", [])
+    for name, data in ((TRACES_NAME, tf.data), (MANIFEST_NAME, manifest_toml), (_dsse.ENVELOPE_NAME, envelope_bytes)):
+        write_new(out_dir / name, data, 0o644, exact_mode=False)
+    return Sealed(out_dir, manifest, keyid(private_key.public_key()))

@@ -20,6 +20,8 @@ ASCII), so sealing the same run with the same time and key gives the same bytes.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ._canonical import StrictJSONError, canonical_json, loads_strict
 from ._manifest import MANIFEST_NAME
 from ._tracefile import TRACES_NAME
@@ -33,7 +35,7 @@ class StatementError(Exception):
     pass
 
 
-def build(manifest: dict, manifest_sha256: str) -> dict:
+def build(manifest: dict[str, Any], manifest_sha256: str) -> dict[str, Any]:
     return {
         "_type": STATEMENT_TYPE,
         "subject": [{"name": TRACES_NAME, "digest": {"sha256": manifest["traces_file"]["sha256"]}},
@@ -43,11 +45,11 @@ def build(manifest: dict, manifest_sha256: str) -> dict:
     }
 
 
-def dumps(statement: dict) -> bytes:
+def dumps(statement: dict[str, Any]) -> bytes:
     return canonical_json(statement)
 
 
-def loads(payload: bytes):
+def loads(payload: bytes) -> Any:
     """The payload's JSON value (strict: no duplicate keys, no NaN, strict UTF-8).
     Raises StatementError."""
     try:
@@ -56,6 +58,6 @@ def loads(payload: bytes):
         raise StatementError(f"the signed payload is not valid JSON: {exc}") from None
 
 
-def subject_digests(statement: dict) -> dict[str, str]:
+def subject_digests(statement: dict[str, Any]) -> dict[str, str]:
     """{name: sha256} of a schema-valid Statement's subjects."""
     return {s["name"]: s["digest"]["sha256"] for s in statement["subject"]}

@@ -14,8 +14,10 @@ exception. No verifiers import: traces stay plain JSON dicts.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ._canonical import StrictJSONError, loads_strict, trace_digest
 from ._files import open_member
@@ -23,12 +25,20 @@ from ._files import open_member
 TRACES_NAME = "traces.jsonl"
 MAX_LINE_BYTES = 64 * 1024 * 1024
 
+# the per-episode check run where a piece is parsed: one result per (line, Episode)
+CheckEpisodes = Callable[[list[tuple[int, Any]]], list[Any]]
+Span = tuple[int, int, int]  # (number of its first line, start, stop; -1: one over-long line)
+Piece = tuple[Path, int, bytes | None, CheckEpisodes | None]  # what parse_pieces gets for a span
+# (fn, spans, prepare) -> fn's results on prepared spans, in order (_parallel.Workers.map)
+MapPieces = Callable[[Callable[[list[Piece]], list["TraceFile"]], list[Span], Callable[[Span], Piece]],
+                     list["TraceFile"]]
+
 
 @dataclass(frozen=True)
 class TraceEntry:
     line: int        # 1-based line of traces.jsonl
     position: int    # index in that line's traces[]
-    trace: object    # the parsed trace (untrusted: any JSON value)
+    trace: Any       # the parsed trace (untrusted: any JSON value, indexed only once schema-valid)
     digest: str      # SHA-256 of its canonical JSON
 
     @property
@@ -54,14 +64,14 @@ class TraceFile:
     path: Path
     sha256: str = ""
     size: int = 0
-    episodes: list[tuple[int, object]] = field(default_factory=list)  # (line, parsed Episode)
+    episodes: list[tuple[int, Any]] = field(default_factory=list)  # (line, parsed Episode)
     entries: list[TraceEntry] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     data: bytes | None = None  # the raw bytes, when asked for (sealing copies exactly what it hashed)
-    episode_checks: list | None = None  # check_episodes(episodes), when asked for (one per episode)
+    episode_checks: list[Any] | None = None  # check_episodes(episodes), when asked for (one per episode)
 
 
-def describe_task(trace) -> str:
+def describe_task(trace: Any) -> str:
     """A short, safe label for a trace: its task id if it has a sane one."""
     try:
         tid = trace["info"]["environment"]["task_id"]
@@ -109,8 +119,8 @@ def read_trace_file(path: Path, keep_bytes: bool = False, member: bool = False) 
     return result
 
 
-def parse_trace_bytes(path: Path, data: bytes, sha256: str | None = None, map_pieces=None,
-                      check_episodes=None) -> TraceFile:
+def parse_trace_bytes(path: Path, data: bytes, sha256: str | None = None, map_pieces: MapPieces | None = None,
+                      check_episodes: CheckEpisodes | None = None) -> TraceFile:
     """Parses the bytes of a whole traces file (``sha256``: their digest, if already
     computed), exactly as ``read_trace_file`` would parse that file.
 
@@ -128,7 +138,7 @@ def parse_trace_bytes(path: Path, data: bytes, sha256: str | None = None, map_pi
         if check_episodes is not None:
             result.episode_checks = check_episodes(result.episodes)
     else:
-        def prepare(piece: tuple[int, int, int]) -> tuple:
+        def prepare(piece: Span) -> Piece:
             first, start, stop = piece
             raw = None if stop < 0 else data[start:stop]  # an over-long line is not sent
             return path, first, raw, check_episodes
@@ -137,7 +147,7 @@ def parse_trace_bytes(path: Path, data: bytes, sha256: str | None = None, map_pi
             result.episodes += part.episodes
             result.entries += part.entries
             result.problems += part.problems
-            if result.episode_checks is not None:
+            if result.episode_checks is not None and part.episode_checks is not None:
                 result.episode_checks += part.episode_checks
     _finish(result)
     return result
@@ -146,10 +156,11 @@ def parse_trace_bytes(path: Path, data: bytes, sha256: str | None = None, map_pi
 PIECE_BYTES = 1 << 20  # a piece of the file parsed elsewhere: ~1 MiB of whole lines
 
 
-def _pieces(data: bytes, size: int) -> list[tuple[int, int, int]]:
+def _pieces(data: bytes, size: int) -> list[Span]:
     """(number of its first line, start, stop) of consecutive pieces of whole lines of
     about ``size`` bytes; a line over MAX_LINE_BYTES is a piece of its own with stop -1."""
-    pieces, start, number, end = [], 0, 0, len(data)
+    pieces: list[Span] = []
+    start, number, end = 0, 0, len(data)
     piece_start, piece_first = 0, 1
     while start < end:
         stop = data.find(b"\n", start)
@@ -169,7 +180,7 @@ def _pieces(data: bytes, size: int) -> list[tuple[int, int, int]]:
     return pieces
 
 
-def parse_pieces(items: list[tuple]) -> list[TraceFile]:
+def parse_pieces(items: list[Piece]) -> list[TraceFile]:
     """Each (path, number of its first line, bytes of whole lines or None for one
     over-long line, check_episodes or None), parsed as `parse_trace_bytes` parses a file
     (without the whole file's digest, size or emptiness check)."""

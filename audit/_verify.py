@@ -1,20 +1,29 @@
-"""`audit verify`: one check per step of the chain of trust, each failing closed.
+"""`audit verify`: the chain of trust, declared once as a sequence of steps.
 
-The order follows what each step is allowed to trust (as in TUF's or sigstore's
-verifiers): nothing in the archive is believed until one of the envelope's signatures
-verifies under the key the evaluator pinned; then only the signed payload is parsed,
-as an in-toto Statement whose predicate is the manifest (``manifest.toml`` on disk is
-merely checked against the Statement: its subject digest and its content); then the
-traces file must be
-the one the manifest names -- first its size and SHA-256, reading no more than the
-sealed size plus one byte and parsing nothing unless both match, then trace by trace;
-only then are traces read as data. Archive members are opened without following
-symbolic links and must be regular files. When a
-step of that chain fails, the steps that would have relied on it are reported as
-skipped, naming the failed step, instead of being run on untrusted input. Checks that
-only read authenticated data (identity, rescoring, summary, coverage, split labels,
-private seeds) all run, so one report lists every problem. Any unexpected exception
-inside a check becomes a failure of that check, never a traceback and never a pass.
+The order follows what each step is allowed to trust (as in TUF's trusted metadata
+set or sigstore's verifier): nothing in the archive is believed until one of the
+envelope's signatures verifies under the key the evaluator pinned; then only the
+signed payload is parsed, as an in-toto Statement whose predicate is the manifest
+(``manifest.toml`` on disk is merely checked against the Statement: its subject digest
+and its content); then the traces file must be the one the manifest names -- first its
+size and SHA-256, reading no more than the sealed size plus one byte and parsing
+nothing unless both match, then trace by trace; only then are traces read as data.
+Archive members are opened without following symbolic links and must be regular files.
+
+`CHAIN` declares every step: its name and title, the steps it ``requires`` (they must
+have passed), the steps whose artefact it ``reads`` (they must have produced it, even
+if they then failed: the payload type is read from an envelope whose signature did not
+verify), and the reason its dependents give when it does not pass. Each step's check
+method says in its docstring what passing proves. Skips are derived from that
+declaration alone, never decided by the step code: a step whose prerequisite did not
+pass is reported skipped, naming the step that failed (``Check.blocked_by``), instead
+of being run on untrusted input. Checks that only read authenticated data (identity,
+rescoring, summary, coverage, split labels, private seeds) require nothing of each
+other and all run, so one report lists every problem. Any unexpected exception inside
+a check becomes a failure of that check, never a traceback and never a pass.
+
+Reading archive members (``read_*`` below) is kept apart from the checks: it is where
+the bounds on hostile files live (size caps, no links, the sealed size plus one byte).
 
 With ``jobs`` > 1 the costly work runs in ``jobs`` worker processes (``_parallel.py``),
 with the same report byte for byte but for the seconds: they are forked once the
@@ -28,12 +37,16 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import inspect
 import os
 import time
 import traceback
 from collections import Counter, defaultdict, deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
+from typing import IO, Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
@@ -55,30 +68,68 @@ from ._labels import (
 from ._manifest import MANIFEST_NAME, ManifestError, build_part, jsonable, loads, summarize
 from ._parallel import Workers, rescore_all
 from ._rescore import BUDGET_EXTENSION
-from ._schemas import EPISODE, STATEMENT, error_lines, schema_errors
+from ._schemas import EPISODE, STATEMENT, SchemaError, error_lines, schema_errors
 from ._tracefile import TRACES_NAME, TraceEntry, TraceFile, parse_trace_bytes
 
-PASSED, FAILED, SKIPPED = "passed", "failed", "skipped"
 V1_MESSAGE = ("made by environment 0.1.x (manifest v1): verify it with that release "
               "(pip install 'redaction-pressure==0.1.*')")
 MAX_DETAILS = 200
 _CHUNK = 1 << 20
 
 
+class Status(StrEnum):
+    """A check's result. Its value is what the JSON report says."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    SKIPPED = "skipped"  # not run (a prerequisite did not pass), or nothing to check
+
+
+PASSED, FAILED, SKIPPED = Status.PASSED, Status.FAILED, Status.SKIPPED
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a check found. ``not_checked``: skipped although the archive asks for the
+    check (the evaluator did not supply what it needs), which the verdict line names.
+    ``blocks``: why the steps that require this one are not run, when this outcome
+    says more than the step's declared reason (an archive of another format)."""
+
+    status: Status
+    summary: str
+    details: list[str] = field(default_factory=list)
+    not_checked: bool = False
+    blocks: str | None = None
+
+
+def passed(summary: str, details: list[str] | None = None) -> Outcome:
+    return Outcome(PASSED, summary, details or [])
+
+
+class CheckFailed(Exception):
+    """Raised inside a check to fail it with a summary and details."""
+
+    def __init__(self, summary: str, details: list[str] | None = None, blocks: str | None = None):
+        super().__init__(summary)
+        self.summary, self.details, self.blocks = summary, details or [], blocks
+
+
 @dataclass
 class Check:
     name: str
     title: str
-    status: str
+    status: Status
     summary: str
     details: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    not_checked: bool = False   # see Outcome.not_checked
+    blocked_by: str | None = None  # skipped: the step whose failure stopped this one
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         shown = self.details[:MAX_DETAILS]
         if len(self.details) > MAX_DETAILS:
             shown.append(f"... and {len(self.details) - MAX_DETAILS} more")
-        return {"name": self.name, "title": self.title, "status": self.status, "summary": self.summary,
+        return {"name": self.name, "title": self.title, "status": self.status.value, "summary": self.summary,
                 "details": shown, "seconds": round(self.seconds, 6)}
 
 
@@ -87,8 +138,8 @@ class Report:
     archive: str
     pinned_key_id: str
     checks: list[Check]
-    manifest: dict | None = None  # set once authenticated and schema-valid
-    coverage: dict | None = None  # computed from the sealed traces, once they are readable
+    manifest: dict[str, Any] | None = None  # set once authenticated and schema-valid
+    coverage: dict[str, Any] | None = None  # computed from the sealed traces, once they are readable
     time_dependent: int = 0       # recorded time-outs this machine finishes (see _rescore)
     budget_extended: int = 0      # traces reproduced only with the budget extended
     jobs: int = 1
@@ -106,7 +157,7 @@ class Report:
         return next(c for c in self.checks if c.name == name)
 
     @property
-    def task_params(self) -> dict | None:
+    def task_params(self) -> dict[str, Any] | None:
         return self.manifest["task_params"] if self.manifest else None
 
     @property
@@ -115,10 +166,11 @@ class Report:
         standard benchmark, even if every check passed); None when unknown."""
         return None if self.manifest is None else is_standard(self.manifest["task_params"])
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         m = self.manifest or {}
         return {
-            "archive": self.archive, "verdict": FAILED if self.failed else PASSED, "exit_code": self.exit_code,
+            "archive": self.archive, "verdict": FAILED.value if self.failed else PASSED.value,
+            "exit_code": self.exit_code,
             "pinned_key_id": self.pinned_key_id,
             "split": m.get("split", {}).get("name"), "label": m.get("summary", {}).get("label"),
             "task_params": self.task_params, "standard_task_params": self.standard_task_params,
@@ -135,98 +187,168 @@ class Report:
         }
 
 
-class _Failed(Exception):
-    """Raised inside a check to fail it with a summary and details."""
+@dataclass(frozen=True)
+class Step:
+    """One link of the chain. ``requires``: steps that must have passed. ``reads``: steps
+    whose artefact this one reads, which must exist even if that step then failed.
+    ``blocks``: why the steps requiring this one are not run when it does not pass.
+    ``unread``: why the steps reading it are not run when it produced nothing.
+    ``then``: run once this step has passed, outside its timing."""
 
-    def __init__(self, summary: str, details: list[str] | None = None):
-        super().__init__(summary)
-        self.summary, self.details = summary, details or []
+    name: str
+    title: str
+    check: Callable[[_Verifier], Outcome]
+    requires: tuple[str, ...] = ()
+    reads: tuple[str, ...] = ()
+    blocks: str = ""
+    unread: str = ""
+    then: Callable[[_Verifier], None] | None = None
+
+    @property
+    def proves(self) -> str:
+        """What passing this step establishes (its check's docstring)."""
+        return inspect.getdoc(self.check) or ""
 
 
-TITLES = {
-    "signature": "signature under the pinned key",
-    "payload-type": "payload type",
-    "manifest-schema": "in-toto Statement and manifest-v2 schema",
-    "manifest-file": "manifest.toml is the signed subject and predicate",
-    "trace-digests": "traces file and per-trace digests",
-    "trace-schemas": "trace schemas",
-    "identity": "identity against the installed build",
-    "rescoring": "rewards recomputed from replies",
-    "summary": "summary scores against the traces",
-    "coverage": "tasks and rollouts covered",
-    "split-labels": "split labels against commitments",
-    "private-seeds": "private seed derivation",
-}
+# -- reading archive members (bounded; every refusal is a failure of the calling check) --
+
+def read_envelope(archive: Path) -> bytes:
+    """The envelope's bytes, at most ``MAX_ENVELOPE_BYTES`` of them."""
+    try:
+        data = read_member(archive / _dsse.ENVELOPE_NAME, _dsse.MAX_ENVELOPE_BYTES)
+    except MemberError as exc:
+        if exc.missing:
+            raise CheckFailed(f"no {_dsse.ENVELOPE_NAME} in the archive: it is unsigned or its signature was "
+                              "removed") from None
+        raise CheckFailed(str(exc)) from None
+    if len(data) > _dsse.MAX_ENVELOPE_BYTES:
+        raise CheckFailed(f"{_dsse.ENVELOPE_NAME} is larger than {_dsse.MAX_ENVELOPE_BYTES} bytes (not parsed)")
+    return data
+
+
+def read_manifest_copy(archive: Path, limit: int) -> bytes:
+    """``manifest.toml``'s bytes, refused past ``limit`` (it is only a copy of the signed
+    predicate, so it cannot legitimately be much larger)."""
+    try:
+        data = read_member(archive / MANIFEST_NAME, limit)
+    except MemberError as exc:
+        raise CheckFailed(f"{exc} (the signed predicate is used)") from None
+    if len(data) > limit:
+        raise CheckFailed(f"{MANIFEST_NAME} is larger than {limit} bytes, far larger than the signed predicate: it "
+                          f"was replaced after sealing (not read further; the signed predicate is used)")
+    return data
+
+
+def read_sealed_file(path: Path, sealed_bytes: int, sealed_sha256: str) -> bytes:
+    """The file's bytes if they are exactly the sealed size and SHA-256. Otherwise fails,
+    having read at most ``sealed_bytes`` + 1 bytes and parsed nothing: a replaced file
+    costs the evaluator no more than the sealed one would, whatever its size or
+    content (a sparse file of terabytes is refused by its size before any read)."""
+    h, chunks, size = hashlib.sha256(), [], 0
+    try:
+        with open_member(path) as f:
+            on_disk = _size_of(f)
+            if on_disk != sealed_bytes:
+                raise CheckFailed(f"{TRACES_NAME} is {on_disk} bytes; the manifest sealed {sealed_bytes} "
+                                  f"(the file was replaced or changed after sealing; not read)")
+            while size <= sealed_bytes:  # the file may grow while read: never past sealed + 1
+                chunk = f.read(min(_CHUNK, sealed_bytes + 1 - size))
+                if not chunk:
+                    break
+                h.update(chunk)
+                chunks.append(chunk)
+                size += len(chunk)
+    except MemberError as exc:
+        raise CheckFailed(f"{TRACES_NAME} is missing from the archive" if exc.missing else str(exc)) from None
+    if size != sealed_bytes:
+        raise CheckFailed(f"{TRACES_NAME} changed size while being read ({'more than ' if size > sealed_bytes else ''}"
+                          f"{size} bytes; the manifest sealed {sealed_bytes}); not parsed")
+    digest = h.hexdigest()
+    if digest != sealed_sha256:
+        raise CheckFailed(f"{TRACES_NAME} has SHA-256 {digest}; the manifest sealed {sealed_sha256}: it was changed "
+                          f"after sealing (not parsed, so the changed traces are not named)")
+    return b"".join(chunks)
+
+
+def _size_of(f: IO[bytes]) -> int:
+    return os.fstat(f.fileno()).st_size
 
 
 class _Verifier:
-    def __init__(self, archive: Path, public_key: Ed25519PublicKey, secret: bytes | None, jobs: int):
+    """The state one verification builds up, step by step: each artefact is set by the
+    step that established it, and read only by the steps that require or read that one."""
+
+    def __init__(self, archive: Path, public_key: Ed25519PublicKey, secret: bytes | None, jobs: int,
+                 chain: Sequence[Step] | None = None):
         self.archive, self.public_key, self.secret, self.jobs = archive, public_key, secret, jobs
-        self.statement: dict | None = None
-        self.coverage: dict | None = None
+        self.chain: Sequence[Step] = CHAIN if chain is None else chain
+        self.checks: list[Check] = []
+        self.produced: set[str] = set()          # steps whose artefact exists (passed, or got that far)
+        self.block_reasons: dict[str, str] = {}  # step that did not pass -> why its dependents are not run
+        self.envelope: _dsse.Envelope | None = None
+        self.statement: dict[str, Any] | None = None
+        self.manifest: dict[str, Any] | None = None
+        self.tracefile: TraceFile | None = None
+        self.coverage: dict[str, Any] | None = None
         self.time_dependent = self.budget_extended = 0
         self.manifest_v1 = False
-        self.checks: list[Check] = []
-        self.envelope: _dsse.Envelope | None = None
-        self.manifest: dict | None = None
-        self.tracefile: TraceFile | None = None
         self.workers = Workers(jobs)
 
-    # -- plumbing --------------------------------------------------------------------
-    def _run(self, name: str, fn) -> bool:
-        start = time.perf_counter()
-        try:
-            status, summary, details = fn()
-        except _Failed as exc:
-            status, summary, details = FAILED, exc.summary, exc.details
-        except Exception as exc:  # noqa: BLE001 - fail closed on anything unexpected
-            last = traceback.extract_tb(exc.__traceback__)[-1]
-            status, summary, details = FAILED, "internal error while checking (treated as a failure)", [
-                f"{type(exc).__name__}: {str(exc)[:300]} (at {Path(last.filename).name}:{last.lineno})"]
-        self.checks.append(Check(name, TITLES[name], status, summary, details, time.perf_counter() - start))
-        return status != FAILED
-
-    def _skip(self, names: list[str], reason: str) -> None:
-        for name in names:
-            self.checks.append(Check(name, TITLES[name], SKIPPED, f"not run: {reason}"))
-
-    # -- the chain -------------------------------------------------------------------
+    # -- running the declared chain ---------------------------------------------------------
     def run(self) -> Report:
         try:
-            return self._chain()
+            for step in self.chain:
+                blocker = self._blocker(step)
+                if blocker is not None:
+                    root, reason = blocker
+                    self.checks.append(Check(step.name, step.title, SKIPPED, f"not run: {reason}", blocked_by=root))
+                    self.block_reasons[step.name] = reason
+                elif self._run(step) and step.then is not None:
+                    step.then(self)
+            return self._report()
         finally:
             self.workers.close()
 
-    def _chain(self) -> Report:
-        signed = self._run("signature", self._signature)
-        if self.envelope is not None:
-            signed = self._run("payload-type", self._payload_type) and signed
-        else:
-            self._skip(["payload-type"], "the envelope could not be read")
-        rest = ["manifest-schema", "manifest-file", "trace-digests", "trace-schemas", "identity", "rescoring",
-                "summary", "coverage", "split-labels", "private-seeds"]
-        if self.manifest_v1:
-            self._skip(rest, V1_MESSAGE)
-            return self._report()
-        if not signed:
-            self._skip(rest, "the manifest is not authenticated (see signature / payload type)")
-            return self._report()
-        if not self._run("manifest-schema", self._manifest_schema):
-            self._skip(rest[1:], "the signed payload is not a valid Statement of a manifest-v2")
-            return self._report()
-        self._start_workers()
-        self._run("manifest-file", self._manifest_file)
-        if not self._run("trace-digests", self._trace_digests):
-            self._skip(rest[3:], "traces.jsonl is not the sealed traces file")
-            return self._report()
-        if not self._run("trace-schemas", self._trace_schemas):
-            self._skip(rest[4:], "some traces are not schema-valid")
-            return self._report()
-        for name in rest[4:]:
-            self._run(name, getattr(self, "_" + name.replace("-", "_")))
-        return self._report()
+    def _blocker(self, step: Step) -> tuple[str, str] | None:
+        """(the failed step, the reason) that keeps ``step`` from running, or None. Of
+        several prerequisites that did not pass, the nearest one speaks; one that was
+        itself skipped passes on what stopped it."""
+        for name in step.reads:
+            if name not in self.produced:
+                return name, self._step(name).unread
+        done = {c.name: c for c in self.checks}
+        unmet = [name for name in step.requires if done[name].status != PASSED]
+        if not unmet:
+            return None
+        nearest = done[max(unmet, key=self._index)]
+        root = nearest.blocked_by or nearest.name
+        return root, self.block_reasons[root]
 
-    def _start_workers(self) -> None:
+    def _step(self, name: str) -> Step:
+        return next(s for s in self.chain if s.name == name)
+
+    def _index(self, name: str) -> int:
+        return next(i for i, s in enumerate(self.chain) if s.name == name)
+
+    def _run(self, step: Step) -> bool:
+        start = time.perf_counter()
+        try:
+            outcome = step.check(self)
+        except CheckFailed as exc:
+            outcome = Outcome(FAILED, exc.summary, exc.details, blocks=exc.blocks)
+        except Exception as exc:  # noqa: BLE001 - fail closed on anything unexpected
+            last = traceback.extract_tb(exc.__traceback__)[-1]
+            outcome = Outcome(FAILED, "internal error while checking (treated as a failure)", [
+                f"{type(exc).__name__}: {str(exc)[:300]} (at {Path(last.filename).name}:{last.lineno})"])
+        self.checks.append(Check(step.name, step.title, outcome.status, outcome.summary, outcome.details,
+                                 time.perf_counter() - start, not_checked=outcome.not_checked))
+        if outcome.status == PASSED:
+            self.produced.add(step.name)
+        else:
+            self.block_reasons[step.name] = outcome.blocks or step.blocks
+        return outcome.status == PASSED
+
+    def start_workers(self) -> None:
         """Forks the ``jobs`` workers (they start their scan workers) while this process
         reads the traces: only once the manifest is authenticated, and before any trace
         is read, so they hold no trace data but their chunks'. A failure here is not
@@ -238,140 +360,132 @@ class _Verifier:
                 self.workers.close()
             self.workers = Workers(self.jobs)
 
-    def _map_pieces(self, fn, items: list, prepare) -> list:
+    def _map_pieces(self, fn: Callable[[list[Any]], list[Any]], items: list[Any],
+                    prepare: Callable[[Any], Any]) -> list[Any]:
         return self.workers.map(fn, items, prepare=prepare, min_chunk=1, max_chunk=1)
 
     def _report(self) -> Report:
         return Report(str(self.archive), keyid(self.public_key), self.checks, self.manifest, self.coverage,
                       self.time_dependent, self.budget_extended, self.jobs, self.manifest_v1)
 
+    # -- artefacts, for the steps that declared they need them ----------------------------
+    @property
+    def _envelope(self) -> _dsse.Envelope:
+        if self.envelope is None:  # a declaration bug: fails the check, closed
+            raise RuntimeError("read before the signature step produced it")
+        return self.envelope
+
+    @property
+    def _manifest(self) -> dict[str, Any]:
+        if self.manifest is None:  # a declaration bug: fails the check, closed
+            raise RuntimeError("read before manifest-schema passed")
+        return self.manifest
+
+    @property
+    def _signed_statement(self) -> dict[str, Any]:
+        if self.statement is None:  # a declaration bug: fails the check, closed
+            raise RuntimeError("read before manifest-schema passed")
+        return self.statement
+
+    @property
+    def _tracefile(self) -> TraceFile:
+        if self.tracefile is None:  # a declaration bug: fails the check, closed
+            raise RuntimeError("read before trace-digests passed")
+        return self.tracefile
+
     @property
     def _entries(self) -> list[TraceEntry]:
-        return self.tracefile.entries
+        return self._tracefile.entries
 
-    # -- (a) signature ------------------------------------------------------------------
-    def _signature(self):
-        path = self.archive / _dsse.ENVELOPE_NAME
+    # -- the checks, in chain order -----------------------------------------------------
+    def check_signature(self) -> Outcome:
+        """One of the envelope's signatures verifies under the pinned key, over PAE of its
+        payload type and payload: the signed payload is the pinned key holder's."""
+        data = read_envelope(self.archive)
         try:
-            data = read_member(path, _dsse.MAX_ENVELOPE_BYTES)
-        except MemberError as exc:
-            if exc.missing:
-                raise _Failed(f"no {_dsse.ENVELOPE_NAME} in the archive: it is unsigned or its signature was "
-                              "removed") from None
-            raise _Failed(str(exc)) from None
-        if len(data) > _dsse.MAX_ENVELOPE_BYTES:
-            raise _Failed(f"{_dsse.ENVELOPE_NAME} is larger than {_dsse.MAX_ENVELOPE_BYTES} bytes (not parsed)")
-        try:
-            self.envelope = _dsse.parse(data)
+            self.envelope = _dsse.Envelope.parse(data)
         except _dsse.EnvelopeError as exc:
-            raise _Failed("the envelope is not a well-formed DSSE envelope", exc.reasons) from None
+            raise CheckFailed("the envelope is not a well-formed DSSE envelope", exc.reasons) from None
         del data
-        reason = _dsse.verify(self.envelope, self.public_key)
-        if reason:
-            raise _Failed(reason)
+        self.produced.add("signature")  # a readable envelope, whether or not a signature verifies
+        try:
+            self.envelope.verify(self.public_key)
+        except _dsse.SignatureError as exc:
+            raise CheckFailed(str(exc)) from None
         n = len(self.envelope.signatures)
         of = f" (of {n} signatures; the others are not checked)" if n > 1 else ""
-        return PASSED, f"a valid Ed25519 signature by the pinned key {keyid(self.public_key)}{of}", []
+        return passed(f"a valid Ed25519 signature by the pinned key {keyid(self.public_key)}{of}")
 
-    # -- (b) payload type ---------------------------------------------------------------
-    def _payload_type(self):
-        got = self.envelope.payload_type
+    def check_payload_type(self) -> Outcome:
+        """The signed payload type is an in-toto Statement's: what was signed is meant to
+        be read as this release's manifest (and not, say, a manifest-v1 of 0.1.x)."""
+        got = self._envelope.payload_type
         if got == _dsse.V1_PAYLOAD_TYPE:
             self.manifest_v1 = True
-            raise _Failed(f"this archive is {V1_MESSAGE}; this release reads manifest v2 (an in-toto Statement "
-                          f"under {_dsse.PAYLOAD_TYPE})")
+            raise CheckFailed(f"this archive is {V1_MESSAGE}; this release reads manifest v2 (an in-toto Statement "
+                              f"under {_dsse.PAYLOAD_TYPE})", blocks=V1_MESSAGE)
         if got != _dsse.PAYLOAD_TYPE:
-            raise _Failed(f"payload type {got[:200]!r} is not {_dsse.PAYLOAD_TYPE!r}: the signed document is "
-                          f"not an in-toto Statement of a redaction-pressure run")
-        return PASSED, f"{_dsse.PAYLOAD_TYPE} (in-toto Statement)", []
+            raise CheckFailed(f"payload type {got[:200]!r} is not {_dsse.PAYLOAD_TYPE!r}: the signed document is "
+                              f"not an in-toto Statement of a redaction-pressure run")
+        return passed(f"{_dsse.PAYLOAD_TYPE} (in-toto Statement)")
 
-    # -- (c) Statement and manifest schema ------------------------------------------------
-    def _manifest_schema(self):
+    def check_manifest_schema(self) -> Outcome:
+        """The authenticated payload is a schema-valid in-toto Statement whose predicate is
+        a manifest-v2 and whose traces subject is the digest the predicate seals: from
+        here on the manifest is trusted data."""
         try:
-            statement = _statement.loads(self.envelope.payload)
+            statement = _statement.loads(self._envelope.payload)
         except _statement.StatementError as exc:
-            raise _Failed(str(exc)) from None
+            raise CheckFailed(str(exc)) from None
         errors = schema_errors(STATEMENT, statement, limit=MAX_DETAILS)
         if errors:
-            raise _Failed(f"the signed Statement has {'at least ' if errors.truncated else ''}{len(errors)} schema "
-                          f"error(s) (statement-v2: an in-toto Statement v1 of predicate type "
-                          f"{_statement.PREDICATE_TYPE} whose predicate is a manifest-v2)", error_lines(errors))
+            raise CheckFailed(f"the signed Statement has {'at least ' if errors.truncated else ''}{len(errors)} "
+                              f"schema error(s) (statement-v2: an in-toto Statement v1 of predicate type "
+                              f"{_statement.PREDICATE_TYPE} whose predicate is a manifest-v2)", error_lines(errors))
         manifest = statement["predicate"]
         subjects = _statement.subject_digests(statement)
         if subjects[TRACES_NAME] != manifest["traces_file"]["sha256"]:
-            raise _Failed(f"the Statement's subject {TRACES_NAME} has SHA-256 {subjects[TRACES_NAME]}, but its "
-                          f"predicate seals {manifest['traces_file']['sha256']}: "
-                          "the signed document contradicts itself")
+            raise CheckFailed(f"the Statement's subject {TRACES_NAME} has SHA-256 {subjects[TRACES_NAME]}, but its "
+                              f"predicate seals {manifest['traces_file']['sha256']}: "
+                              "the signed document contradicts itself")
         self.statement, self.manifest = statement, manifest
-        return PASSED, (f"in-toto Statement v1, {_statement.PREDICATE_TYPE}, manifest-v2, split "
-                        f"{manifest['split']['name']}, run {manifest['run_id']}"), []
+        return passed(f"in-toto Statement v1, {_statement.PREDICATE_TYPE}, manifest-v2, split "
+                      f"{manifest['split']['name']}, run {manifest['run_id']}")
 
-    # -- manifest.toml is only a copy -------------------------------------------------------
-    def _manifest_file(self):
-        path = self.archive / MANIFEST_NAME
-        sealed = _statement.subject_digests(self.statement)[MANIFEST_NAME]
-        limit = 2 * len(self.envelope.payload) + 4096  # TOML of the predicate is about its JSON's size
-        try:
-            on_disk = read_member(path, limit)
-        except MemberError as exc:
-            raise _Failed(f"{exc} (the signed predicate is used)") from None
-        if len(on_disk) > limit:
-            raise _Failed(f"{MANIFEST_NAME} is larger than {limit} bytes, far larger than the signed predicate: it "
-                          f"was replaced after sealing (not read further; the signed predicate is used)")
+    def check_manifest_file(self) -> Outcome:
+        """``manifest.toml`` is the signed subject and says exactly what the signed
+        predicate says. Nothing relies on it (the predicate is used), so its failure
+        skips nothing: a reader of the archive's TOML would be misled."""
+        sealed = _statement.subject_digests(self._signed_statement)[MANIFEST_NAME]
+        limit = 2 * len(self._envelope.payload) + 4096  # TOML of the predicate is about its JSON's size
+        on_disk = read_manifest_copy(self.archive, limit)
         digest = hashlib.sha256(on_disk).hexdigest()
         if digest != sealed:
-            raise _Failed(f"{MANIFEST_NAME} has SHA-256 {digest}, the signed Statement's subject says {sealed}: it "
-                          f"was edited after sealing (only the signed predicate is trusted)")
+            raise CheckFailed(f"{MANIFEST_NAME} has SHA-256 {digest}, the signed Statement's subject says {sealed}: "
+                              f"it was edited after sealing (only the signed predicate is trusted)")
         try:
             content = jsonable(loads(on_disk))
         except ManifestError as exc:
-            raise _Failed(f"{MANIFEST_NAME} is the signed subject but not readable: {exc}") from None
-        if content != self.manifest:
-            keys = sorted(k for k in set(content) | set(self.manifest) if content.get(k) != self.manifest.get(k))
-            raise _Failed(f"{MANIFEST_NAME} (signed as a subject) does not say what the signed predicate says",
-                          [f"differs at {', '.join(keys[:20])}"])
-        return PASSED, "the Statement's subject (SHA-256), and parses to exactly the signed predicate", []
+            raise CheckFailed(f"{MANIFEST_NAME} is the signed subject but not readable: {exc}") from None
+        manifest = self._manifest
+        if content != manifest:
+            keys = sorted(k for k in set(content) | set(manifest) if content.get(k) != manifest.get(k))
+            raise CheckFailed(f"{MANIFEST_NAME} (signed as a subject) does not say what the signed predicate says",
+                              [f"differs at {', '.join(keys[:20])}"])
+        return passed("the Statement's subject (SHA-256), and parses to exactly the signed predicate")
 
-    # -- (d) digests --------------------------------------------------------------------
-    def _read_sealed_file(self, path: Path, sealed_bytes: int, sealed_sha256: str) -> bytes:
-        """The file's bytes if they are exactly the sealed size and SHA-256. Otherwise fails,
-        having read at most ``sealed_bytes`` + 1 bytes and parsed nothing: a replaced file
-        costs the evaluator no more than the sealed one would, whatever its size or
-        content (a sparse file of terabytes is refused by its size before any read)."""
-        h, chunks, size = hashlib.sha256(), [], 0
-        try:
-            with open_member(path) as f:
-                on_disk = _size_of(f)
-                if on_disk != sealed_bytes:
-                    raise _Failed(f"{TRACES_NAME} is {on_disk} bytes; the manifest sealed {sealed_bytes} "
-                                  f"(the file was replaced or changed after sealing; not read)")
-                while size <= sealed_bytes:  # the file may grow while read: never past sealed + 1
-                    chunk = f.read(min(_CHUNK, sealed_bytes + 1 - size))
-                    if not chunk:
-                        break
-                    h.update(chunk)
-                    chunks.append(chunk)
-                    size += len(chunk)
-        except MemberError as exc:
-            raise _Failed(f"{TRACES_NAME} is missing from the archive" if exc.missing else str(exc)) from None
-        if size != sealed_bytes:
-            raise _Failed(f"{TRACES_NAME} changed size while being read ({'more than ' if size > sealed_bytes else ''}"
-                          f"{size} bytes; the manifest sealed {sealed_bytes}); not parsed")
-        digest = h.hexdigest()
-        if digest != sealed_sha256:
-            raise _Failed(f"{TRACES_NAME} has SHA-256 {digest}; the manifest sealed {sealed_sha256}: it was changed "
-                          f"after sealing (not parsed, so the changed traces are not named)")
-        return b"".join(chunks)
-
-    def _trace_digests(self):
-        m = self.manifest
+    def check_trace_digests(self) -> Outcome:
+        """``traces.jsonl`` is byte for byte the sealed file (size, then SHA-256, before any
+        parsing), and its traces are the manifest's list, in order: the traces are
+        authenticated data."""
+        m = self._manifest
         sealed = m["traces_file"]
-        data = self._read_sealed_file(self.archive / TRACES_NAME, sealed["bytes"], sealed["sha256"])
-        if self.workers.parallel:  # parsed, and schema-checked, in the workers (see _trace_schemas)
-            tf = parse_trace_bytes(self.archive / TRACES_NAME, data, sealed["sha256"], self._map_pieces,
-                                   episode_errors)
+        path = self.archive / TRACES_NAME
+        data = read_sealed_file(path, sealed["bytes"], sealed["sha256"])
+        if self.workers.parallel:  # parsed, and schema-checked, in the workers (see check_trace_schemas)
+            tf = parse_trace_bytes(path, data, sealed["sha256"], self._map_pieces, episode_errors)
         else:
-            tf = parse_trace_bytes(self.archive / TRACES_NAME, data, sealed["sha256"])
+            tf = parse_trace_bytes(path, data, sealed["sha256"])
         self.tracefile = tf
         del data
         problems = [f"{TRACES_NAME} {p}" for p in tf.problems[:MAX_DETAILS]]
@@ -382,19 +496,23 @@ class _Verifier:
         if counts["traces"] != len(m["traces"]):
             problems.append(f"the manifest counts {counts['traces']} traces but lists {len(m['traces'])}")
         if counts["episodes"] != len(tf.episodes):
-            problems.append(f"the manifest counts {counts['episodes']} episodes; {TRACES_NAME} has {len(tf.episodes)}")
+            problems.append(f"the manifest counts {counts['episodes']} episodes; {TRACES_NAME} has "
+                            f"{len(tf.episodes)}")
         if problems:
-            raise _Failed("the traces are not the sealed ones", problems)
-        return (PASSED, f"{TRACES_NAME} ({sealed['bytes']} bytes, SHA-256) and all {len(tf.entries)} "
-                        "trace digests match the manifest", [])
+            raise CheckFailed("the traces are not the sealed ones", problems)
+        return passed(f"{TRACES_NAME} ({sealed['bytes']} bytes, SHA-256) and all {len(tf.entries)} "
+                      "trace digests match the manifest")
 
-    # -- (e) trace schemas --------------------------------------------------------------
-    def _trace_schemas(self):
-        problems, truncated = [], False
-        per_episode = self.tracefile.episode_checks
+    def check_trace_schemas(self) -> Outcome:
+        """Every Episode line is schema-valid (episode-v1, trace-v1, identity-v1): the
+        checks that read traces as data may index them as the schemas promise."""
+        tf = self._tracefile
+        problems: list[str] = []
+        truncated = False
+        per_episode = tf.episode_checks
         if per_episode is None:
-            per_episode = self.workers.map(episode_errors, self.tracefile.episodes, min_chunk=8)
-        for (line, _), (errors, more) in zip(self.tracefile.episodes, per_episode, strict=True):
+            per_episode = self.workers.map(episode_errors, tf.episodes, min_chunk=8)
+        for (line, _), (errors, more) in zip(tf.episodes, per_episode, strict=True):
             room = MAX_DETAILS - len(problems)
             problems += [f"{TRACES_NAME}:{line} {e}" for e in errors[:room]]
             if more or len(errors) > room or len(problems) >= MAX_DETAILS:
@@ -404,12 +522,14 @@ class _Verifier:
             count = f"at least {len(problems)}" if truncated else f"{len(problems)}"
             if truncated:
                 problems.append(f"(stopped after {len(problems)} errors; there are more)")
-            raise _Failed(f"{count} schema error(s) in {TRACES_NAME}", problems)
-        return PASSED, f"{len(self.tracefile.episodes)} episode lines valid (episode-v1, trace-v1, identity-v1)", []
+            raise CheckFailed(f"{count} schema error(s) in {TRACES_NAME}", problems)
+        return passed(f"{len(tf.episodes)} episode lines valid (episode-v1, trace-v1, identity-v1)")
 
-    # -- (f) identity -------------------------------------------------------------------
-    def _identity(self):
-        archived, installed = self.manifest["identity"], build_identity()
+    def check_identity(self) -> Outcome:
+        """The archive was built by the installed build (same source digest and build
+        identity in the manifest and every trace), and every trace was scored with the
+        archive's task parameters: rescoring here can reproduce it."""
+        archived, installed = self._manifest["identity"], build_identity()
         problems = []
         summary = None
         for key in sorted(set(archived) | set(installed)):
@@ -418,7 +538,7 @@ class _Verifier:
                 if key == "source_digest":
                     summary = f"archive built by source digest {a}, installed build is {b}"
                 problems.append(f"{key}: archive has {a!r}, installed build has {b!r}")
-        params = self.manifest["task_params"]
+        params = self._manifest["task_params"]
         params_differ = 0
         for e in self._entries:
             env = e.trace["info"]["environment"]
@@ -431,18 +551,21 @@ class _Verifier:
             problems += [f"{e.where}: {p}" for p in found]
         if problems:
             if summary is None and params_differ:
-                summary = (f"{params_differ} of {len(self._entries)} traces were not scored with the archive's task "
-                           f"parameters ({describe_params(params)})")
-            raise _Failed(summary or "the archive was not produced by the installed build", problems)
+                summary = (f"{params_differ} of {len(self._entries)} traces were not scored with the archive's "
+                           f"task parameters ({describe_params(params)})")
+            raise CheckFailed(summary or "the archive was not produced by the installed build", problems)
         standard = "standard" if is_standard(params) else "NON-STANDARD: not the standard benchmark"
-        return PASSED, (f"same build: source digest {installed['source_digest']} "
-                        f"({installed['source_digest_algorithm']}); every trace scored with task parameters "
-                        f"{describe_params(params)} ({standard})"), []
+        return passed(f"same build: source digest {installed['source_digest']} "
+                      f"({installed['source_digest_algorithm']}); every trace scored with task parameters "
+                      f"{describe_params(params)} ({standard})")
 
-    # -- (g) rescoring ------------------------------------------------------------------
-    def _rescoring(self):
+    def check_rescoring(self) -> Outcome:
+        """Every trace's recorded reward and error codes are what scoring its recorded
+        reply gives here (time-outs this machine finishes are TIME-DEPENDENT, not failures)."""
         results = rescore_all([e.trace for e in self._entries], self.jobs, self.workers)
-        problems, bad, dependent, extended = [], 0, [], 0
+        problems: list[str] = []
+        bad, extended = 0, 0
+        dependent: list[str] = []
         for e, r in zip(self._entries, results, strict=True):
             bad += bool(r.problems)
             problems += [f"{e.where}: {p}" for p in r.problems]
@@ -451,7 +574,8 @@ class _Verifier:
             extended += r.extended and not r.problems
         self.time_dependent, self.budget_extended = len(dependent), extended
         if problems:
-            raise _Failed(f"{bad} of {len(self._entries)} traces do not reproduce their recorded rewards", problems)
+            raise CheckFailed(f"{bad} of {len(self._entries)} traces do not reproduce their recorded rewards",
+                              problems)
         notes = []
         if extended:
             notes.append(f"{extended} reproduced exactly with the budget extended {BUDGET_EXTENSION:g}x (this "
@@ -460,12 +584,12 @@ class _Verifier:
             notes.append(f"{len(dependent)} TIME-DEPENDENT: recorded a time-out (voided, reward 0) that this "
                          f"machine finishes; everything else matches")
         tail = f"; {'; '.join(notes)}" if notes else ""
-        return PASSED, f"all {len(self._entries)} traces reproduce their recorded rewards and error codes{tail}", [
-            f"time-dependent: {w}" for w in dependent]
+        return passed(f"all {len(self._entries)} traces reproduce their recorded rewards and error codes{tail}",
+                      [f"time-dependent: {w}" for w in dependent])
 
-    # -- summary ------------------------------------------------------------------------
-    def _summary(self):
-        m = self.manifest
+    def check_summary(self) -> Outcome:
+        """The manifest's summary scores and counts are the ones its traces give."""
+        m = self._manifest
         traces = [e.trace for e in self._entries]
         expected = summarize(traces, m["split"]["name"], m["task_params"])
         problems = [f"summary.{k}: manifest says {m['summary'].get(k)!r}, the traces give {v!r}"
@@ -475,72 +599,125 @@ class _Verifier:
             problems.append(f"counts.valid/invalid {counts['valid']}/{counts['invalid']} do not match the traces "
                             f"({len(traces) - expected['invalid']}/{expected['invalid']})")
         if problems:
-            raise _Failed("the manifest's summary is not the summary of its traces", problems)
+            raise CheckFailed("the manifest's summary is not the summary of its traces", problems)
         s = expected
         tasks = len({e.trace["info"]["environment"]["task_id"] for e in self._entries})
-        return PASSED, (f"{s['label']}: mean reward {s['mean_reward']:.4f} over {s['traces']} traces "
-                        f"of {tasks} distinct tasks, task parameters {describe_params(m['task_params'])} "
-                        f"(recall {s['mean_recall']:.4f}, precision {s['mean_precision']:.4f}, "
-                        f"clean {s['clean_rate']:.4f}, invalid {s['invalid']})"), []
+        return passed(f"{s['label']}: mean reward {s['mean_reward']:.4f} over {s['traces']} traces "
+                      f"of {tasks} distinct tasks, task parameters {describe_params(m['task_params'])} "
+                      f"(recall {s['mean_recall']:.4f}, precision {s['mean_precision']:.4f}, "
+                      f"clean {s['clean_rate']:.4f}, invalid {s['invalid']})")
 
-    # -- coverage -----------------------------------------------------------------------
-    def _coverage(self):
-        m = self.manifest
+    def check_coverage(self) -> Outcome:
+        """The manifest's coverage (tasks of the split, rollouts per task) is its traces'."""
+        m = self._manifest
         found = coverage_of(m["split"]["name"], trace_indices(e.trace for e in self._entries))
         self.coverage = found
         problems = [f"coverage.{k}: manifest says {str(m['coverage'].get(k))[:200]}, the traces give "
                     f"{str(v)[:200]}" for k, v in found.items() if m["coverage"].get(k) != v]
         if problems:
-            raise _Failed("the manifest's coverage is not its traces'", problems)
-        return PASSED, found["label"], []
+            raise CheckFailed("the manifest's coverage is not its traces'", problems)
+        return passed(found["label"])
 
-    # -- (h) split labels ---------------------------------------------------------------
-    def _split_labels(self):
-        m = self.manifest
+    def check_split_labels(self) -> Outcome:
+        """The split label is backed by its commitment and every trace's seed (public
+        seeds are the public range's; private seeds lie outside every public range)."""
+        m = self._manifest
         split, commitment = m["split"]["name"], m["split"]["commitment"]
         problems = manifest_problems(m)
         for e in self._entries:
             problems += [f"{e.where}: {p}" for p in trace_problems(e.trace, split, commitment)]
         if problems:
-            raise _Failed(f"the archive's split label {split!r} is not backed by its commitment and seeds", problems)
+            raise CheckFailed(f"the archive's split label {split!r} is not backed by its commitment and seeds",
+                              problems)
         what = ("seeds are the public range's" if split != "private_eval"
                 else "private commitment; seeds outside every public range")
-        return PASSED, f"{split}: {m['summary']['label']}; {what}", []
+        return passed(f"{split}: {m['summary']['label']}; {what}")
 
-    # -- (i) private seeds --------------------------------------------------------------
-    def _private_seeds(self):
-        m = self.manifest
+    def check_private_seeds(self) -> Outcome:
+        """With the private secret supplied: it is the committed one, and every revealed
+        seed derives from it. Without it a private archive's seeds are NOT CHECKED."""
+        m = self._manifest
         split, label = m["split"]["name"], m["summary"]["label"]
         if split != "private_eval":
             if self.secret is not None:
-                raise _Failed(f"a private secret was supplied, but this archive is split {split} ({label}): "
-                              f"it is not a private evaluation")
-            return SKIPPED, f"public split {split}: no private seeds (public seeds checked under split-labels)", []
+                raise CheckFailed(f"a private secret was supplied, but this archive is split {split} ({label}): "
+                                  f"it is not a private evaluation")
+            return Outcome(SKIPPED, f"public split {split}: no private seeds (public seeds checked under "
+                                    f"split-labels)")
         if self.secret is None:
-            return SKIPPED, ("NOT CHECKED: no --private-seed-env given, so the revealed seeds are not shown to "
-                             "come from the committed secret"), []
+            return Outcome(SKIPPED, "NOT CHECKED: no --private-seed-env given, so the revealed seeds are not "
+                                    "shown to come from the committed secret", not_checked=True)
         where = [(e.where, e.trace) for e in self._entries]
         problems = private_seed_problems(self.secret, m["split"]["commitment"], where)
         if problems:
-            raise _Failed("the private seeds do not derive from the supplied secret", problems)
-        return PASSED, f"commitment matches the secret; all {len(where)} seeds re-derived with HMAC-SHA256", []
+            raise CheckFailed("the private seeds do not derive from the supplied secret", problems)
+        return passed(f"commitment matches the secret; all {len(where)} seeds re-derived with HMAC-SHA256")
 
 
-def episode_errors(episodes: list) -> list[tuple[list, bool]]:
+_UNAUTHENTICATED = "the manifest is not authenticated (see signature / payload type)"
+_AUTHENTICATED_DATA = ("trace-schemas",)
+
+CHAIN: tuple[Step, ...] = (
+    Step("signature", "signature under the pinned key", _Verifier.check_signature,
+         blocks=_UNAUTHENTICATED, unread="the envelope could not be read"),
+    Step("payload-type", "payload type", _Verifier.check_payload_type, reads=("signature",),
+         blocks=_UNAUTHENTICATED),
+    Step("manifest-schema", "in-toto Statement and manifest-v2 schema", _Verifier.check_manifest_schema,
+         requires=("signature", "payload-type"),
+         blocks="the signed payload is not a valid Statement of a manifest-v2", then=_Verifier.start_workers),
+    Step("manifest-file", "manifest.toml is the signed subject and predicate", _Verifier.check_manifest_file,
+         requires=("manifest-schema",)),
+    Step("trace-digests", "traces file and per-trace digests", _Verifier.check_trace_digests,
+         requires=("manifest-schema",), blocks="traces.jsonl is not the sealed traces file"),
+    Step("trace-schemas", "trace schemas", _Verifier.check_trace_schemas, requires=("trace-digests",),
+         blocks="some traces are not schema-valid"),
+    Step("identity", "identity against the installed build", _Verifier.check_identity,
+         requires=_AUTHENTICATED_DATA),
+    Step("rescoring", "rewards recomputed from replies", _Verifier.check_rescoring, requires=_AUTHENTICATED_DATA),
+    Step("summary", "summary scores against the traces", _Verifier.check_summary, requires=_AUTHENTICATED_DATA),
+    Step("coverage", "tasks and rollouts covered", _Verifier.check_coverage, requires=_AUTHENTICATED_DATA),
+    Step("split-labels", "split labels against commitments", _Verifier.check_split_labels,
+         requires=_AUTHENTICATED_DATA),
+    Step("private-seeds", "private seed derivation", _Verifier.check_private_seeds, requires=_AUTHENTICATED_DATA),
+)
+
+
+def chain_problems(chain: Sequence[Step]) -> list[str]:
+    """Why ``chain`` is not a well-formed declaration ([] if it is): names are unique,
+    every step it requires or reads comes earlier, and a step others depend on says why
+    they are not run without it."""
+    problems: list[str] = []
+    seen: dict[str, Step] = {}
+    for step in chain:
+        if step.name in seen:
+            problems.append(f"{step.name}: declared twice")
+        for name in step.requires + step.reads:
+            if name not in seen:
+                problems.append(f"{step.name}: depends on {name!r}, which is not an earlier step")
+            elif name in step.requires and not seen[name].blocks:
+                problems.append(f"{step.name}: requires {name}, which declares no reason for its dependents")
+            elif name in step.reads and not seen[name].unread:
+                problems.append(f"{step.name}: reads {name}, which declares no reason when it produced nothing")
+        if not (step.check.__doc__ or "").strip():
+            problems.append(f"{step.name}: its check does not say what it proves")
+        seen[step.name] = step
+    return problems
+
+
+if chain_problems(CHAIN):  # a broken declaration must not verify anything
+    raise RuntimeError("audit verify's chain is ill-declared: " + "; ".join(chain_problems(CHAIN)))
+
+def episode_errors(episodes: list[tuple[int, Any]]) -> list[tuple[list[SchemaError], bool]]:
     """(the first MAX_DETAILS schema errors, whether there are more) of each (line,
     Episode): the unit of work of the trace-schemas check, serial or in processes."""
-    out = []
+    out: list[tuple[list[SchemaError], bool]] = []
     for _, episode in episodes:
         errors = schema_errors(EPISODE, episode, limit=MAX_DETAILS)
         out.append((list(errors), errors.truncated))
     return out
 
 
-def _size_of(f) -> int:
-    return os.fstat(f.fileno()).st_size
-
-
-def _diff_traces(sealed: list[dict], found: list[TraceEntry], limit: int = MAX_DETAILS) -> list[str]:
+def _diff_traces(sealed: list[dict[str, Any]], found: list[TraceEntry], limit: int = MAX_DETAILS) -> list[str]:
     """Names each trace added, dropped, duplicated, edited or moved relative to the
     manifest (at most ``limit`` of them, then a count of the rest), in O(n + m)."""
     sealed_digests = [s["sha256"] for s in sealed]
@@ -552,14 +729,15 @@ def _diff_traces(sealed: list[dict], found: list[TraceEntry], limit: int = MAX_D
                 problems.append(f"{e.where}: sealed as line {s['line']} trace {s['position']} ({s['task_id']})")
         return _capped(problems, limit)
     want, have = Counter(sealed_digests), Counter(found_digests)
-    seen: Counter = Counter()
-    duplicated, unknown = [], []
+    seen: Counter[str] = Counter()
+    duplicated: list[TraceEntry] = []
+    unknown: list[TraceEntry] = []
     for e in found:
         seen[e.digest] += 1
         if seen[e.digest] > want[e.digest]:
             (duplicated if want[e.digest] else unknown).append(e)
     seen.clear()
-    missing: dict[str, deque] = defaultdict(deque)  # task id -> sealed entries not found, in order
+    missing: dict[str, deque[dict[str, Any]]] = defaultdict(deque)  # task id -> sealed entries not found, in order
     for s in sealed:
         seen[s["sha256"]] += 1
         if seen[s["sha256"]] > have[s["sha256"]]:

@@ -20,6 +20,7 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 USAGE, INVALID, OK = 2, 1, 0
@@ -33,7 +34,7 @@ def _err(message: str) -> None:
     print(f"audit: error: {message}", file=sys.stderr)
 
 
-def _digest(args) -> int:
+def _digest(args: argparse.Namespace) -> int:
     from redaction_pressure.contract import build_identity
 
     identity = build_identity()
@@ -44,7 +45,7 @@ def _digest(args) -> int:
     return OK
 
 
-def _validate(args) -> int:
+def _validate(args: argparse.Namespace) -> int:
     from ._validate import UsageError, files_of, validate_file
 
     try:
@@ -63,7 +64,7 @@ def _validate(args) -> int:
     return INVALID if total else OK
 
 
-def _keygen(args) -> int:
+def _keygen(args: argparse.Namespace) -> int:
     from ._hygiene import refuse_if_tracked_path
     from ._keys import PRIVATE_NAME, keygen
 
@@ -83,7 +84,7 @@ def _keygen(args) -> int:
     return OK
 
 
-def _seal(args) -> int:
+def _seal(args: argparse.Namespace) -> int:
     from ._keys import KeyFileError, load_private_key
     from ._seal import SealRefused, seal
 
@@ -105,7 +106,7 @@ def _seal(args) -> int:
     return OK
 
 
-def _verify(args) -> int:
+def _verify(args: argparse.Namespace) -> int:
     from redaction_pressure.contract import PrivateSeedError, read_private_secret
 
     from ._files import member_kind
@@ -182,7 +183,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return args.func(args)
+        command: Callable[[argparse.Namespace], int] = args.func
+        return command(args)
     except _Usage as exc:
         _err(str(exc))
         return USAGE

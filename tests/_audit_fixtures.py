@@ -185,7 +185,7 @@ def resign(archive: Path, manifest: dict | bytes, owner: str = "owner", payload_
         toml, payload = statement_of(manifest)
         (archive / "manifest.toml").write_bytes(toml)
     envelope = _dsse.sign(payload, private_key(owner), payload_type or _dsse.PAYLOAD_TYPE)
-    (archive / "manifest.dsse.json").write_bytes(_dsse.dumps(envelope))
+    (archive / "manifest.dsse.json").write_bytes(envelope.to_json())
 
 
 def payload_of(archive: Path) -> bytes:
@@ -247,5 +247,5 @@ def v1_archive(run_dir: Path, owner: str = "owner") -> Path:
     payload = dumps(manifest)
     (archive / "manifest.toml").write_bytes(payload)
     envelope = _dsse.sign(payload, private_key(owner), _dsse.V1_PAYLOAD_TYPE)
-    (archive / "manifest.dsse.json").write_bytes(_dsse.dumps(envelope))
+    (archive / "manifest.dsse.json").write_bytes(envelope.to_json())
     return archive

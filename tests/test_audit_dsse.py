@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import os
 import stat
 import tempfile
@@ -16,8 +17,14 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from audit import _dsse
 from audit._canonical import StrictJSONError, canonical_json, loads_strict, trace_digest
+from audit._files import write_new
 from audit._keys import KeyFileError, keygen, keyid, load_private_key, load_public_key
 from audit._rescore import codes_match
+
+
+def dumps(obj: object) -> bytes:
+    """An envelope-shaped JSON document, as a test writes one by hand."""
+    return json.dumps(obj, indent=2).encode()
 
 
 class PAE(unittest.TestCase):
@@ -37,25 +44,43 @@ class Envelopes(unittest.TestCase):
 
     def test_round_trip_and_layout(self):
         env = _dsse.sign(b"a = 1\n", self.key)
-        self.assertEqual(env["payloadType"], _dsse.PAYLOAD_TYPE)
-        self.assertEqual(base64.b64decode(env["payload"]), b"a = 1\n")
+        self.assertIsInstance(env, _dsse.Envelope)
+        obj = json.loads(env.to_json())
+        self.assertEqual(list(obj), ["payloadType", "payload", "signatures"])
+        self.assertEqual(obj["payloadType"], _dsse.PAYLOAD_TYPE)
+        self.assertEqual(base64.b64decode(obj["payload"]), b"a = 1\n")
         der = self.key.public_key().public_bytes(serialization.Encoding.DER,
                                                  serialization.PublicFormat.SubjectPublicKeyInfo)
-        self.assertEqual(env["signatures"][0]["keyid"], hashlib.sha256(der).hexdigest())
-        parsed = _dsse.parse(_dsse.dumps(env))
-        self.assertIsNone(_dsse.verify(parsed, self.key.public_key()))
+        self.assertEqual(obj["signatures"][0]["keyid"], hashlib.sha256(der).hexdigest())
+        self.assertEqual(env.to_json(), json.dumps(obj, indent=2).encode() + b"\n")
+        parsed = _dsse.Envelope.parse(env.to_json())
+        self.assertEqual(parsed, env)
+        self.assertEqual(parsed.to_json(), env.to_json())
+        self.assertIsNone(parsed.verify(self.key.public_key()))
         # the signature is over PAE, not the bare payload
-        sig = base64.b64decode(env["signatures"][0]["sig"])
+        sig = base64.b64decode(obj["signatures"][0]["sig"])
         self.key.public_key().verify(sig, _dsse.pae(_dsse.PAYLOAD_TYPE, b"a = 1\n"))
+        # keyid is optional: an envelope without one keeps none when written again
+        bare = _dsse.Envelope(env.payload_type, env.payload, (_dsse.Signature(None, env.signatures[0].sig),))
+        self.assertEqual(json.loads(bare.to_json())["signatures"], [{"sig": env.signatures[0].sig}])
+        self.assertEqual(_dsse.Envelope.parse(bare.to_json()), bare)
+        self.assertIsNone(bare.verify(self.key.public_key()))
 
     def test_failures_have_reasons(self):
-        env = _dsse.sign(b"a = 1\n", self.key)
+        env = _dsse.sign(b"a = 1\n", self.key).to_dict()
         other = Ed25519PrivateKey.generate()
-        self.assertIn("pinned key is", _dsse.verify(_dsse.parse(_dsse.dumps(env)), other.public_key()))
+        with self.assertRaises(_dsse.SignatureError) as cm:
+            _dsse.Envelope.parse(dumps(env)).verify(other.public_key())
+        self.assertIn("pinned key is", str(cm.exception))
         env["signatures"][0]["sig"] = base64.b64encode(b"\x00" * 63).decode()
-        self.assertIn("is 63 bytes", _dsse.verify(_dsse.parse(_dsse.dumps(env)), self.key.public_key()))
+        with self.assertRaises(_dsse.SignatureError) as cm:
+            _dsse.Envelope.parse(dumps(env)).verify(self.key.public_key())
+        self.assertIn("is 63 bytes", str(cm.exception))
+        with self.assertRaises(_dsse.SignatureError) as cm:
+            _dsse.Envelope(_dsse.PAYLOAD_TYPE, b"", ()).verify(self.key.public_key())
+        self.assertEqual(str(cm.exception), "the envelope carries no signature")
         with self.assertRaises(_dsse.EnvelopeError) as cm:
-            _dsse.parse(b'{"payloadType": "x", "payload": "YQ==", "signatures": []}')
+            _dsse.Envelope.parse(b'{"payloadType": "x", "payload": "YQ==", "signatures": []}')
         self.assertEqual(len(cm.exception.reasons), 1)
         self.assertIn("$.signatures", cm.exception.reasons[0])
         sig = '[{"keyid": "%s", "sig": "AAAA"}]' % ("0" * 64)
@@ -63,8 +88,9 @@ class Envelopes(unittest.TestCase):
                                 ("YQ==\\n", "base64"), ("\u00e9AAA", "base64"), ("a+b_", "mixes"),
                                 ("YQ=", "padding")):
             with self.subTest(payload=payload):
+                text = f'{{"payloadType": "x", "payload": "{payload}", "signatures": {sig}}}'
                 with self.assertRaises(_dsse.EnvelopeError) as cm:
-                    _dsse.parse(f'{{"payloadType": "x", "payload": "{payload}", "signatures": {sig}}}'.encode())
+                    _dsse.Envelope.parse(text.encode())
                 self.assertIn("payload is not base64", cm.exception.reasons[0])
                 self.assertIn(needle, cm.exception.reasons[0])
 
@@ -82,23 +108,46 @@ class Envelopes(unittest.TestCase):
         self.assertLess(time.perf_counter() - start, 1.0)
 
     def test_parse_bounds(self):
-        env = _dsse.sign(b"a = 1\n", self.key)
+        env = _dsse.sign(b"a = 1\n", self.key).to_dict()
         env["signatures"] *= 3
-        self.assertEqual(len(_dsse.parse(_dsse.dumps(env)).signatures), 3)  # DSSE allows several
+        self.assertEqual(len(_dsse.Envelope.parse(dumps(env)).signatures), 3)  # DSSE allows several
         env["signatures"] *= 3
         with self.assertRaises(_dsse.EnvelopeError) as cm:
-            _dsse.parse(_dsse.dumps(env))
+            _dsse.Envelope.parse(dumps(env))
         self.assertEqual(cm.exception.reasons, ["manifest.dsse.json is not a DSSE envelope: the envelope carries 9 "
                                                 "signatures; at most 8 are read"])
         # schema errors stop at MAX_ENVELOPE_ERRORS
         many = {"payloadType": 1, "payload": 2, "signatures": [{"keyid": 3, "sig": 4}]}
         many.update({f"k{i}": i for i in range(100)})
         with self.assertRaises(_dsse.EnvelopeError) as cm:
-            _dsse.parse(_dsse.dumps(many))
+            _dsse.Envelope.parse(dumps(many))
         self.assertLessEqual(len(cm.exception.reasons), _dsse.MAX_ENVELOPE_ERRORS)
         with self.assertRaises(_dsse.EnvelopeError) as cm:
-            _dsse.parse(b"[" + b"0," * _dsse.MAX_JSON_SEPARATORS + b"0]")
+            _dsse.Envelope.parse(b"[" + b"0," * _dsse.MAX_JSON_SEPARATORS + b"0]")
         self.assertIn("so it was not parsed", cm.exception.reasons[0])
+
+
+class NewFiles(unittest.TestCase):
+    def test_write_new_never_overwrites_nor_follows_and_sets_the_mode(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            d = Path(tmp)
+            old = os.umask(0o077)
+            try:
+                write_new(d / "exact", b"x", 0o644, exact_mode=True)
+                write_new(d / "masked", b"y", 0o644, exact_mode=False)
+            finally:
+                os.umask(old)
+            self.assertEqual(stat.S_IMODE((d / "exact").stat().st_mode), 0o644)
+            self.assertEqual(stat.S_IMODE((d / "masked").stat().st_mode), 0o600)  # the umask narrows it
+            self.assertEqual(((d / "exact").read_bytes(), (d / "masked").read_bytes()), (b"x", b"y"))
+            with self.assertRaises(FileExistsError):
+                write_new(d / "exact", b"z", 0o644, exact_mode=True)
+            self.assertEqual((d / "exact").read_bytes(), b"x")
+            (d / "link").symlink_to(d / "target")  # dangling: writing through it would create target
+            with self.assertRaises(FileExistsError):
+                write_new(d / "link", b"z", 0o644, exact_mode=False)
+            self.assertFalse((d / "target").exists())
+            self.assertEqual(sorted(p.name for p in d.iterdir()), ["exact", "link", "masked"])  # no temporary left
 
 
 class Keys(unittest.TestCase):

@@ -121,7 +121,7 @@ class SignatureTampers(VerifyCase):
 
         archive = fx.seal_run(fx.dev_run())
         envelope = self.read_envelope(archive)
-        theirs = _dsse.sign(fx.payload_of(archive), fx.private_key("attacker"))["signatures"][0]
+        theirs = _dsse.sign(fx.payload_of(archive), fx.private_key("attacker")).to_dict()["signatures"][0]
         envelope["signatures"] = [theirs, *envelope["signatures"]]  # a co-signer's first
         self.write_envelope(archive, envelope)
         report = self.verify(archive)
