@@ -245,8 +245,10 @@ class JobWorkers(unittest.TestCase):
             return real_wait(fs, return_when=return_when)
         with mock.patch.object(_parallel, "wait", counting_wait), Workers(3) as workers:
             self.assertEqual([x for x, _ in workers.map(_where, list(range(500)), min_chunk=1)], list(range(500)))
-        self.assertGreater(len(in_flight), 10)
-        self.assertLessEqual(max(in_flight), 6)
+        # the cap is reached (so the bound is exercised) and never passed; how many waits
+        # it takes depends on how many chunks finish together, i.e. on the machine's load
+        self.assertEqual(max(in_flight), 6)
+        self.assertGreater(len(in_flight), 1)
 
 
 class Chunks(unittest.TestCase):
