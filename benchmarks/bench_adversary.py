@@ -33,10 +33,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import machine
 
 from redaction_pressure import load_task, policies, score_completion
-from redaction_pressure._context import _NOUNS, _VERBS
-from redaction_pressure._families import SECRETS
-from redaction_pressure._house import ALPHABETS
-from redaction_pressure._policy import _HOST_SUFFIXES, _ID_PREFIXES, _PHONE_STYLES, KEYS
+from redaction_pressure.corpus.context import _NOUNS, _VERBS
+from redaction_pressure.corpus.families import SECRETS
+from redaction_pressure.corpus.house import ALPHABETS
+from redaction_pressure.corpus.policy import _HOST_SUFFIXES, _ID_PREFIXES, _PHONE_STYLES, KEYS
 
 V1_UNION = (  # corpus-v1's 22 oracle patterns: the reply that scored 1.0 everywhere there
     r"\b(?:AKIA|ASIA)[A-Z2-7]{16}\b(?<!EXAMPLE)",

@@ -45,8 +45,8 @@ from audit._rescore import regenerate, rescore_many
 from audit._seal import seal
 from audit._tracefile import read_trace_file
 from audit._verify import verify_archive
-from redaction_pressure import _scan_pool
-from redaction_pressure._identity import source_digest
+from redaction_pressure.build.identity import source_digest
+from redaction_pressure.scoring import scan_pool
 
 TARGET_RATIO = 1.5
 TARGET_SPEEDUP = 1.7
@@ -62,7 +62,7 @@ def _run_dir(cache: Path, n: int) -> Path:
         if first["traces"][0]["info"]["environment"]["source_digest"] == source_digest():
             return run
     print(f"generating {n} train traces (imports verifiers once) ...", file=sys.stderr)
-    from redaction_pressure._run import run_policy
+    from redaction_pressure.run import run_policy
 
     run_policy("train", "baseline", n, run)
     return run
@@ -88,7 +88,7 @@ def _cpu() -> float:
     """CPU seconds of this process, its finished children (the job workers, which reap
     their scan workers) and the live scan workers of this process's own scan pool."""
     own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    pool = _scan_pool._pool
+    pool = scan_pool._pool
     live = sum(_proc_cpu(w.pid) for w in list(pool._idle)) if pool is not None else 0.0
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime + live
 
@@ -132,9 +132,9 @@ def _comparable(report) -> bytes:
 
 
 def _rescore_half(traces: list) -> None:
-    _scan_pool.set_pool_size(1, fork=True)  # as a job worker does
+    scan_pool.set_pool_size(1, fork=True)  # as a job worker does
     rescore_many(traces)
-    _scan_pool.shutdown()
+    scan_pool.shutdown()
 
 
 def _halves_in_two_processes(traces: list) -> None:

@@ -28,12 +28,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import regex
 from _common import machine, median_time, table
 
-from redaction_pressure import _pattern_guard as guard
 from redaction_pressure import load_task, policies, score_completion
-from redaction_pressure._answer import parse_reply
-from redaction_pressure._pattern_guard import clear_cache
-from redaction_pressure._reward import evaluate
-from redaction_pressure._scoring import _family_tallies, scan_rules, score_with_cost
+from redaction_pressure.scoring import pattern_guard as guard
+from redaction_pressure.scoring.answer import parse_reply
+from redaction_pressure.scoring.pattern_guard import clear_cache
+from redaction_pressure.scoring.reward import evaluate
+from redaction_pressure.scoring.score import _family_tallies, scan_rules, score_with_cost
 
 
 def rules_of(reply: str) -> list[tuple[regex.Pattern, str]]:

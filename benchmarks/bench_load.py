@@ -61,8 +61,8 @@ sys.path.insert(0, str(ROOT / "tests"))  # the fake model and its in-process har
 from _common import machine, table  # noqa: E402
 
 from redaction_pressure import load_task, policies  # noqa: E402
-from redaction_pressure._scan_pool import ScanInfrastructureError, available_cpus  # noqa: E402
-from redaction_pressure._scoring import score_with_cost  # noqa: E402
+from redaction_pressure.scoring.scan_pool import ScanInfrastructureError, available_cpus  # noqa: E402
+from redaction_pressure.scoring.score import score_with_cost  # noqa: E402
 
 BUDGET_S = 2.0
 TARGET_S = (0.5, 0.95)  # CPU seconds alone, per reply

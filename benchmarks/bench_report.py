@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import machine
 
-from redaction_pressure._identity import source_digest
+from redaction_pressure.build.identity import source_digest
 from redaction_pressure.report import _marks, render_report
 
 MB = 1_000_000
@@ -41,7 +41,7 @@ def _run_dir(cache: Path, split: str, policy: str, n: int) -> Path:
         if first["traces"][0]["info"]["environment"]["source_digest"] == source_digest():
             return run
     print(f"generating {n} {split} traces of {policy} (imports verifiers once) ...", file=sys.stderr)
-    from redaction_pressure._run import run_policy
+    from redaction_pressure.run import run_policy
 
     run_policy(split, policy, n, run)
     return run

@@ -4,14 +4,16 @@ redaction. The scoring core (corpus, rules, scanner, reward) imports without
 
 from __future__ import annotations
 
-from . import policies
-from ._answer import RedactionError
-from ._catalog import catalog
-from ._corpus import Record, Span
-from ._scoring import Score, score_completion
-from ._splits import PRIVATE_SEED_ENV, PrivateSeedError
-from ._task import RedactionTask, load_task
-from ._versions import CORPUS_VERSION, ENVIRONMENT_VERSION, REWARD_SCHEMA_VERSION
+from . import _moved, policies
+from .build.versions import CORPUS_VERSION, ENVIRONMENT_VERSION, REWARD_SCHEMA_VERSION
+from .corpus.catalog import catalog
+from .corpus.stream import Record, Span
+from .scoring.answer import RedactionError
+from .scoring.score import Score, score_completion
+from .task.splits import PRIVATE_SEED_ENV, PrivateSeedError
+from .task.tasks import RedactionTask, load_task
+
+_moved.install()
 
 __all__ = [
     "CORPUS_VERSION",

@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 
 from . import policies
-from ._splits import PUBLIC, SPLITS, PrivateSeedError, read_private_secret
-from ._summary import headline, split_label, summarize
+from .scoring.summary import headline, split_label, summarize
+from .task.splits import PUBLIC, SPLITS, PrivateSeedError, read_private_secret
 
 TRACES = "traces.jsonl"
 
@@ -42,7 +42,7 @@ def _console(stderr: bool = False):
 
 
 def _task(args):
-    from ._task import load_task
+    from .task.tasks import load_task
 
     try:
         return load_task(args.split, args.index)
@@ -130,7 +130,7 @@ def cmd_eval(args) -> int:
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   disable=args.json or not sys.stdout.isatty(), transient=True) as progress:
         bar = progress.add_task(f"loading verifiers, then scoring {args.split}", total=args.n)
-        from ._run import read_traces, run_policy
+        from .run import read_traces, run_policy
         try:
             path = run_policy(args.split, args.policy, args.n, out, on_done=lambda: progress.advance(bar))
         except OSError as exc:
@@ -217,8 +217,8 @@ def _other_problems(task, reply: str, errors) -> list[dict]:
     rejected before any pattern compiles, so a bad regex in the same reply would only
     show up on the next attempt; listing it now saves that round trip. Advisory: the
     reward is what `score_completion` says."""
-    from ._answer import MAX_RULES, _load_object
-    from ._pattern_guard import Refused, compile_bounded
+    from .scoring.answer import MAX_RULES, _load_object
+    from .scoring.pattern_guard import Refused, compile_bounded
 
     if not errors or any(e.code not in ("bad_entry", "unsafe_replacement", "too_many_rules") for e in errors):
         return []
@@ -242,7 +242,7 @@ def _other_problems(task, reply: str, errors) -> list[dict]:
 
 
 def cmd_score(args) -> int:
-    from ._scoring import score_completion
+    from .scoring.score import score_completion
 
     task = _task(args)
     try:

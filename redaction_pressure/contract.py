@@ -31,20 +31,20 @@ What an auditor needs, by question:
 
 from __future__ import annotations
 
-from ._identity import build_identity, source_digest
-from ._reward import WEIGHTS
-from ._scan_pool import available_cpus
-from ._scan_pool import prestart as prestart_scan_pool
-from ._scan_pool import set_pool_size as configure_scan_pool
-from ._scan_pool import shutdown as stop_scan_pool
-from ._scanner import DEFAULT_BUDGET_S
-from ._schemas import schema_dir
-from ._scoring import Score, score_completion
-from ._splits import PRIVATE_SIZE, PrivateSeedError, private_commitment, private_seed, read_private_secret
-from ._splits import PUBLIC as PUBLIC_SPLITS
-from ._summary import SPLIT_LABELS, summary_means
-from ._task import DEFAULT_N_EVAL, DEFAULT_N_SHOWN, RedactionTask, task_from_seed
-from ._versions import CORPUS_VERSION, ENVIRONMENT_VERSION, REWARD_SCHEMA_VERSION
+from .build.identity import build_identity, source_digest
+from .build.schemas import schema_dir
+from .build.versions import CORPUS_VERSION, ENVIRONMENT_VERSION, REWARD_SCHEMA_VERSION
+from .scoring.reward import WEIGHTS
+from .scoring.scan_pool import available_cpus
+from .scoring.scan_pool import prestart as prestart_scan_pool
+from .scoring.scan_pool import set_pool_size as configure_scan_pool
+from .scoring.scan_pool import shutdown as stop_scan_pool
+from .scoring.scanner import DEFAULT_BUDGET_S
+from .scoring.score import Score, score_completion
+from .scoring.summary import SPLIT_LABELS, summary_means
+from .task.splits import PRIVATE_SIZE, PrivateSeedError, private_commitment, private_seed, read_private_secret
+from .task.splits import PUBLIC as PUBLIC_SPLITS
+from .task.tasks import DEFAULT_N_EVAL, DEFAULT_N_SHOWN, RedactionTask, task_from_seed
 
 __all__ = [
     "CORPUS_VERSION",

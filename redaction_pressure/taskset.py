@@ -2,7 +2,7 @@
 
 Importing this module imports `verifiers.v1` (slow); the scoring core does not. The
 scan runs once per trace, in a metric (metrics finish before rewards start); the
-calling thread waits on a scan worker process (`_scan_pool`) so the event loop keeps
+calling thread waits on a scan worker process (`scoring.scan_pool`) so the event loop keeps
 serving other rollouts. The three rewards read its result, so ``trace.reward`` is
 exactly reward-v1: 0.35 recall + 0.35 precision + 0.30 clean, each already multiplied
 by validity.
@@ -29,14 +29,14 @@ from verifiers.v1.harnesses.null import NullHarness
 from verifiers.v1.task import task_key
 
 from . import policies
-from ._identity import build_identity
-from ._prompt import SYSTEM_PROMPT
-from ._reward import WEIGHTS
-from ._scan_pool import ScanInfrastructureError, get_pool
-from ._scanner import DEFAULT_BUDGET_S
-from ._scoring import score_completion
-from ._splits import PRIVATE_SEED_ENV, PUBLIC, private_commitment, read_private_secret
-from ._task import (
+from .build.identity import build_identity
+from .scoring.reward import WEIGHTS
+from .scoring.scan_pool import ScanInfrastructureError, get_pool
+from .scoring.scanner import DEFAULT_BUDGET_S
+from .scoring.score import score_completion
+from .task.prompt import SYSTEM_PROMPT
+from .task.splits import PRIVATE_SEED_ENV, PUBLIC, private_commitment, read_private_secret
+from .task.tasks import (
     DEFAULT_N_EVAL,
     DEFAULT_N_SHOWN,
     RedactionTask,

@@ -9,8 +9,8 @@ from unittest import mock
 import regex
 
 import redaction_pressure
-from redaction_pressure import _catalog
-from redaction_pressure._families import DECOYS, SECRETS
+from redaction_pressure.corpus import catalog as _catalog
+from redaction_pressure.corpus.families import DECOYS, SECRETS
 
 FIELDS = {"name", "kind", "contexts", "keys", "variants", "why", "oracle", "examples", "negatives"}
 
@@ -39,7 +39,7 @@ class Catalog(unittest.TestCase):
         secrets, and the five policy categories, each saying what a stream draws, with
         no oracle (a stream's oracle exists only once its seed drew the format) and
         examples the generator made, which the sample world's own oracle agrees with."""
-        from redaction_pressure._world import _sample_worlds
+        from redaction_pressure.corpus.world import _sample_worlds
         tail = redaction_pressure.catalog()[len(SECRETS + DECOYS):]
         self.assertEqual([e["name"] for e in tail],
                          ["house_format", "house_client_id", "house_key_id", "house_sandbox_key", "context_secret",

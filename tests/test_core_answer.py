@@ -8,7 +8,7 @@ import time
 import unittest
 
 from redaction_pressure import load_task, policies, score_completion
-from redaction_pressure._answer import MAX_REPLY_CHARS, _plainly_valid, _validator, parse_reply
+from redaction_pressure.scoring.answer import MAX_REPLY_CHARS, _plainly_valid, _validator, parse_reply
 from tests._util import reply
 
 TASK = load_task("dev", 1)

@@ -9,8 +9,8 @@ import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from redaction_pressure._pattern_guard import compile_bounded
-from redaction_pressure._scanner import CompiledRule, scan
+from redaction_pressure.scoring.pattern_guard import compile_bounded
+from redaction_pressure.scoring.scanner import CompiledRule, scan
 
 ATOMS = ["a", "b+", "a|b", "(?<=a)b", "(?=b)", "", r"\w", "[ab]{2}", "c*", r"\[", "E", "D]",
          "(?<=R)E", r"\s", "-", "b(?=-)", "$", "^a", ".", "a?b?", "ab", "(?i)ab", "(?:ba)", "(?!ab)",

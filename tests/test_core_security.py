@@ -10,8 +10,8 @@ import unittest
 import regex
 
 from redaction_pressure import load_task, score_completion
-from redaction_pressure._pattern_guard import MAX_COMPILED_COST, Refused, clear_cache, compile_bounded
-from redaction_pressure._scoring import score_with_cost
+from redaction_pressure.scoring.pattern_guard import MAX_COMPILED_COST, Refused, clear_cache, compile_bounded
+from redaction_pressure.scoring.score import score_with_cost
 from tests._util import reply
 
 # The hostile patterns backtrack exponentially on a long run of word characters, but

@@ -10,8 +10,8 @@ import unittest
 from pathlib import Path
 
 from redaction_pressure import CORPUS_VERSION, load_task
-from redaction_pressure._families import DECOYS, SECRETS
-from redaction_pressure._templates import TEMPLATES
+from redaction_pressure.corpus.families import DECOYS, SECRETS
+from redaction_pressure.corpus.templates import TEMPLATES
 from tests._util import fingerprint
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -45,8 +45,8 @@ from verifiers.v1.serve import EnvClient, env_config_data, serve_env  # noqa: E4
 from verifiers.v1.utils.loaders import resolve_env_config  # noqa: E402
 
 from redaction_pressure import load_task, policies, score_completion  # noqa: E402
-from redaction_pressure._identity import source_digest  # noqa: E402
-from redaction_pressure._reward import WEIGHTS  # noqa: E402
+from redaction_pressure.build.identity import source_digest  # noqa: E402
+from redaction_pressure.scoring.reward import WEIGHTS  # noqa: E402
 from redaction_pressure.taskset import RedactionConfig  # noqa: E402
 
 N_TASKS, ROLLOUTS, WORKERS = 64, 2, 2

@@ -10,12 +10,12 @@ import zlib
 
 import regex
 
-from redaction_pressure import _families_make as mk
-from redaction_pressure._families import DECOYS, FAMILIES, SECRETS, Family, Fragment
-from redaction_pressure._families_base import BASE62, bech32_valid, crc24, github_checksum
-from redaction_pressure._families_secrets import _GENERIC_KEYS
-from redaction_pressure._pattern_guard import compile_bounded
-from redaction_pressure._rng import Rng
+from redaction_pressure.corpus.families import DECOYS, FAMILIES, SECRETS, Family, Fragment
+from redaction_pressure.corpus.families import make as mk
+from redaction_pressure.corpus.families.base import BASE62, bech32_valid, crc24, github_checksum
+from redaction_pressure.corpus.families.secrets import _GENERIC_KEYS
+from redaction_pressure.corpus.rng import Rng
+from redaction_pressure.scoring.pattern_guard import compile_bounded
 
 V1_DECOYS = {"aws_documented_example", "aws_non_credential_id", "git_sha_or_digest", "uuid_request_id",
              "placeholder_value", "already_masked", "keyword_setting", "public_key_material", "ssh_public_key",

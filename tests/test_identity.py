@@ -12,7 +12,7 @@ import unittest
 from pathlib import Path
 
 import redaction_pressure
-from redaction_pressure._identity import compute_digest, digest_files, source_digest
+from redaction_pressure.build.identity import compute_digest, digest_files, source_digest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = Path(redaction_pressure.__file__).resolve().parent
@@ -21,7 +21,7 @@ PACKAGE = Path(redaction_pressure.__file__).resolve().parent
 class Sensitivity(unittest.TestCase):
     def test_covers_sources_and_schemas_only(self):
         names = [n for n, _ in digest_files(PACKAGE, ROOT / "schemas")]
-        self.assertIn("redaction_pressure/_reward.py", names)
+        self.assertIn("redaction_pressure/scoring/reward.py", names)
         self.assertIn("schemas/answer-v1.schema.json", names)
         self.assertFalse([n for n in names if "__pycache__" in n or n.endswith(".pyc")])
         self.assertEqual(names, sorted(names))
@@ -59,7 +59,7 @@ class WheelVersusEditable(unittest.TestCase):
             run("uv", "venv", "-q", "--python", sys.executable, f"{tmp}/venv")
             py = f"{tmp}/venv/bin/python"
             run("uv", "pip", "install", "-q", "--python", py, str(wheel))
-            out = run(py, "-c", "import redaction_pressure as r, redaction_pressure._identity as i;"
+            out = run(py, "-c", "import redaction_pressure as r, redaction_pressure.build.identity as i;"
                                 "print(r.__file__); print(i.source_digest())").stdout.split()
         self.assertIn(f"{tmp}/venv", out[0])
         self.assertEqual(out[1], source_digest())

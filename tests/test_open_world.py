@@ -15,10 +15,10 @@ from types import SimpleNamespace
 import regex
 
 from redaction_pressure import load_task, policies, score_completion
-from redaction_pressure._answer import parse_reply
-from redaction_pressure._corpus import Record, Span
-from redaction_pressure._families import SECRETS
-from redaction_pressure._policy import CATEGORIES
+from redaction_pressure.corpus.families import SECRETS
+from redaction_pressure.corpus.policy import CATEGORIES
+from redaction_pressure.corpus.stream import Record, Span
+from redaction_pressure.scoring.answer import parse_reply
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -72,7 +72,7 @@ class InduceIsBlind(unittest.TestCase):
         self.assertGreater(changed, 0)
 
     def test_the_learner_imports_no_generator_module(self):
-        tree = ast.parse((ROOT / "redaction_pressure" / "_induce.py").read_text(encoding="utf-8"))
+        tree = ast.parse((ROOT / "redaction_pressure" / "policies" / "induce.py").read_text(encoding="utf-8"))
         imported = {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
         imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
         generator = {"_families", "_families_base", "_families_make", "_families_secrets", "_families_decoys",
@@ -192,7 +192,7 @@ class OracleHints(unittest.TestCase):
 
 
 def _world(task):
-    from redaction_pressure._corpus import build_stream
+    from redaction_pressure.corpus.stream import build_stream
     return build_stream(task.seed, task.n_shown, task.n_eval).world
 
 

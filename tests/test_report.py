@@ -20,7 +20,7 @@ from pathlib import Path
 from unittest import mock
 
 from redaction_pressure import load_task, policies, score_completion
-from redaction_pressure._corpus import Record, Span
+from redaction_pressure.corpus.stream import Record, Span
 from redaction_pressure.report import RunError, _marks, _view, render_report, write_report
 
 CLI = [sys.executable, "-m", "redaction_pressure.cli"]

@@ -9,7 +9,7 @@ import unittest
 from unittest import mock
 
 from redaction_pressure import PRIVATE_SEED_ENV, PrivateSeedError, load_task
-from redaction_pressure._splits import PUBLIC, private_commitment, private_seed
+from redaction_pressure.task.splits import PUBLIC, private_commitment, private_seed
 
 SECRET = "correct horse battery staple / 0123456789abcdef"
 OTHER = "another private secret of enough length 9876543210"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import unittest
 
 from audit._manifest import summarize as manifest_summary
-from redaction_pressure._reward import WEIGHTS
-from redaction_pressure._summary import summarize
+from redaction_pressure.scoring.reward import WEIGHTS
+from redaction_pressure.scoring.summary import summarize
 
 
 def _trace(score: float, clean: float = 0.0, errors: int = 0) -> dict:

@@ -14,8 +14,8 @@ import verifiers.v1 as vf
 
 import redaction_pressure as rp
 from redaction_pressure import PRIVATE_SEED_ENV, load_task, policies
-from redaction_pressure._identity import DIGEST_ALGORITHM, source_digest
-from redaction_pressure._run import read_traces, run_policy
+from redaction_pressure.build.identity import DIGEST_ALGORITHM, source_digest
+from redaction_pressure.run import read_traces, run_policy
 from redaction_pressure.taskset import RedactionConfig, RedactionRow, RedactionTaskset, offline_trace
 
 SECRET = "taskset-test private secret, long enough: 0123456789"

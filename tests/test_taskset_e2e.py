@@ -12,7 +12,7 @@ import unittest
 from pathlib import Path
 
 from redaction_pressure import load_task, policies
-from redaction_pressure._identity import source_digest
+from redaction_pressure.build.identity import source_digest
 from tests._fake_openai import serve
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -21,9 +21,10 @@ from unittest import mock
 
 import verifiers.v1 as vf
 
-from redaction_pressure import _scan_pool, load_task, policies, score_completion
-from redaction_pressure._scan_pool import ScanInfrastructureError, ScanPool
-from redaction_pressure._scoring import score_with_cost
+from redaction_pressure import load_task, policies, score_completion
+from redaction_pressure.scoring import scan_pool
+from redaction_pressure.scoring.scan_pool import ScanInfrastructureError, ScanPool
+from redaction_pressure.scoring.score import score_with_cost
 from redaction_pressure.taskset import (
     RedactionConfig,
     RedactionData,
@@ -142,7 +143,7 @@ class Ceiling(unittest.TestCase):
             texts = [r.text for r in TASK.heldout]
             pool.run(texts, [("AKIA", "")], BUDGET_S)
             threading.Timer(0.3, os.kill, (pool._idle[0].pid, signal.SIGKILL)).start()
-            with mock.patch.object(_scan_pool, "_pool", pool):
+            with mock.patch.object(scan_pool, "_pool", pool):
                 row = next(iter(vf.load_taskset(RedactionConfig(id="redaction-pressure", split="dev", num_tasks=1,
                                                            budget_s=BUDGET_S))))
                 trace = offline_trace(row, OVER)
@@ -164,23 +165,23 @@ class PoolSizing(unittest.TestCase):
             (root / "a" / "b" / "cpu.max").write_text("400000 100000\n")
             proc = root / "cgroup"
             proc.write_text("0::/a/b\n")
-            self.assertEqual(_scan_pool._cgroup_cpus(root, proc), 1.5)
+            self.assertEqual(scan_pool._cgroup_cpus(root, proc), 1.5)
             proc.write_text("0::/\n")
-            self.assertIsNone(_scan_pool._cgroup_cpus(root, proc))
-        with mock.patch.object(_scan_pool, "_cgroup_cpus", return_value=1.5):
-            self.assertEqual(_scan_pool.available_cpus(), min(2, len(os.sched_getaffinity(0))))
-        with mock.patch.object(_scan_pool, "_cgroup_cpus", return_value=0.2):
-            self.assertEqual(_scan_pool.available_cpus(), 1)
+            self.assertIsNone(scan_pool._cgroup_cpus(root, proc))
+        with mock.patch.object(scan_pool, "_cgroup_cpus", return_value=1.5):
+            self.assertEqual(scan_pool.available_cpus(), min(2, len(os.sched_getaffinity(0))))
+        with mock.patch.object(scan_pool, "_cgroup_cpus", return_value=0.2):
+            self.assertEqual(scan_pool.available_cpus(), 1)
 
     def test_env_var(self):
-        with mock.patch.dict(os.environ, {_scan_pool.WORKERS_ENV: "3"}):
-            self.assertEqual(_scan_pool.pool_size(), 3)
+        with mock.patch.dict(os.environ, {scan_pool.WORKERS_ENV: "3"}):
+            self.assertEqual(scan_pool.pool_size(), 3)
         for bad in ("0", "-1", "two", "1000"):
-            with mock.patch.dict(os.environ, {_scan_pool.WORKERS_ENV: bad}), \
-                    self.assertRaisesRegex(ValueError, _scan_pool.WORKERS_ENV):
-                _scan_pool.pool_size()
-        with mock.patch.dict(os.environ, {_scan_pool.WORKERS_ENV: ""}):
-            self.assertEqual(_scan_pool.pool_size(), _scan_pool.available_cpus())
+            with mock.patch.dict(os.environ, {scan_pool.WORKERS_ENV: bad}), \
+                    self.assertRaisesRegex(ValueError, scan_pool.WORKERS_ENV):
+                scan_pool.pool_size()
+        with mock.patch.dict(os.environ, {scan_pool.WORKERS_ENV: ""}):
+            self.assertEqual(scan_pool.pool_size(), scan_pool.available_cpus())
 
 
 class ForkAndSpawn(unittest.TestCase):
@@ -297,8 +298,8 @@ class DurableKeyAndValidate(unittest.TestCase):
             self.assertEqual(key(), base)
 
     def test_key_survives_a_source_edit(self):
-        code = ("import json; from redaction_pressure._task import durable_key\n"
-                "from redaction_pressure._identity import source_digest\n"
+        code = ("import json; from redaction_pressure.task.tasks import durable_key\n"
+                "from redaction_pressure.build.identity import source_digest\n"
                 "print(json.dumps([durable_key('dev', i, 8, 16, 2.0) for i in range(3)] + [source_digest()]))")
 
         def run(package_root: Path):
@@ -311,7 +312,7 @@ class DurableKeyAndValidate(unittest.TestCase):
             shutil.copytree(ROOT / "redaction_pressure", Path(tmp) / "redaction_pressure",
                             ignore=shutil.ignore_patterns("__pycache__"))
             shutil.copytree(ROOT / "schemas", Path(tmp) / "schemas")
-            with open(Path(tmp) / "redaction_pressure" / "_scanner.py", "a") as f:
+            with open(Path(tmp) / "redaction_pressure" / "scoring" / "scanner.py", "a") as f:
                 f.write("\n# an edit that changes nothing about any task\n")
             edited = run(Path(tmp))
         here = run(ROOT)

@@ -13,10 +13,11 @@ from unittest import mock
 
 import regex
 
-from redaction_pressure import _pattern_guard as guard
-from redaction_pressure import _scoring, load_task, policies, score_completion
-from redaction_pressure._answer import MAX_JSON_DEPTH, json_depth_bound, parse_reply
-from redaction_pressure._stack import HEADROOM_FRAMES
+from redaction_pressure import load_task, policies, score_completion
+from redaction_pressure.scoring import pattern_guard as guard
+from redaction_pressure.scoring import score
+from redaction_pressure.scoring.answer import MAX_JSON_DEPTH, json_depth_bound, parse_reply
+from redaction_pressure.scoring.stack import HEADROOM_FRAMES
 from tests._util import reply
 
 TASK = load_task("dev", 0)
@@ -165,7 +166,7 @@ class SameVerdictEverywhere(unittest.TestCase):
 
 
 class StackUse(unittest.TestCase):
-    """The fixed stack (`_stack.HEADROOM_FRAMES`) must cover what bounded work uses."""
+    """The fixed stack (`stack.HEADROOM_FRAMES`) must cover what bounded work uses."""
 
     def frames_used(self, fn, *args) -> int:
         base = len(_frames(sys._getframe()))
@@ -222,7 +223,7 @@ class StackUse(unittest.TestCase):
             names.append(threading.current_thread().name)
             return 1
 
-        from redaction_pressure._stack import with_headroom
+        from redaction_pressure.scoring.stack import with_headroom
         wrapped = with_headroom(record)
         at_depth(0, wrapped, None)
         at_depth(sys.getrecursionlimit() - HEADROOM_FRAMES, wrapped, None)
@@ -317,7 +318,7 @@ def _patterns(text: str) -> list[str]:
 
 
 class SingleParseCompile(unittest.TestCase):
-    """`_pattern_guard._build` compiles the checked tree instead of parsing again; it
+    """`pattern_guard._build` compiles the checked tree instead of parsing again; it
     must hand `regex`'s C compiler exactly what ``regex.compile`` hands it."""
 
     def compiler_args(self, fn, pattern):
@@ -429,20 +430,20 @@ class CostBound(unittest.TestCase):
 class Containment(unittest.TestCase):
     def test_unexpected_failures_are_recorded_not_raised(self):
         text = policies.oracle(TASK)
-        with mock.patch.object(_scoring, "parse_reply", side_effect=RecursionError("deep")):
+        with mock.patch.object(score, "parse_reply", side_effect=RecursionError("deep")):
             s = score_completion(TASK, text)
         self.assertEqual([e.code for e in s.errors], ["malformed_json"])
         # Compiling and scanning run in a scan worker; its entry point contains failures
         # the same way, so the worker survives and the verdict is the reply's.
         texts = [r.text for r in TASK.heldout]
         rules = [(r.pattern, r.replacement) for r in parse_reply(text)[0]]
-        with mock.patch.object(_scoring, "scan", side_effect=MemoryError()):
-            removed, matches, errors = _scoring.scan_rules(texts, rules, 2.0)
+        with mock.patch.object(score, "scan", side_effect=MemoryError()):
+            removed, matches, errors = score.scan_rules(texts, rules, 2.0)
         self.assertEqual([e.code for e in errors], ["invalid_regex"])
         self.assertIn("MemoryError", errors[0].message)
         self.assertEqual((sum(map(sum, removed)), matches), (0, 0))
-        with mock.patch.object(_scoring, "compile_cached", side_effect=KeyError("evicted")):
-            errors = _scoring.scan_rules(texts, rules, 2.0)[2]
+        with mock.patch.object(score, "compile_cached", side_effect=KeyError("evicted")):
+            errors = score.scan_rules(texts, rules, 2.0)[2]
         self.assertEqual({e.code for e in errors}, {"invalid_regex"})
 
     def test_a_callers_bad_budget_still_raises(self):
@@ -461,7 +462,7 @@ class HostileEvalRun(unittest.TestCase):
 
     def test_run_completes_and_its_archive_verifies(self):
         from audit._verify import verify_archive
-        from redaction_pressure._run import read_traces
+        from redaction_pressure.run import read_traces
         from tests import _audit_fixtures as fx
 
         hostile = [HOSTILE_JSON["replacement object 980 deep"], HOSTILE_JSON["pattern list 960 deep"],

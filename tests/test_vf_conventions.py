@@ -18,7 +18,7 @@ from verifiers.v1.cli.output import saved_config_path
 from verifiers.v1.cli.resolve import narrow_config
 from verifiers.v1.configs.cli.eval import EvalConfig
 
-from redaction_pressure._run import read_traces, run_policy
+from redaction_pressure.run import read_traces, run_policy
 from redaction_pressure.taskset import RedactionConfig
 
 ROOT = Path(__file__).resolve().parents[1]

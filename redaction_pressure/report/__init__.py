@@ -16,8 +16,8 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from .._identity import source_digest
-from .._versions import ENVIRONMENT_VERSION
+from ..build.identity import source_digest
+from ..build.versions import ENVIRONMENT_VERSION
 from ._runfile import RunError, read_run
 from ._verdict import NOT_ASKED, Verification, read_verdict_file, run_verify
 from ._view import build_view

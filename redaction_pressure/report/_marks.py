@@ -16,13 +16,13 @@ import time
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .._answer import RedactionError, parse_reply
-from .._reward import Outcome
-from .._scanner import scan
-from .._scoring import _compile as compile_rules
-from .._scoring import score_with_masks
-from .._splits import PUBLIC
-from .._task import RedactionTask, task_from_seed
+from ..scoring.answer import RedactionError, parse_reply
+from ..scoring.reward import Outcome
+from ..scoring.scanner import scan
+from ..scoring.score import _compile as compile_rules
+from ..scoring.score import score_with_masks
+from ..task.splits import PUBLIC
+from ..task.tasks import RedactionTask, task_from_seed
 
 MAX_SEED = 1 << 64
 

@@ -12,13 +12,13 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 
-from .._answer import parse_reply
-from .._identity import build_identity
-from .._reward import WEIGHTS
-from .._scanner import DEFAULT_BUDGET_S
-from .._splits import PUBLIC
-from .._summary import split_label
-from .._task import DEFAULT_N_EVAL, DEFAULT_N_SHOWN
+from ..build.identity import build_identity
+from ..scoring.answer import parse_reply
+from ..scoring.reward import WEIGHTS
+from ..scoring.scanner import DEFAULT_BUDGET_S
+from ..scoring.summary import split_label
+from ..task.splits import PUBLIC
+from ..task.tasks import DEFAULT_N_EVAL, DEFAULT_N_SHOWN
 from . import _marks
 
 HIST_BINS = 20

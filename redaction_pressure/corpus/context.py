@@ -1,0 +1,86 @@
+"""Context secrets: values that are secret only because of where they sit.
+
+A stream's own configuration keys (``ledger_seal``) or command-line flags
+(``--ledger-seal``) hold secrets whose values have no recognisable format; beside
+them, look-alike values of exactly the same shape sit under keys of the same service
+that are not secret (``ledger_cursor``). The key names are invented per seed, and
+which noun marks the secret is drawn too, so only the shown records say which key
+to redact under.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import regex
+
+from .families import Family, Fragment
+from .families.base import fast_chars
+from .house import ALPHABETS
+from .names import service_name
+from .rng import Rng
+
+_NOUNS = ("seal", "stamp", "mark", "ref", "tag", "code", "slug", "handle", "cursor", "digest",
+          "lease", "phrase", "cipher", "unlock", "badge", "ticket", "voucher", "anchor", "latch")
+_VERBS = ("sync", "push", "attach", "enroll", "rotate", "publish")
+
+
+@dataclass(frozen=True)
+class ContextSecret:
+    service: str
+    kind: str  # "kv" (a configuration key) or "flag" (a command-line flag)
+    secret_name: str  # key or flag name that holds the secret
+    decoy_names: tuple[str, ...]
+    alphabet: str
+    char_class: str
+    lo: int
+    hi: int
+
+    def _value(self, r: Rng) -> str:
+        return fast_chars(r, self.alphabet, r.between(self.lo, self.hi))
+
+    def pattern(self) -> str:
+        value = f"{self.char_class}{{{self.lo},{self.hi}}}(?![A-Za-z0-9_-])"
+        if self.kind == "flag":
+            return rf"(?<=(?<![A-Za-z0-9_-])--(?i:{regex.escape(self.secret_name)})[ =]){value}"
+        return (rf"(?<=(?<![A-Za-z0-9_-])(?i:{regex.escape(self.secret_name)})[\"']?\s*[:=]\s*[\"']?)"
+                f"{value}")
+
+    def _maker(self, name: str):
+        if self.kind == "kv":
+            def make(r: Rng, variant: str = "") -> Fragment:
+                text = self._value(r)
+                return Fragment(text, ((0, len(text)),), key=name)
+        else:
+            def make(r: Rng, variant: str = "") -> Fragment:
+                value = self._value(r)
+                head = f"{self.service}ctl {r.choice(_VERBS)} --{name}{r.choice((' ', '='))}"
+                return Fragment(head + value + f" --retries {r.between(1, 5)}",
+                                ((len(head), len(head) + len(value)),))
+        return make
+
+    def families(self) -> tuple[Family, list[Family]]:
+        contexts = frozenset({"kv" if self.kind == "kv" else "shell"})
+        where = "key" if self.kind == "kv" else "flag"
+        secret = Family(self.secret_name.replace("-", "_"), "secret", contexts, (self.secret_name,),
+                        self._maker(self.secret_name), oracle=(self.pattern(),),
+                        why=f"the value of the stream's {where} {self.secret_name!r}",
+                        hints=(self.secret_name.lower(),))
+        decoys = [Family(d.replace("-", "_"), "decoy", contexts, (d,), self._maker(d),
+                         why=f"a value of the same shape under the {where} {d!r}, which this stream "
+                             f"does not treat as secret; only {self.secret_name!r} is")
+                  for d in self.decoy_names]
+        return secret, decoys
+
+
+def draw_context_secret(r: Rng, kind: str, taken: set[str]) -> ContextSecret:
+    while True:
+        service = service_name(r)
+        if service not in taken:
+            break
+    nouns = r.sample(_NOUNS, 1 + r.between(2, 3))
+    sep = "-" if kind == "flag" else "_"
+    names = [f"{service}{sep}{n}" for n in nouns]
+    _, alphabet, char_class = r.choice(ALPHABETS)
+    lo = r.between(14, 30)
+    return ContextSecret(service, kind, names[0], tuple(names[1:]), alphabet, char_class, lo, lo + r.between(0, 8))

@@ -1,0 +1,493 @@
+"""Generators of the secret families: each draws one value in its vendor's documented
+shape (prefix, length, alphabet, checksum, structure), for one variant or any."""
+
+from __future__ import annotations
+
+import json
+import struct
+
+from ..rng import Rng
+from .base import (
+    ALNUM,
+    B64,
+    B64URL,
+    DIGITS,
+    HEX,
+    HOSTS,
+    LOWER,
+    PASSWORD,
+    UPPER,
+    UPPER32,
+    USERS,
+    Fragment,
+    b64,
+    b64url,
+    bech32,
+    big,
+    crc24,
+    der,
+    der_int,
+    github_checksum,
+    inner,
+    oid,
+    pick,
+    random_body,
+    rbytes,
+    seq,
+    small_int,
+    whole,
+    wrap,
+)
+
+AWS_ID_VARIANTS = ("AKIA", "ASIA", "ABIA", "ACCA", "A3T")
+
+
+def aws_key_id(r: Rng, v: str) -> Fragment:
+    prefix = pick(r, v, AWS_ID_VARIANTS)
+    if prefix == "A3T":
+        prefix += r.choice(UPPER + DIGITS)
+    return whole(prefix + random_body(r, UPPER32, 16))
+
+
+def aws_secret(r: Rng, v: str) -> Fragment:
+    return whole(random_body(r, B64, 40))
+
+
+def gcp_api_key(r: Rng, v: str) -> Fragment:
+    return whole("AIzaSy" + random_body(r, B64URL, 33))
+
+
+def _pkcs1_rsa(r: Rng, bits: int = 2048) -> bytes:
+    n = bits // 8
+    return seq(small_int(0), der_int(big(r, n)), small_int(65537), der_int(big(r, n)),
+               der_int(big(r, n // 2)), der_int(big(r, n // 2)), der_int(big(r, n // 2)),
+               der_int(big(r, n // 2)), der_int(big(r, n // 2)))
+
+
+def _pkcs8_rsa(r: Rng) -> bytes:
+    return seq(small_int(0), seq(oid("1.2.840.113549.1.1.1"), der(0x05, b"")),
+               der(0x04, _pkcs1_rsa(r)))
+
+
+def _ec_p256(r: Rng) -> bytes:
+    return seq(small_int(1), der(0x04, rbytes(r, 32)), der(0xA0, oid("1.2.840.10045.3.1.7")),
+               der(0xA1, der(0x03, b"\x00\x04" + rbytes(r, 64))))
+
+
+def _encrypted_pkcs8(r: Rng) -> bytes:
+    pbkdf2 = seq(oid("1.2.840.113549.1.5.12"),
+                 seq(der(0x04, rbytes(r, 16)), small_int(2048), seq(oid("1.2.840.113549.2.9"), der(0x05, b""))))
+    aes = seq(oid("2.16.840.1.101.3.4.1.42"), der(0x04, rbytes(r, 16)))
+    return seq(seq(oid("1.2.840.113549.1.5.13"), seq(pbkdf2, aes)), der(0x04, rbytes(r, 1232)))
+
+
+def _dsa(r: Rng) -> bytes:
+    return seq(small_int(0), der_int(big(r, 128)), der_int(big(r, 20)), der_int(big(r, 128)),
+               der_int(big(r, 128)), der_int(big(r, 20)))
+
+
+def _ssh_string(data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + data
+
+
+def _openssh_ed25519(r: Rng) -> bytes:
+    pub = rbytes(r, 32)
+    blob = _ssh_string(b"ssh-ed25519") + _ssh_string(pub)
+    check = rbytes(r, 4)
+    private = (check + check + blob + _ssh_string(rbytes(r, 32) + pub) + _ssh_string(r.choice(USERS).encode()))
+    private += bytes(range(1, 1 + (-len(private)) % 8))
+    return (b"openssh-key-v1\0" + _ssh_string(b"none") + _ssh_string(b"none") + _ssh_string(b"")
+            + struct.pack(">I", 1) + _ssh_string(blob) + _ssh_string(private))
+
+
+def _pgp_secret_packet(r: Rng) -> bytes:
+    # A v4 EdDSA secret-key packet (tag 5, new format) followed by a user-id-less body.
+    body = (b"\x04" + rbytes(r, 4) + b"\x16\x09\x2b\x06\x01\x04\x01\xda\x47\x0f\x01"
+            + b"\x01\x07\x40" + rbytes(r, 32) + b"\x00\x01\x00" + rbytes(r, 32) + rbytes(r, 2))
+    return b"\xc5" + bytes([len(body)]) + body + b"\xcd\x00" + b"\xc2" + bytes([117]) + rbytes(r, 117)
+
+
+PEM_VARIANTS = ("rsa", "pkcs8", "ec", "openssh", "encrypted", "dsa", "pgp")
+_PEM = {"rsa": ("RSA PRIVATE KEY", _pkcs1_rsa, 64), "pkcs8": ("PRIVATE KEY", _pkcs8_rsa, 64),
+        "ec": ("EC PRIVATE KEY", _ec_p256, 64), "openssh": ("OPENSSH PRIVATE KEY", _openssh_ed25519, 70),
+        "encrypted": ("ENCRYPTED PRIVATE KEY", _encrypted_pkcs8, 64), "dsa": ("DSA PRIVATE KEY", _dsa, 64)}
+
+
+def pem_text(label: str, der_bytes: bytes, width: int = 64) -> str:
+    return f"-----BEGIN {label}-----\n{wrap(b64(der_bytes), width)}\n-----END {label}-----"
+
+
+def private_pem(r: Rng, v: str) -> Fragment:
+    variant = pick(r, v, PEM_VARIANTS)
+    if variant == "pgp":
+        packet = _pgp_secret_packet(r)
+        armor = "=" + b64(crc24(packet).to_bytes(3, "big"))
+        return whole("-----BEGIN PGP PRIVATE KEY BLOCK-----\n\n" + wrap(b64(packet), 64)
+                     + f"\n{armor}\n-----END PGP PRIVATE KEY BLOCK-----")
+    label, build, width = _PEM[variant]
+    return whole(pem_text(label, build(r), width))
+
+
+def gcp_service_account_key(r: Rng, v: str) -> Fragment:
+    """The ``private_key`` field of a service-account JSON key file: a PKCS#8 PEM whose
+    newlines are JSON escapes (a literal backslash-n), as Google writes it."""
+    pem = pem_text("PRIVATE KEY", _pkcs8_rsa(r)).replace("\n", "\\n") + "\\n"
+    return whole(pem, key="private_key")
+
+
+def azure_client_secret(r: Rng, v: str) -> Fragment:
+    return whole(r.chars(ALNUM + "_~.", 3) + r.choice(DIGITS) + "Q~" + random_body(r, ALNUM + "_~.-", 34))
+
+
+def azure_storage(r: Rng, v: str) -> Fragment:
+    key = b64(rbytes(r, 64))
+    return inner(f"DefaultEndpointsProtocol=https;AccountName={r.choice(('app', 'logs', 'media', 'backup'))}"
+                 f"{r.chars(LOWER + DIGITS, 6)};AccountKey=", key, ";EndpointSuffix=core.windows.net")
+
+
+DO_VARIANTS = ("dop", "doo", "dor")
+
+
+def digitalocean(r: Rng, v: str) -> Fragment:
+    return whole(pick(r, v, DO_VARIANTS) + "_v1_" + random_body(r, HEX, 64))
+
+
+def heroku(r: Rng, v: str) -> Fragment:
+    return whole("HRKU-AA" + random_body(r, B64URL, 58))
+
+
+DATABRICKS_VARIANTS = ("dapi", "dapi-suffix")
+
+
+def databricks(r: Rng, v: str) -> Fragment:
+    variant = pick(r, v, DATABRICKS_VARIANTS)
+    return whole("dapi" + random_body(r, HEX, 32) + (f"-{r.between(2, 9)}" if variant == "dapi-suffix" else ""))
+
+
+GITHUB_VARIANTS = ("ghp", "gho", "ghu", "ghs", "ghr")
+
+
+def github_classic(r: Rng, v: str) -> Fragment:
+    body = random_body(r, ALNUM, 30)
+    return whole(f"{pick(r, v, GITHUB_VARIANTS)}_{body}{github_checksum(body)}")
+
+
+def github_fine_grained(r: Rng, v: str) -> Fragment:
+    return whole("github_pat_11" + r.chars(UPPER + DIGITS, 20) + "_" + random_body(r, ALNUM, 59))
+
+
+GITLAB_VARIANTS = ("glpat", "gldt", "glrt", "glft", "glptt")
+
+
+def gitlab(r: Rng, v: str) -> Fragment:
+    variant = pick(r, v, GITLAB_VARIANTS)
+    if variant == "glptt":
+        return whole("glptt-" + random_body(r, HEX, 40))
+    return whole(f"{variant}-" + random_body(r, B64URL, 20))
+
+
+def npm(r: Rng, v: str) -> Fragment:
+    return whole("npm_" + random_body(r, ALNUM, 36))
+
+
+PYPI_VARIANTS = ("pypi", "testpypi")
+
+
+def pypi(r: Rng, v: str) -> Fragment:
+    # A macaroon: version byte, then the location ("pypi.org" or "test.pypi.org") as the
+    # first caveat, so every token starts with the same base64 of that header.
+    location = b"pypi.org" if pick(r, v, PYPI_VARIANTS) == "pypi" else b"test.pypi.org"
+    header = b"\x02\x01\x08" + location if location == b"pypi.org" else b"\x02\x01\x0d" + location
+    raw = header + b"\x00\x02\x06" + rbytes(r, r.between(90, 140))
+    return whole("pypi-" + b64url(raw))
+
+
+def rubygems(r: Rng, v: str) -> Fragment:
+    return whole("rubygems_" + random_body(r, HEX, 48))
+
+
+def docker_hub(r: Rng, v: str) -> Fragment:
+    return whole("dckr_pat_" + random_body(r, B64URL, 27))
+
+
+SLACK_VARIANTS = ("xoxb", "xoxp", "xoxe", "xoxs", "xapp", "xoxb-legacy")
+
+
+def _digits(r: Rng, lo: int, hi: int) -> str:
+    return r.choice(DIGITS[1:]) + random_body(r, DIGITS, r.between(lo, hi) - 1)
+
+
+def slack_token(r: Rng, v: str) -> Fragment:
+    variant = pick(r, v, SLACK_VARIANTS)
+    if variant == "xoxb":
+        return whole(f"xoxb-{_digits(r, 10, 13)}-{_digits(r, 10, 13)}-{random_body(r, ALNUM, 24)}")
+    if variant == "xoxp":
+        return whole(f"xoxp-{_digits(r, 10, 13)}-{_digits(r, 10, 13)}-{_digits(r, 10, 13)}-{random_body(r, HEX, 32)}")
+    if variant == "xoxe":
+        return whole(f"xoxe.xoxp-1-{random_body(r, ALNUM, 148)}")
+    if variant == "xoxs":
+        return whole(f"xoxs-{_digits(r, 10, 12)}-{_digits(r, 10, 12)}-{_digits(r, 10, 12)}-{random_body(r, HEX, 64)}")
+    if variant == "xapp":
+        return whole(f"xapp-1-A{r.chars(UPPER + DIGITS, 10)}-{_digits(r, 13, 13)}-{random_body(r, HEX, 64)}")
+    return whole(f"xoxb-{_digits(r, 11, 12)}-{random_body(r, ALNUM, 24)}")
+
+
+def slack_webhook(r: Rng, v: str) -> Fragment:
+    ids = UPPER + DIGITS
+    return whole(f"https://hooks.slack.com/services/T{r.chars(ids, r.between(8, 10))}"
+                 f"/B{r.chars(ids, r.between(8, 10))}/{random_body(r, ALNUM, 24)}")
+
+
+def discord_bot(r: Rng, v: str) -> Fragment:
+    user_id = _digits(r, 18, 19)
+    return whole(f"{b64url(user_id.encode())}.{r.chars(B64URL, 6)}.{random_body(r, B64URL, 38)}")
+
+
+def discord_webhook(r: Rng, v: str) -> Fragment:
+    return whole(f"https://discord.com/api/webhooks/{_digits(r, 18, 19)}/{random_body(r, B64URL, 68)}")
+
+
+def telegram(r: Rng, v: str) -> Fragment:
+    return whole(f"{_digits(r, 9, 10)}:AA{random_body(r, B64URL, 33)}")
+
+
+STRIPE_VARIANTS = ("sk_live", "rk_live", "sk_test", "rk_test")
+
+
+def stripe(r: Rng, v: str) -> Fragment:
+    prefix = pick(r, v, STRIPE_VARIANTS)
+    body = (random_body(r, ALNUM, 24) if r.chance(1, 3)
+            else "51" + random_body(r, ALNUM, 97))  # the current 99-character body
+    return whole(f"{prefix}_{body}")
+
+
+SQUARE_VARIANTS = ("EAAA", "sq0atp", "sq0csp")
+
+
+def square(r: Rng, v: str) -> Fragment:
+    variant = pick(r, v, SQUARE_VARIANTS)
+    if variant == "EAAA":
+        return whole("EAAA" + random_body(r, B64URL, 60))
+    return whole(f"{variant}-" + random_body(r, B64URL, 22 if variant == "sq0atp" else 43))
+
+
+SHOPIFY_VARIANTS = ("shpat", "shpss", "shpca", "shppa")
+
+
+def shopify(r: Rng, v: str) -> Fragment:
+    return whole(f"{pick(r, v, SHOPIFY_VARIANTS)}_" + random_body(r, HEX, 32))
+
+
+def braintree(r: Rng, v: str) -> Fragment:
+    return whole(f"access_token$production${r.chars(LOWER + DIGITS, 16)}${random_body(r, HEX, 32)}")
+
+
+OPENAI_VARIANTS = ("proj", "svcacct", "admin", "legacy")
+
+
+def openai(r: Rng, v: str) -> Fragment:
+    variant = pick(r, v, OPENAI_VARIANTS)
+    if variant == "legacy":
+        return whole(f"sk-{random_body(r, ALNUM, 20)}T3BlbkFJ{random_body(r, ALNUM, 20)}")
+    return whole(f"sk-{variant}-{random_body(r, B64URL, 74)}T3BlbkFJ{random_body(r, B64URL, 74)}")
+
+
+ANTHROPIC_VARIANTS = ("api03", "admin01")
+
+
+def anthropic(r: Rng, v: str) -> Fragment:
+    return whole(f"sk-ant-{pick(r, v, ANTHROPIC_VARIANTS)}-{random_body(r, B64URL, 93)}AA")
+
+
+def huggingface(r: Rng, v: str) -> Fragment:
+    return whole("hf_" + random_body(r, LOWER + UPPER, 34))
+
+
+def groq(r: Rng, v: str) -> Fragment:
+    return whole("gsk_" + random_body(r, ALNUM, 52))
+
+
+def replicate(r: Rng, v: str) -> Fragment:
+    return whole("r8_" + random_body(r, ALNUM, 37))
+
+
+def sendgrid(r: Rng, v: str) -> Fragment:
+    return whole("SG." + random_body(r, B64URL, 22) + "." + random_body(r, B64URL, 43))
+
+
+def mailgun(r: Rng, v: str) -> Fragment:
+    return whole("key-" + random_body(r, HEX, 32))
+
+
+def mailchimp(r: Rng, v: str) -> Fragment:
+    return whole(random_body(r, HEX, 32) + f"-us{r.between(1, 21)}")
+
+
+def twilio(r: Rng, v: str) -> Fragment:
+    return whole("SK" + random_body(r, HEX, 32))
+
+
+SENTRY_VARIANTS = ("sntryu", "sntrys")
+
+
+def sentry(r: Rng, v: str) -> Fragment:
+    if pick(r, v, SENTRY_VARIANTS) == "sntryu":
+        return whole("sntryu_" + random_body(r, HEX, 64))
+    claims = {"iat": 1700000000 + r.below(10**8), "url": "https://sentry.io",
+              "region_url": "https://us.sentry.io", "org": r.choice(("acme", "shop", "ledger"))}
+    body = b64(json.dumps(claims, separators=(",", ":")).encode()).rstrip("=")
+    return whole(f"sntrys_{body}_{random_body(r, B64, 43)}")
+
+
+DATADOG_VARIANTS = ("api", "api+app")
+
+
+def datadog(r: Rng, v: str) -> Fragment:
+    api = random_body(r, HEX, 32)
+    head = ('curl -sS -X POST "https://api.datadoghq.com/api/v2/series" '
+            '-H "Content-Type: application/json" -H "DD-API-KEY: ')
+    if pick(r, v, DATADOG_VARIANTS) == "api":
+        return inner(head, api, '" -d @metrics.json')
+    app = random_body(r, HEX, 40)
+    text = head + api + '" -H "DD-APPLICATION-KEY: ' + app + '" https://api.datadoghq.com/api/v1/monitor'
+    a = len(head)
+    b = text.index(app)
+    return Fragment(text, ((a, a + 32), (b, b + 40)))
+
+
+VAULT_VARIANTS = ("hvs", "hvb")
+
+
+def vault(r: Rng, v: str) -> Fragment:
+    if pick(r, v, VAULT_VARIANTS) == "hvs":
+        return whole("hvs.CAESI" + random_body(r, B64URL, 86))
+    return whole("hvb.AAAAAQ" + random_body(r, B64URL, 132))
+
+
+def terraform(r: Rng, v: str) -> Fragment:
+    return whole(random_body(r, ALNUM, 14) + ".atlasv1." + random_body(r, ALNUM, 67))
+
+
+ONEPASSWORD_VARIANTS = ("service_account", "secret_key")
+
+
+def onepassword(r: Rng, v: str) -> Fragment:
+    if pick(r, v, ONEPASSWORD_VARIANTS) == "secret_key":
+        ids = UPPER.replace("O", "").replace("I", "") + DIGITS[2:]
+        parts = [r.chars(ids, n) for n in (6, 6, 5, 5, 5, 5)]
+        return whole("A3-" + "-".join(parts))
+    claims = {"signInAddress": "my.1password.com", "userAuth": {"method": "SRPg-4096", "alg": "PBES2g-HS256",
+              "iterations": 650000, "salt": b64url(rbytes(r, 16))}, "secretKey": "A3-" + r.chars(UPPER + DIGITS, 32),
+              "srpX": rbytes(r, 32).hex(), "muk": {"alg": "A256GCM", "ext": True, "k": b64url(rbytes(r, 32)),
+              "key_ops": ["encrypt", "decrypt"], "kty": "oct", "kid": "mp"}}
+    return whole("ops_" + b64(json.dumps(claims, separators=(",", ":")).encode()).rstrip("="))
+
+
+def age_key(r: Rng, v: str) -> Fragment:
+    return whole(bech32("age-secret-key-", rbytes(r, 32)).upper())
+
+
+CONN_VARIANTS = ("postgresql", "mysql", "mongodb+srv", "redis", "amqp", "mssql")
+_PORTS = {"postgresql": 5432, "mysql": 3306, "mongodb+srv": None, "redis": 6379, "amqp": 5672, "mssql": 1433}
+
+
+def conn_password(r: Rng, v: str) -> Fragment:
+    scheme = pick(r, v, CONN_VARIANTS)
+    port = _PORTS[scheme]
+    host = r.choice(HOSTS) + (f":{port}" if port else "")
+    path = {"redis": "0", "amqp": "vhost"}.get(scheme, r.choice(("orders", "app", "analytics")))
+    return inner(f"{scheme}://{r.choice(USERS)}:", random_body(r, PASSWORD, r.between(12, 28)), f"@{host}/{path}")
+
+
+def url_password(r: Rng, v: str) -> Fragment:
+    return inner(f"https://{r.choice(USERS)}:", random_body(r, PASSWORD, r.between(10, 24)),
+                 f"@{r.choice(HOSTS)}/{r.choice(('repo.git', 'api/v2/upload', 'simple/'))}")
+
+
+def ado_net(r: Rng, v: str) -> Fragment:
+    return inner(f"Server=tcp:{r.choice(HOSTS)},1433;Initial Catalog={r.choice(('orders', 'ledger', 'app'))};"
+                 f"User ID={r.choice(USERS)};Password=", random_body(r, PASSWORD, r.between(12, 24)),
+                 ";Encrypt=True;Connection Timeout=30;")
+
+
+JWT_VARIANTS = ("HS256", "RS256", "ES256", "none")
+_SIG = {"HS256": 32, "RS256": 256, "ES256": 64, "none": 0}
+
+
+def jwt(r: Rng, v: str) -> Fragment:
+    alg = pick(r, v, JWT_VARIANTS)
+    header = {"alg": alg, "typ": "JWT"}
+    if alg != "none" and r.chance(1, 2):
+        header["kid"] = r.chars(HEX, 16)
+    payload = {"sub": str(r.between(1000, 99999)), "iat": 1700000000 + r.below(10**8),
+               "scope": r.choice(("read", "admin", "read write"))}
+    enc = lambda obj: b64url(json.dumps(obj, separators=(",", ":")).encode())  # noqa: E731
+    return whole(f"{enc(header)}.{enc(payload)}.{b64url(rbytes(r, _SIG[alg]))}")
+
+
+K8S_VARIANTS = ("opaque", "dockerconfigjson")
+K8S_KEYS = ("db-password", "api-token", "client-secret", "redis-password", "smtp-password",
+            "signing-key", "webhook-secret")
+
+
+def k8s_secret_data(r: Rng, v: str) -> Fragment:
+    if pick(r, v, K8S_VARIANTS) == "opaque":
+        raw = random_body(r, PASSWORD, r.between(12, 32)).encode()
+        return whole(b64(raw))
+    auth = b64(f"{r.choice(USERS)}:{random_body(r, PASSWORD, 20)}".encode())
+    cfg = {"auths": {r.choice(("registry.acme.io", "ghcr.io", "index.docker.io")): {"auth": auth}}}
+    return whole(b64(json.dumps(cfg, separators=(",", ":")).encode()), key=".dockerconfigjson")
+
+
+GENERIC_KEYS = (
+    "password", "passwd", "pwd", "db_password", "db_pass", "admin_password", "root_password",
+    "smtp_password", "redis_password", "ldap_bind_password", "mail_password", "service_password",
+    "secret", "secret_key", "client_secret", "app_secret", "api_secret", "consumer_secret",
+    "session_secret", "cookie_secret", "jwt_secret", "webhook_secret", "secret_token",
+    "token", "auth_token", "access_token", "refresh_token", "api_token", "api_key", "apikey",
+    "encryption_key", "signing_key", "master_key",
+)
+GENERIC_VARIANTS = ("hex", "base64", "uuid", "alnum", "password")
+
+
+def generic(r: Rng, v: str) -> Fragment:
+    variant = pick(r, v, GENERIC_VARIANTS)
+    if variant == "hex":
+        return whole(random_body(r, HEX, r.choice((32, 40, 64))))
+    if variant == "base64":
+        while True:
+            value = b64(rbytes(r, r.choice((24, 32, 33, 48))))
+            if "/" in value or "+" in value or value.endswith("="):
+                return whole(value)
+    if variant == "uuid":
+        return whole("-".join(random_body(r, HEX, n) for n in (8, 4, 4, 4, 12)))
+    if variant == "alnum":
+        return whole(random_body(r, ALNUM, r.between(20, 40)))
+    return whole(r.choice(ALNUM) + random_body(r, ALNUM + "_-.+!#%", r.between(14, 30)) + r.choice(ALNUM))
+
+
+def basic(r: Rng, v: str) -> Fragment:
+    raw = f"{r.choice(USERS)}:{random_body(r, PASSWORD, r.between(10, 20))}".encode()
+    return inner("Basic ", b64(raw))
+
+
+def bearer(r: Rng, v: str) -> Fragment:
+    return inner("Bearer ", random_body(r, ALNUM + "-._~", r.between(32, 56)))
+
+
+CLI_VARIANTS = ("mysql", "mysqldump", "curl", "docker", "sshpass")
+
+
+def cli_password(r: Rng, v: str) -> Fragment:
+    pw = random_body(r, PASSWORD.replace("!", ""), r.between(10, 20))
+    host, user = r.choice(HOSTS), r.choice(USERS)
+    variant = pick(r, v, CLI_VARIANTS)
+    if variant == "mysql":
+        return inner(f"mysql -h {host} -u {user} -p", pw, " -e 'SELECT 1'")
+    if variant == "curl":
+        return inner(f"curl -sS -u {user}:", pw, f" https://{host}/api/health")
+    if variant == "docker":
+        return inner(f"docker login -u {user} -p ", pw, f" {r.choice(HOSTS)}")
+    if variant == "sshpass":
+        return inner("sshpass -p ", pw, f" ssh {user}@{host}")
+    return inner(f"mysqldump --single-transaction -h {host} -u {user} -p", pw, " orders > orders.sql")

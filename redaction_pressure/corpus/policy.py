@@ -1,0 +1,148 @@
+"""Labelling policies: which optional categories a stream treats as secret.
+
+Personal and internal data (email addresses, phone numbers, client IP addresses,
+internal hostnames, customer ids) is secret under some data-handling policies and
+plain operational data under others. Each stream draws its policy from the seed and
+states it in words in the prompt; the same forms are labelled secrets in one stream
+and decoys, to be kept, in the next. So a constant reply either destroys them where
+they must survive or leaks them where they must go.
+
+The forms themselves are partly per stream too: each stream has its own company
+domains, its own internal host names, one phone-number style and one customer-id
+format, so a rule has to be fitted to the examples.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import regex
+
+from .families import Family, Fragment
+from .names import service_name
+from .rng import Rng
+
+CATEGORIES = ("email_address", "phone_number", "client_ip", "internal_hostname", "customer_id")
+DESCRIPTIONS = {
+    "email_address": "email addresses",
+    "phone_number": "phone numbers",
+    "client_ip": "client IP addresses",
+    "internal_hostname": "internal hostnames",
+    "customer_id": "customer and account ids",
+}
+KEYS = {
+    "email_address": ("owner_email", "contact", "notify_to", "reply_to", "billing_contact"),
+    "phone_number": ("support_phone", "oncall_phone", "sms_to", "callback_number"),
+    "client_ip": ("client_ip", "remote_addr", "forwarded_for", "peer"),
+    "internal_hostname": ("upstream_host", "db_host", "cache_host", "broker_host"),
+    "customer_id": ("customer", "account", "tenant_account", "billing_account"),
+}
+# Filler fields that draw a category value (labelled by the policy wherever they land).
+FIELD_CATEGORIES = {"host": "internal_hostname", "ip": "client_ip"}
+
+_FIRST = ("ana", "ben", "chloe", "dmitri", "elif", "farah", "goran", "hana", "ivan", "jun",
+          "kofi", "lena", "mateo", "nadia", "omar", "priya", "quinn", "rosa", "sven", "tariq")
+_LAST = ("alvarez", "brandt", "chen", "dubois", "eriksen", "fischer", "garcia", "haddad", "ito",
+         "jensen", "kowalski", "lindqvist", "moreau", "novak", "okafor", "petrov", "rossi", "sato")
+_TLDS = ("io", "com", "net", "dev", "co")
+_ROLES = ("db", "cache", "queue", "search", "api", "worker", "ledger", "mq", "kv", "etl")
+_HOST_SUFFIXES = ("internal", "lan", "corp", "svc.cluster.local")
+_ENVS = ("prod", "stg", "eu1", "us2", "ops")
+_ID_PREFIXES = ("cust", "acct", "cid", "member", "client", "tenant")
+
+_PHONE_STYLES = (
+    # (style, regex of exactly that style)
+    ("+1-NNN-555-01NN", r"\+1-[2-9][0-9]{2}-555-01[0-9]{2}"),
+    ("+44 20 7946 0NNN", r"\+44 20 7946 0[0-9]{3}"),
+    ("(NNN) 555-01NN", r"\([2-9][0-9]{2}\) 555-01[0-9]{2}"),
+)
+_EMAIL_LOCAL = r"(?<![A-Za-z0-9._%+/:@!*~#$&-])[a-z0-9._+-]+"
+_IPV4 = r"(?<![0-9.])(?:[0-9]{1,3}\.){3}[0-9]{1,3}(?![0-9.])"
+
+
+@dataclass(frozen=True)
+class Policy:
+    secret: tuple[str, ...]  # categories this stream treats as secret, in CATEGORIES order
+    domains: tuple[str, ...]
+    hosts: tuple[str, ...]
+    phone_style: int
+    id_prefix: str
+    id_digits: int
+
+    def describe(self) -> str:
+        def words(cats):
+            names = [DESCRIPTIONS[c] for c in cats]
+            return ", ".join(names) if names else "nothing"
+        kept = [c for c in CATEGORIES if c not in self.secret]
+        return (f"This stream's labelling policy treats as secret: {words(self.secret)}. "
+                f"It does not treat as secret (they must survive): {words(kept)}.")
+
+    def value(self, category: str, r: Rng) -> str:
+        if category == "email_address":
+            first, last = r.choice(_FIRST), r.choice(_LAST)
+            local = r.choice((f"{first}.{last}", f"{first[0]}{last}", first, f"{first}+alerts"))
+            return f"{local}@{r.choice(self.domains)}"
+        if category == "phone_number":
+            n = r.between(200, 999)
+            tail = r.chars("0123456789", 2)
+            return (f"+1-{n}-555-01{tail}", f"+44 20 7946 0{r.chars('0123456789', 3)}",
+                    f"({n}) 555-01{tail}")[self.phone_style]
+        if category == "client_ip":
+            first = r.choice((23, 31, 45, 52, 66, 81, 94, 103, 145, 178, 185, 203))
+            return f"{first}.{r.below(256)}.{r.below(256)}.{r.between(1, 254)}"
+        if category == "internal_hostname":
+            return r.choice(self.hosts)
+        if category == "customer_id":
+            return self.id_prefix + r.chars("123456789", 1) + r.chars("0123456789", self.id_digits - 1)
+        raise KeyError(category)
+
+    def pattern(self, category: str) -> str:
+        if category == "email_address":
+            # Only this stream's mail domains: ``ssh deploy@db.example.net`` is a login, not an address.
+            domains = "|".join(regex.escape(d) for d in self.domains)
+            return rf"{_EMAIL_LOCAL}@(?:{domains})(?![A-Za-z0-9_.@-])"
+        if category == "phone_number":
+            return rf"(?<![0-9A-Za-z+(-]){_PHONE_STYLES[self.phone_style][1]}(?![0-9])"
+        if category == "client_ip":
+            return _IPV4
+        if category == "internal_hostname":
+            return (r"(?<![A-Za-z0-9_.@-])[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:internal|lan|corp|svc\.cluster\.local)"
+                    r"(?![A-Za-z0-9_.-])")
+        if category == "customer_id":
+            return (rf"(?<![A-Za-z0-9_-]){regex.escape(self.id_prefix)}[1-9][0-9]{{{self.id_digits - 1}}}"
+                    r"(?![A-Za-z0-9_-])")
+        raise KeyError(category)
+
+    def families(self) -> dict[str, Family]:
+        """One family per category, a secret or a decoy as the policy says."""
+        out = {}
+        for cat in CATEGORIES:
+            make = _maker(self, cat)
+            if cat in self.secret:
+                hints = tuple(s.split(".")[-1] for s in _HOST_SUFFIXES) if cat == "internal_hostname" else ()
+                out[cat] = Family(cat, "secret", frozenset({"kv"}), KEYS[cat], make,
+                                  oracle=(self.pattern(cat),), hints=hints,
+                                  why=f"{DESCRIPTIONS[cat]} are secret under this stream's policy")
+            else:
+                out[cat] = Family(cat, "decoy", frozenset({"kv"}), KEYS[cat], make,
+                                  why=f"{DESCRIPTIONS[cat]} are operational data under this stream's "
+                                      "policy, which the stream states in words")
+        return out
+
+
+def _maker(policy: Policy, category: str):
+    def make(r: Rng, variant: str = "") -> Fragment:
+        text = policy.value(category, r)
+        return Fragment(text, ((0, len(text)),))
+    return make
+
+
+def draw_policy(r: Rng) -> Policy:
+    secret = tuple(c for c in CATEGORIES if r.chance(1, 3))
+    domains = tuple(f"{service_name(r)}.{r.choice(_TLDS)}" for _ in range(r.between(1, 2)))
+    corp, suffix = service_name(r), r.choice(_HOST_SUFFIXES)
+    hosts = tuple(sorted({f"{r.choice(_ROLES)}-{r.between(1, 12):02d}.{r.choice(_ENVS)}.{corp}.{suffix}"
+                          for _ in range(r.between(3, 5))}))
+    sep = r.choice(("-", "_", ""))
+    return Policy(secret, domains, hosts, r.below(len(_PHONE_STYLES)),
+                  r.choice(_ID_PREFIXES) + sep, r.between(6, 9))

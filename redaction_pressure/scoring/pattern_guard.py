@@ -1,0 +1,328 @@
+"""Refuses patterns that would be expensive to compile or to run, before compiling.
+
+`regex` has no compile-time timeout, and it expands counted repetition while
+compiling: ``(?:a{1000}){1000}`` (17 characters) builds a million nodes, ~1 s and
+~280 MB, and one more level takes gigabytes. Under full case folding a one-item set
+becomes a ~105-way branch first, so ``(?fi)[\\x00-\\U0010ffff]{19000}`` costs ~730 MB.
+Its time budget bounds matching, but not memory: recursion (``(?R)``, ``(?1)``,
+``(?&name)``) and fuzzy matching (``{e<=3}``) grow backtracking state by hundreds of
+megabytes within two seconds.
+
+So each pattern is first *parsed* with `regex`'s own parser (linear in the pattern,
+which the schema caps at 512 characters) and its parse tree is walked:
+
+- recursion and subroutine calls, fuzzy matching, and ``\\K`` inside a lookaround
+  (which yields matches that end before they start) are refused;
+- the compiled size is bounded: every node costs 1, a literal string its length, a
+  set its members, a node under full case folding 105 times that, and a repeat
+  multiplies its body by its largest count (an open upper bound is charged its lower
+  bound, ``{2,1000}`` 1000). Only a pattern under ``MAX_COMPILED_COST`` is compiled.
+
+`regex`'s parser and compiler recurse once per level of nested groups and sets, so
+before either runs, that nesting is bounded *on the text* (`nesting_bound`), and the
+work runs with a fixed stack (`stack`): a verdict never depends on the caller's
+stack depth. The parse tree that was checked is the one compiled (`_build` repeats
+what ``regex.compile`` does after parsing, proven argument for argument by the
+tests), so a fresh pattern is parsed once, not twice. Compilation bypasses `regex`'s
+pattern cache and its per-pattern locale note, so hostile replies cannot grow module
+state; our own cache is a bounded, locked LRU that only holds successful compiles,
+which are pure functions of the pattern.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections import OrderedDict
+from typing import NamedTuple
+
+import regex
+from regex import _main as _regex_main
+from regex import _regex, _regex_core
+
+from .stack import with_headroom
+
+MAX_COMPILED_COST = 20_000
+MAX_REPLY_COST = 60_000
+MAX_NESTING = 32
+FULL_FOLD_FACTOR = 105  # len(regex._regex.get_expand_on_folding()) in regex 2026.11
+FLAGS = 0
+_FULL_FOLD = int(_regex_core.FULLIGNORECASE)
+# _build mirrors regex._main._compile after parsing; for other versions of regex the
+# pattern is compiled by regex.compile instead (parsed twice, same verdict).
+_BUILD_VERIFIED_FOR = ("2026.11.19",)
+_SINGLE_PARSE = regex.__version__ in _BUILD_VERIFIED_FOR
+
+
+class Refused(Exception):
+    """The pattern is refused as too costly (or too dangerous) to compile or run."""
+
+
+_SURROGATE = regex.compile("[\ud800-\udfff]")
+_MAYBE_VERBOSE = regex.compile(r"\(\?[^):]*x")  # an inline flag group that may set VERBOSE
+
+
+def nesting_bound(pattern: str) -> int:
+    """An upper bound, read from the text alone, on how deeply groups and character
+    sets nest (every kind of group, lookaround, conditional, V1 nested set).
+
+    It never undercounts: every unescaped ``(`` and ``[`` opens a level, and a closer
+    only closes the innermost level when it is of the same kind (so ``)`` inside a set,
+    as in ``(?:[)]``, closes nothing), never when it is the first character of a set
+    (``[]...]``, ``[^]...]``, where `regex` reads it as a literal) and never inside what
+    may be a VERBOSE comment (``#`` to the end of the line). Where the text is
+    ambiguous it errs towards more nesting, which only refuses sooner."""
+    if pattern.count("(") + pattern.count("[") <= MAX_NESTING:
+        return pattern.count("(") + pattern.count("[")  # each level needs an opener
+    verbose = _MAYBE_VERBOSE.search(pattern) is not None
+    stack: list[str] = []
+    deepest, comment, i, n = 0, False, 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        i += 1
+        if c == "\\":
+            i += 1
+        elif c == "(" or c == "[":
+            stack.append(c)
+            deepest = max(deepest, len(stack))
+            if c == "[":
+                i += pattern.startswith("^", i)
+                i += pattern.startswith("]", i)
+        elif c == "\n":
+            comment = False
+        elif c == "#":
+            comment = comment or verbose
+        elif not comment and stack and ((c == ")" and stack[-1] == "(") or (c == "]" and stack[-1] == "[")):
+            stack.pop()
+    return deepest
+
+
+_CHILD_ATTRS = ("subpattern", "items", "branches", "yes_item", "no_item")
+_NODE = _regex_core.RegexBase
+_PLAIN, _FUZZY, _CALL, _KEEP, _LOOK, _REPEAT, _STRING, _SET = range(8)
+_KINDS = ((_regex_core.Fuzzy, _FUZZY), ((_regex_core.CallGroup, _regex_core.CallRef), _CALL),
+          (_regex_core.Keep, _KEEP), ((_regex_core.LookAround, _regex_core.LookAroundConditional), _LOOK),
+          (_regex_core.GreedyRepeat, _REPEAT),  # Lazy and Possessive subclass it
+          (_regex_core.String, _STRING), (_regex_core.SetBase, _SET))
+_kind_of: dict[type, int] = {}
+
+
+def _kind(node_type: type) -> int:
+    kind = _kind_of.get(node_type)
+    if kind is None:
+        kind = next((k for types, k in _KINDS if issubclass(node_type, types)), _PLAIN)
+        _kind_of[node_type] = kind  # one entry per regex node class: bounded
+    return kind
+
+
+def _cost(node: object, budget: int, in_lookaround: bool = False) -> int:
+    """Upper bound of compiled size; stops early once it exceeds ``budget``. Raises
+    `Refused` for constructs whose run-time memory has no bound. (Written for speed:
+    it runs on every fresh pattern; tests check it against a plain reference.)"""
+    kind = _kind(type(node))
+    own = 1
+    if kind:
+        if kind == _FUZZY:
+            raise Refused("fuzzy matching ({e<=n}) is refused: its memory use has no bound")
+        if kind == _CALL:
+            raise Refused("recursion and subroutine calls ((?R), (?1), (?&name)) are refused: "
+                          "their backtracking memory has no bound")
+        if kind == _KEEP:
+            if in_lookaround:
+                raise Refused(r"\K inside a lookaround is refused: it makes matches end before they start")
+        elif kind == _LOOK:
+            in_lookaround = True
+        elif kind == _REPEAT:
+            counts = [c for c in (node.min_count, node.max_count) if c is not None]
+            factor = max([1, *counts])
+            if factor > budget:
+                return budget + 1
+            return factor * _cost(node.subpattern, budget // factor + 1, in_lookaround)
+        elif kind == _STRING:
+            own = len(node.characters)
+        else:
+            own = len(node.items)
+    fields = node.__dict__  # every regex node has one; .get avoids getattr's exception path
+    case_flags = fields.get("case_flags")
+    if case_flags and int(case_flags) & _FULL_FOLD == _FULL_FOLD:  # int(): IntFlag's & is slow Python
+        own *= FULL_FOLD_FACTOR
+    total = own
+    for name in _CHILD_ATTRS:
+        value = fields.get(name)
+        if value is None:
+            continue
+        for child in (value,) if isinstance(value, _NODE) else value if isinstance(value, (list, tuple)) else ():
+            if isinstance(child, _NODE):
+                total += _cost(child, budget - total, in_lookaround)
+                if total > budget:
+                    return total
+    return total
+
+
+def _literal_runs(node: object, runs: list[str]) -> None:
+    """Collects runs of case-sensitive literal characters that every match needs in
+    the searched text: consecutive characters of the top-level sequence, of plain
+    groups inside it and of positive lookarounds (which see the same text). Repeats,
+    branches, conditionals and fuzzy items are not entered."""
+    items = node.items if isinstance(node, _regex_core.Sequence) else [node]
+    run: list[str] = []
+    for item in items:
+        if (type(item) is _regex_core.Character and item.positive and not item.zerowidth
+                and item.case_flags == _regex_core.NOCASE):
+            run.append(chr(item.value))
+            continue
+        if run:
+            runs.append("".join(run))
+            run = []
+        if isinstance(item, _regex_core.Sequence):
+            _literal_runs(item, runs)
+        elif type(item) in (_regex_core.Group, _regex_core.Atomic) or (
+                type(item) is _regex_core.LookAround and item.positive):
+            _literal_runs(item.subpattern, runs)
+    if run:
+        runs.append("".join(run))
+
+
+def _info(flags: int, char_type: int) -> _regex_core.Info:
+    info = _regex_core.Info(flags, char_type, {})
+    info.guess_encoding = regex.UNICODE  # as regex.compile sets it for str patterns (\R reads it)
+    return info
+
+
+def _parse(pattern: str) -> tuple:
+    """Parses as ``regex.compile`` does (restarting when a flag turns out global);
+    returns the tree, the source and the parse info."""
+    if nesting_bound(pattern) > MAX_NESTING:
+        raise Refused(f"groups and sets nest deeper than {MAX_NESTING}")
+    # The parser reads the default version from module state that regex.compile resets
+    # from regex.DEFAULT_VERSION on every call; a reply's verdict must not depend on
+    # who compiled what before, so it is pinned to regex's documented default, V0.
+    _regex_core.DEFAULT_VERSION = _regex_core.VERSION0
+    source = _regex_core.Source(pattern)
+    info = _info(FLAGS, source.char_type)
+    while True:
+        try:
+            source = _regex_core.Source(pattern)
+            source.ignore_space = bool(info.flags & regex.VERBOSE)
+            return _regex_core._parse_pattern(source, info), source, info
+        except _regex_core._UnscopedFlagSet:
+            info = _info(info.global_flags, source.char_type)
+
+
+def _build(pattern: str, parsed, source, info) -> regex.Pattern:
+    """What ``regex._main._compile`` does after parsing (regex 2026.11.19), for a str
+    pattern, no named lists and no caching: the already checked tree is compiled
+    instead of parsing the pattern a second time."""
+    core = _regex_core
+    if not source.at_end():
+        raise regex.error("unbalanced parenthesis", pattern, source.pos)
+    version = (info.flags & core._ALL_VERSIONS) or core.DEFAULT_VERSION
+    if version not in (0, core.VERSION0, core.VERSION1):
+        raise ValueError("VERSION0 and VERSION1 flags are mutually incompatible")
+    if (info.flags & core._ALL_ENCODINGS) not in (0, core.ASCII, core.LOCALE, core.UNICODE):
+        raise ValueError("ASCII, LOCALE and UNICODE flags are mutually incompatible")
+    if not (info.flags & core._ALL_ENCODINGS):
+        info.flags |= core.UNICODE
+    reverse = bool(info.flags & core.REVERSE)
+    fuzzy = isinstance(parsed, core.Fuzzy)
+    try:
+        parsed.fix_groups(pattern, reverse, False)
+    except core.error as e:
+        raise regex.error(e.msg, e.pattern, e.pos) from None
+    parsed = parsed.optimise(info, reverse)
+    parsed = parsed.pack_characters(info)
+    req_offset, req_chars, req_flags = core._get_required_string(parsed, info.flags)
+    if info.named_lists_used:
+        raise Refused(r"named lists (\L<name>) are refused: a reply cannot supply them")
+    core._check_group_features(info, parsed)
+    code = parsed.compile(reverse)
+    ref = info.call_refs.get((0, reverse, fuzzy))
+    if ref is not None:
+        code = [(core.OP.CALL_REF, ref), *code, (core.OP.END,)]
+    code += [(core.OP.SUCCESS, )]
+    for group, rev, fuz in info.additional_groups:
+        code += group.compile(rev, fuz)
+    code = core._flatten_code(code)
+    if not parsed.has_simple_start():
+        with contextlib.suppress(core._FirstSetError):
+            code = core._flatten_code(core._compile_firstset(info, parsed.get_firstset(reverse))) + code
+    index_group = {v: n for n, v in info.group_index.items()}
+    return _regex.compile(pattern, info.flags | version, code, info.group_index, index_group, {}, [],
+                          req_offset, req_chars, req_flags, info.group_count)
+
+
+class Compiled(NamedTuple):
+    pattern: regex.Pattern
+    cost: int
+    required: str  # a literal every match needs in the text ("" if none is known)
+
+
+_CACHE_COST_LIMIT = 200_000  # bounds the memory the cache can hold, whatever replies say
+_CACHE_ENTRIES = 2048
+_cache: OrderedDict[str, Compiled] = OrderedDict()
+_cache_cost = 0
+_cache_lock = threading.Lock()
+
+
+def compile_cached(pattern: str) -> Compiled:
+    """`compile_bounded` behind a least-recently-used cache weighted by compiled size:
+    training repeats the same patterns across rollouts. Safe from any number of
+    threads. Only successes are kept, and a success is a pure function of the pattern
+    (bounded nesting, fixed stack), so a hit is exactly what a fresh compile gives;
+    refusals and errors are recomputed every time."""
+    global _cache_cost
+    with _cache_lock:
+        hit = _cache.get(pattern)
+        if hit is not None:
+            _cache.move_to_end(pattern)
+            return hit
+    compiled = compile_bounded(pattern)
+    with _cache_lock:
+        if pattern not in _cache:
+            while _cache and (_cache_cost + compiled.cost > _CACHE_COST_LIMIT or len(_cache) >= _CACHE_ENTRIES):
+                _cache_cost -= _cache.popitem(last=False)[1].cost
+            _cache[pattern] = compiled
+            _cache_cost += compiled.cost
+        else:
+            _cache.move_to_end(pattern)
+    return compiled
+
+
+def cache_stats() -> tuple[int, int]:
+    """(entries, summed compiled cost) of the compile cache."""
+    with _cache_lock:
+        return len(_cache), _cache_cost
+
+
+def clear_cache() -> None:
+    global _cache_cost
+    with _cache_lock:
+        _cache.clear()
+        _cache_cost = 0
+
+
+@with_headroom
+def compile_bounded(pattern: str) -> Compiled:
+    """Compiles ``pattern`` only if it is bounded; returns it with its cost bound and a
+    required literal (the scanner skips texts that lack it, saving a regex call: on
+    short records the per-call cost of `timeout` dominates). Raises `Refused`, or what
+    `regex` raises for a bad pattern, and never takes long."""
+    if not pattern.isascii() and _SURROGATE.search(pattern):
+        raise Refused("pattern contains a lone surrogate")
+    parsed, source, info = _parse(pattern)
+    cost = _cost(parsed, MAX_COMPILED_COST)
+    if cost > MAX_COMPILED_COST:
+        raise Refused(f"compiled size bound exceeds {MAX_COMPILED_COST}"
+                      " (nested or large counted repetition, or full case folding)")
+    runs: list[str] = []
+    _literal_runs(parsed, runs)
+    if _SINGLE_PARSE:
+        compiled = _build(pattern, parsed, source, info)
+    else:
+        try:
+            compiled = regex.compile(pattern, FLAGS, cache_pattern=False)
+        finally:
+            _regex_main._locale_sensitive.pop((str, pattern), None)
+    if compiled.flags & regex.LOCALE:
+        raise Refused("the LOCALE flag makes matching depend on the machine's locale")
+    return Compiled(compiled, cost, max(runs, key=len, default=""))

@@ -1,0 +1,394 @@
+"""Scan worker processes: why a verdict does not depend on load.
+
+`regex`'s ``timeout`` counts the CPU time of the whole process, so two scans sharing a
+process eat each other's budgets, and a wall-clock deadline charges an episode for
+every other process on the machine. Each scan therefore runs alone in a worker
+process (`scan_worker`), whose CPU time is then exactly this episode's: the same
+reply gets the same verdict alone or beside any number of concurrent scorers. A
+worker holds one scan at a time, so its memory is that scan's too.
+
+A wall-clock ceiling (`CEILING_FACTOR` x the budget, counted from when a worker takes
+the scan, not while it waits for one) guards against starvation: hitting it, or a
+worker dying, is not the reply's fault and raises `ScanInfrastructureError` instead of
+producing a verdict, so the rollout fails loudly and trainers drop it.
+
+Workers are plain subprocesses (``python -m redaction_pressure.scoring.scan_worker``) started
+on first use, so neither ``fork`` nor ``spawn`` of the caller re-imports its
+``__main__``; a forked child forgets its parent's pool (`os.register_at_fork`) and
+starts its own. A process that knows its share of the machine sizes its pool with
+`set_pool_size` (else ``$REDACTION_PRESSURE_SCAN_WORKERS``, else one worker per CPU);
+a single-threaded process that already imported the scoring core may also have its
+workers forked from itself, which skips the new interpreter's imports (~0.3 s of CPU
+per worker): `audit verify --jobs N` gives each of its N worker processes one forked
+scan worker.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import math
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from multiprocessing.connection import Connection
+from pathlib import Path
+
+from ..build.identity import source_digest
+
+WORKERS_ENV = "REDACTION_PRESSURE_SCAN_WORKERS"
+CEILING_FACTOR = 10.0
+CEILING_MIN_S = 5.0  # tiny budgets still get time for the round trip on a busy machine
+STARTUP_TIMEOUT_S = 60.0
+_PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])  # the directory holding redaction_pressure
+
+
+class ScanInfrastructureError(RuntimeError):
+    """The scan could not finish for a reason outside the reply (a starved or dead
+    worker). The rollout has no verdict: it must be dropped, never scored 0."""
+
+
+def _cgroup_cpus(root: Path = Path("/sys/fs/cgroup"), proc_cgroup: Path = Path("/proc/self/cgroup")) -> float | None:
+    """The tightest cgroup v2 ``cpu.max`` quota (in CPUs) on this process's cgroup
+    path, or None when there is none."""
+    try:
+        line = next(x for x in proc_cgroup.read_text().splitlines() if x.startswith("0::"))
+    except (OSError, StopIteration):
+        return None
+    node = root / line[3:].strip().lstrip("/")
+    best = None
+    while True:
+        try:
+            quota, period = (node / "cpu.max").read_text().split()[:2]
+            if quota != "max" and int(period) > 0:
+                cpus = int(quota) / int(period)
+                best = cpus if best is None else min(best, cpus)
+        except (OSError, ValueError):
+            pass
+        if node == root or root not in node.parents:
+            return best
+        node = node.parent
+
+
+def available_cpus() -> int:
+    """CPUs this process may actually use: its affinity mask, capped by a cgroup v2
+    quota (rounded up: a 1.5-CPU quota still runs two scans at once usefully)."""
+    try:
+        n = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        n = os.cpu_count() or 1
+    quota = _cgroup_cpus()
+    if quota is not None:
+        n = min(n, max(1, math.ceil(quota)))
+    return max(1, n)
+
+
+_size_override: int | None = None
+_fork_workers = False
+
+
+def pool_size() -> int:
+    """Scan workers per process: the size given to `set_pool_size` if any, else
+    ``$REDACTION_PRESSURE_SCAN_WORKERS`` if set (set it to CPUs / env-server workers when
+    several share a host), else `available_cpus`."""
+    if _size_override is not None:
+        return _size_override
+    raw = os.environ.get(WORKERS_ENV, "").strip()
+    if not raw:
+        return available_cpus()
+    if not raw.isdigit() or not 1 <= int(raw) <= 256:
+        raise ValueError(f"${WORKERS_ENV} must be an integer in 1..256, got {raw!r}")
+    return int(raw)
+
+
+class _Forked:
+    """The part of `subprocess.Popen` a `_Worker` uses, for a worker forked from this
+    process."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid, self.returncode = pid, None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            try:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:  # reaped elsewhere
+                self.returncode = -1
+            else:
+                if pid:
+                    self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def kill(self) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGKILL)
+
+    def wait(self, timeout: float) -> int:
+        end = time.monotonic() + timeout
+        while self.poll() is None:
+            if time.monotonic() > end:
+                raise subprocess.TimeoutExpired(f"scan worker {self.pid}", timeout)
+            time.sleep(0.001)
+        return self.returncode
+
+
+def _serve_forked(requests_fd: int, replies_fd: int) -> None:
+    """The body of a forked scan worker: what ``python -m redaction_pressure.scoring.scan_worker``
+    runs, in a copy of this process. Never returns."""
+    code = 1
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        _close_all_but({0, 1, 2, requests_fd, replies_fd})  # hold no other pipe of the parent's open
+        os.dup2(2, 1)  # stray prints go to stderr
+        sys.stdout = sys.stderr
+        from .scan_worker import serve
+
+        serve(Connection(requests_fd, writable=False), Connection(replies_fd, readable=False))
+        code = 0
+    finally:
+        os._exit(code)
+
+
+def _close_all_but(keep: set[int]) -> None:
+    try:
+        fds = [int(fd) for fd in os.listdir("/proc/self/fd")]
+    except (OSError, ValueError):
+        try:
+            top = os.sysconf("SC_OPEN_MAX")
+        except (ValueError, OSError):
+            top = 1024
+        fds = range(max(1024, min(top, 1 << 16)))
+    for fd in fds:
+        if fd not in keep:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+class _Worker:
+    def __init__(self, fork: bool = False) -> None:
+        if fork:
+            self._fork()
+        else:
+            self._spawn()
+        try:
+            if not self.replies.poll(STARTUP_TIMEOUT_S):
+                raise ScanInfrastructureError(f"a scan worker did not start within {STARTUP_TIMEOUT_S:.0f} s")
+            tag, self.pid, digest = self.replies.recv()
+        except (EOFError, OSError) as exc:
+            self.kill()
+            raise ScanInfrastructureError(f"a scan worker died while starting (exit {self.proc.poll()})") from exc
+        except ScanInfrastructureError:
+            self.kill()
+            raise
+        if tag != "ready" or digest != source_digest():
+            self.kill()
+            raise ScanInfrastructureError("a scan worker runs another build of redaction_pressure "
+                                          f"(source digest {digest}, expected {source_digest()})")
+
+    def _fork(self) -> None:
+        requests_r, requests_w = os.pipe()
+        replies_r, replies_w = os.pipe()
+        try:
+            source_digest()  # computed once, here, not in every worker
+            pid = os.fork()
+        except BaseException:
+            for fd in (requests_r, requests_w, replies_r, replies_w):
+                os.close(fd)
+            raise
+        if pid == 0:  # the worker
+            _serve_forked(requests_r, replies_w)
+        os.close(requests_r)
+        os.close(replies_w)
+        self.proc = _Forked(pid)
+        self.requests = Connection(requests_w, readable=False)
+        self.replies = Connection(replies_r, writable=False)
+
+    def _spawn(self) -> None:
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH")) if p)
+        self.proc = subprocess.Popen([sys.executable, "-m", "redaction_pressure.scoring.scan_worker"],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, close_fds=True)
+        self.requests = Connection(os.dup(self.proc.stdin.fileno()), readable=False)
+        self.replies = Connection(os.dup(self.proc.stdout.fileno()), writable=False)
+        self.proc.stdin.close()
+        self.proc.stdout.close()
+
+    def close_fds(self) -> None:
+        for conn in (self.requests, self.replies):
+            with contextlib.suppress(OSError):
+                conn.close()
+
+    def kill(self) -> None:
+        self.close_fds()
+        if self.proc.poll() is None:
+            self.proc.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=5)
+
+
+class ScanPool:
+    """At most ``size`` workers, each lent to one scan at a time; a caller waits for a
+    free worker before its ceiling starts."""
+
+    def __init__(self, size: int, ceiling_factor: float = CEILING_FACTOR, ceiling_min_s: float = CEILING_MIN_S,
+                 fork: bool = False) -> None:
+        self.size, self.fork = size, fork
+        self.ceiling_factor, self.ceiling_min_s = ceiling_factor, ceiling_min_s
+        self._idle: list[_Worker] = []
+        self._live = 0
+        self._cond = threading.Condition()
+        self._closed = False
+
+    def _acquire(self) -> _Worker:
+        with self._cond:
+            while not self._idle and self._live >= self.size:
+                self._cond.wait()
+            if self._closed:
+                raise ScanInfrastructureError("the scan pool is shut down")
+            if self._idle:
+                return self._idle.pop()
+            self._live += 1
+        try:
+            # a fork copies only the calling thread: with other threads alive, locks they
+            # hold would stay held in the worker, so it is then started afresh
+            return _Worker(fork=self.fork and threading.active_count() == 1)
+        except BaseException:
+            with self._cond:
+                self._live -= 1
+                self._cond.notify()
+            raise
+
+    def _release(self, worker: _Worker, healthy: bool) -> None:
+        if not healthy:
+            worker.kill()
+        with self._cond:
+            if healthy and not self._closed:
+                self._idle.append(worker)
+            else:
+                self._live -= 1
+                if healthy:
+                    worker.kill()
+            self._cond.notify()
+
+    def run(self, texts: list[str], rules: list[tuple[str, str]], budget_s: float) -> tuple:
+        """(removed, matches, errors, cpu_s, wall_s) of one scan in a worker."""
+        ceiling = max(self.ceiling_factor * budget_s, self.ceiling_min_s)
+        worker = self._acquire()
+        healthy = False
+        try:
+            try:
+                worker.requests.send((texts, rules, budget_s))
+                ready = worker.replies.poll(ceiling)
+                if ready:
+                    result = worker.replies.recv()
+            except (EOFError, OSError) as exc:
+                raise ScanInfrastructureError(f"scan worker {worker.pid} died during a scan "
+                                              f"(exit {worker.proc.poll()}); the rollout has no verdict") from exc
+            if not ready:
+                raise ScanInfrastructureError(
+                    f"scan took more than {ceiling:.1f} s of wall time for a {budget_s:g} s CPU budget: the "
+                    "worker was starved of CPU; the rollout has no verdict (infrastructure error, not a reward of 0)")
+            healthy = True
+            return result
+        finally:
+            self._release(worker, healthy)
+
+    def prestart(self) -> None:
+        """Starts every worker the pool may have now rather than on first use (the
+        caller's start-up then overlaps other work). Raises `ScanInfrastructureError`
+        as a scan would if one cannot start."""
+        held = []
+        try:
+            while True:
+                with self._cond:  # take idle workers and start the missing ones; never wait for a busy one
+                    if self._closed or (not self._idle and self._live >= self.size):
+                        break
+                held.append(self._acquire())
+        finally:
+            for worker in held:
+                self._release(worker, True)
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            idle, self._idle = self._idle, []
+            self._live -= len(idle)
+            self._cond.notify_all()
+        for worker in idle:
+            worker.kill()
+
+
+_lock = threading.Lock()
+_pool: ScanPool | None = None
+
+
+def get_pool() -> ScanPool:
+    global _pool
+    with _lock:
+        if _pool is None:
+            _pool = ScanPool(pool_size(), fork=_fork_workers)
+        return _pool
+
+
+def set_pool_size(size: int | None, fork: bool = False) -> None:
+    """Sizes this process's scan pool, in place of ``$REDACTION_PRESSURE_SCAN_WORKERS``
+    and the CPU count, for a process that knows its share of the machine: one of N
+    worker processes that each score from a single thread needs one scan worker (so
+    N of them run N scans at most, never N x CPUs; `audit verify --jobs N` does this).
+    Call it before the first scan; forked children inherit it. An existing pool is
+    stopped (idle workers) and the next scan starts one of the new size.
+
+    ``fork``: start scan workers by forking this process (a few milliseconds) instead
+    of as a fresh interpreter that imports the scoring core (~0.3 s of CPU each). Only
+    for a single-threaded process that already imported it, such as a worker process
+    of `audit verify --jobs N`; while other threads are alive, workers are started
+    afresh anyway. A forked worker runs the same `scan_worker.serve` loop with the
+    same budget and ceiling, and holds no descriptor of its parent but its two pipes.
+
+    ``set_pool_size(None)`` returns to the default (environment variable or CPUs, fresh
+    interpreters)."""
+    global _size_override, _fork_workers
+    if size is not None and (not isinstance(size, int) or isinstance(size, bool) or not 1 <= size <= 256):
+        raise ValueError(f"a scan pool size must be an integer in 1..256 (or None), got {size!r}")
+    _size_override, _fork_workers = size, bool(fork) and size is not None
+    shutdown()
+
+
+def prestart() -> None:
+    """Starts this process's scan workers now (`ScanPool.prestart`) instead of at the
+    first scan: a process that will score soon overlaps their start-up (an interpreter
+    and the scoring core's imports, ~0.3 s each) with other work."""
+    get_pool().prestart()
+
+
+def run_scan(texts: list[str], rules: list[tuple[str, str]], budget_s: float) -> tuple:
+    """(removed, matches, errors, cpu_s, wall_s) of one scan, run in a worker process."""
+    return get_pool().run(texts, rules, budget_s)
+
+
+def shutdown() -> None:
+    """Stops this process's idle workers (busy ones stop when their scan returns)."""
+    global _pool
+    with _lock:
+        pool, _pool = _pool, None
+    if pool is not None:
+        pool.close()
+
+
+def _forget_after_fork() -> None:
+    """In a forked child the parent's workers are not ours: drop our copies of their
+    pipes (so the parent's workers still see EOF when the parent exits) and start
+    afresh on first use."""
+    global _pool, _lock
+    _lock = threading.Lock()
+    pool, _pool = _pool, None
+    if pool is not None:
+        for worker in pool._idle:
+            worker.close_fds()
+
+
+os.register_at_fork(after_in_child=_forget_after_fork)
+atexit.register(shutdown)

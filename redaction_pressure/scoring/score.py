@@ -1,0 +1,145 @@
+"""score_completion: reply -> rules -> scan of the held-out records -> reward-v1.
+
+The reply is parsed here; compiling and scanning (`scan_rules`) run in a scan worker
+process (`scan_pool`), where the episode's budget is the CPU time of that one scan.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import regex
+
+from ..task.tasks import RedactionTask
+from .answer import RedactionError, parse_reply
+from .pattern_guard import MAX_REPLY_COST, Refused, compile_cached
+from .reward import Outcome, evaluate
+from .scan_pool import run_scan
+from .scanner import CompiledRule, scan
+
+
+@dataclass(frozen=True)
+class Score:
+    outcome: Outcome
+    errors: tuple[RedactionError, ...]
+    matches: int
+    # per family: [labelled, fully removed] for secrets, [present, damaged] for decoys
+    secret_families: dict[str, list[int]] = field(default_factory=dict)
+    decoy_families: dict[str, list[int]] = field(default_factory=dict)
+
+    reward = property(lambda self: self.outcome.reward)
+    recall = property(lambda self: self.outcome.recall)
+    precision = property(lambda self: self.outcome.precision)
+    clean = property(lambda self: self.outcome.clean)
+    valid = property(lambda self: self.outcome.valid)
+
+    def metrics(self) -> dict:
+        o = self.outcome
+        return {"valid": o.valid, "secrets_total": o.secrets_total, "secrets_removed": o.secrets_removed,
+                "removed_chars": o.removed_chars, "collateral_chars": o.collateral_chars,
+                "matches": self.matches, "errors": len(self.errors)}
+
+
+def _compile(rules, deadline: float, clock) -> tuple[list[CompiledRule], list[RedactionError]]:
+    compiled, errors, total_cost = [], [], 0
+    for i, (source, replacement) in enumerate(rules):
+        if clock() > deadline:
+            return [], [RedactionError("budget_exhausted", "the regex time budget ran out while compiling", i)]
+        try:
+            pattern, cost, required = compile_cached(source)
+        except Refused as exc:
+            errors.append(RedactionError("invalid_regex", f"refused before compiling: {exc}", i))
+            continue
+        except regex.error as exc:
+            errors.append(RedactionError("invalid_regex", f"does not compile: {exc}", i))
+            continue
+        except Exception as exc:  # noqa: BLE001 - hostile input may reach any corner of regex's compiler
+            errors.append(RedactionError("invalid_regex", f"does not compile: {type(exc).__name__}: {exc}"[:300], i))
+            continue
+        total_cost += cost
+        if total_cost > MAX_REPLY_COST:
+            errors.append(RedactionError("invalid_regex", f"refused as too costly to compile: the rules' "
+                                         f"combined compiled size bound exceeds {MAX_REPLY_COST}", i))
+            break
+        compiled.append(CompiledRule(pattern, replacement, required))
+    return compiled, errors
+
+
+def _family_tallies(task: RedactionTask, removed) -> tuple[dict, dict]:
+    secrets: dict[str, list[int]] = {}
+    decoys: dict[str, list[int]] = {}
+    for record, gone in zip(task.heldout, removed, strict=False):
+        for s in record.secrets:
+            t = secrets.setdefault(s.family, [0, 0])
+            t[0] += 1
+            t[1] += gone[s.start:s.end].count(1) == s.end - s.start
+        for d in record.decoys:
+            t = decoys.setdefault(d.family, [0, 0])
+            t[0] += 1
+            t[1] += gone[d.start:d.end].count(1) > 0
+    return secrets, decoys
+
+
+def scan_rules(texts: list[str], rules: list[tuple[str, str]], budget_s: float,
+               clock=time.process_time) -> tuple[list[bytearray], int, list[RedactionError]]:
+    """Compiles ``rules`` (pattern, replacement) and runs them over ``texts`` within
+    ``budget_s`` of ``clock``. Called in a scan worker, where the process's CPU time is
+    this episode's alone. Never raises: a failure no stage foresaw is the reply's
+    error, so the worker survives and the verdict still depends on the reply alone."""
+    try:
+        deadline = clock() + budget_s
+        compiled, errors = _compile(rules, deadline, clock)
+        if errors:
+            return [bytearray(len(t)) for t in texts], 0, errors
+        result = scan(compiled, texts, deadline, clock)
+        return result.removed, result.matches, result.errors
+    except Exception as exc:  # noqa: BLE001 - the last line of defence in the worker
+        return [bytearray(len(t)) for t in texts], 0, [_unexpected("scanning", exc)]
+
+
+def _unexpected(stage: str, exc: BaseException) -> RedactionError:
+    return RedactionError("invalid_regex", f"unexpected failure while {stage}: {type(exc).__name__}: {exc}"[:300])
+
+
+def _parse(reply: object) -> tuple[list, list[RedactionError]]:
+    try:
+        return parse_reply(reply)
+    except Exception as exc:  # noqa: BLE001 - hostile input; the reply has no answer
+        return [], [RedactionError("malformed_json", f"unexpected failure while parsing: {type(exc).__name__}"[:300])]
+
+
+def score_completion(task: RedactionTask, reply: object, budget_s: float | None = None) -> Score:
+    """Scores one reply against ``task``'s held-out records. Never raises for any reply;
+    raises `ScanInfrastructureError` when the machine, not the reply, kept the scan from
+    finishing (a starved or dead scan worker): such a rollout has no verdict."""
+    return score_with_cost(task, reply, budget_s)[0]
+
+
+def score_with_cost(task: RedactionTask, reply: object, budget_s: float | None = None) -> tuple[Score, float, float]:
+    """`score_completion` plus the scan's CPU seconds (what the budget counts) and wall
+    seconds in its worker (0 when the reply never reached a scan)."""
+    score, _, cpu, wall = _score(task, reply, budget_s)
+    return score, cpu, wall
+
+
+def score_with_masks(task: RedactionTask, reply: object, budget_s: float | None = None) -> tuple[Score, list[bytes]]:
+    """`score_completion` plus, per held-out record, which source characters the reply's
+    rules removed (1 = gone): the masks behind the score, for reports. When the episode
+    is void nothing counts as removed, as in the reward."""
+    score, removed, _, _ = _score(task, reply, budget_s)
+    return score, [bytes(len(m)) if score.errors else bytes(m) for m in removed]
+
+
+def _score(task: RedactionTask, reply: object, budget_s: float | None) -> tuple[Score, list, float, float]:
+    budget = task.budget_s if budget_s is None else float(budget_s)  # a caller's mistake still raises
+    rules, errors = _parse(reply)
+    texts = [r.text for r in task.heldout]
+    cpu = wall = 0.0
+    if errors:
+        removed, matches = [bytearray(len(t)) for t in texts], 0
+    else:
+        removed, matches, errors, cpu, wall = run_scan(texts, [(r.pattern, r.replacement) for r in rules], budget)
+    outcome = evaluate(removed, [[(s.start, s.end) for s in r.secrets] for r in task.heldout], bool(errors))
+    secrets, decoys = _family_tallies(task, removed)
+    return Score(outcome, tuple(errors), matches, secrets, decoys), removed, cpu, wall
