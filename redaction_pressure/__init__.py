@@ -4,7 +4,7 @@ redaction. The scoring core (corpus, rules, scanner, reward) imports without
 
 from __future__ import annotations
 
-from . import _moved, policies
+from . import policies
 from .build.versions import CORPUS_VERSION, ENVIRONMENT_VERSION, REWARD_SCHEMA_VERSION
 from .corpus.catalog import catalog
 from .corpus.stream import Record, Span
@@ -12,8 +12,6 @@ from .scoring.answer import RedactionError
 from .scoring.score import Score, score_completion
 from .task.splits import PRIVATE_SEED_ENV, PrivateSeedError
 from .task.tasks import RedactionTask, load_task
-
-_moved.install()
 
 __all__ = [
     "CORPUS_VERSION",

@@ -68,7 +68,7 @@ def _mixed(task) -> str:
 
 def _run(split: str, policy, n: int, config=None, tag: str = "") -> Path:
     from redaction_pressure import policies
-    from redaction_pressure._run import run_policy
+    from redaction_pressure.run import run_policy
 
     name = f"audit-test-{split}"
     out = root() / f"run-{split}{tag}"
@@ -103,7 +103,7 @@ def nonstandard_run() -> Path:
 @functools.cache
 def private_run() -> Path:
     from redaction_pressure import policies
-    from redaction_pressure._splits import PRIVATE_SEED_ENV
+    from redaction_pressure.task.splits import PRIVATE_SEED_ENV
 
     with env_var(PRIVATE_SEED_ENV, SECRET):
         return _run("private_eval", policies.baseline, 4)

@@ -12,7 +12,7 @@ import unittest
 
 import _audit_fixtures as fx
 
-from redaction_pressure._identity import DIGEST_ALGORITHM, source_digest
+from redaction_pressure.build.identity import DIGEST_ALGORITHM, source_digest
 
 
 def audit(*argv, env_extra=None) -> subprocess.CompletedProcess:

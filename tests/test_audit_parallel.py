@@ -26,8 +26,9 @@ from audit import _parallel, _rescore, _tracefile
 from audit._parallel import Workers, group_by, plan_chunks, rescore_all
 from audit._tracefile import read_trace_file
 from audit._verify import verify_archive
-from redaction_pressure import _scan_pool, load_task, policies
-from redaction_pressure._scan_pool import ScanInfrastructureError, ScanPool
+from redaction_pressure import load_task, policies
+from redaction_pressure.scoring import scan_pool as _scan_pool
+from redaction_pressure.scoring.scan_pool import ScanInfrastructureError, ScanPool
 
 BUDGET_S = 0.4
 

@@ -15,7 +15,7 @@ from referencing.exceptions import Unresolvable
 from audit import _schemas, cli
 from audit._schemas import EPISODE, MANIFEST, schema_errors
 from audit._validate import validate_file
-from redaction_pressure._schemas import schema_dir
+from redaction_pressure.build.schemas import schema_dir
 
 NAMES = ("identity-v1", "trace-v1", "episode-v1", "manifest-v1", "envelope-v1")
 

@@ -16,7 +16,7 @@ import _audit_fixtures as fx
 
 from audit import _tracefile
 from audit._verify import FAILED, PASSED, SKIPPED, verify_archive
-from redaction_pressure._splits import PUBLIC, private_commitment
+from redaction_pressure.task.splits import PUBLIC, private_commitment
 
 CHAIN_AFTER_SIGNATURE = ["manifest-schema", "manifest-file", "trace-digests", "trace-schemas", "identity",
                          "rescoring", "summary", "coverage", "split-labels", "private-seeds"]
@@ -738,7 +738,7 @@ class EveryScorerOutputIsRescored(VerifyCase):
 
     def test_timeouts_compare_what_does_not_depend_on_the_machine(self):
         from audit import _rescore
-        from redaction_pressure._answer import RedactionError
+        from redaction_pressure.scoring.answer import RedactionError
 
         trace = fx.read_episodes(fx.dev_run() / "traces.jsonl")[1]["traces"][0]  # baseline reply, scans fine
         real = _rescore.score_completion
