@@ -12,9 +12,9 @@ from pathlib import Path
 from redaction_pressure import CORPUS_VERSION, load_task
 from redaction_pressure.corpus.families import DECOYS, SECRETS
 from redaction_pressure.corpus.templates import TEMPLATES
-from tests._util import fingerprint
+from tests.support.util import fingerprint
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # Changing any of these means the corpus changed: bump CORPUS_VERSION and update them
 # in the same commit, saying why.
@@ -37,7 +37,7 @@ class GoldenFingerprints(unittest.TestCase):
                 self.assertEqual(fingerprint(load_task(split, index)), want)
 
     def test_same_bytes_in_other_processes_and_hash_seeds(self):
-        code = ("from redaction_pressure import load_task; from tests._util import fingerprint;"
+        code = ("from redaction_pressure import load_task; from tests.support.util import fingerprint;"
                 "print(fingerprint(load_task('dev', 5)), fingerprint(load_task('train', 77)))")
         here = f"{fingerprint(load_task('dev', 5))} {fingerprint(load_task('train', 77))}"
         for hashseed in ("0", "1", "4242", "random"):

@@ -12,9 +12,9 @@ rollouts of the env-server test would take minutes. verifiers' `Harness.launch`
 contract allows a loop run in process as long as every model call goes through the
 rollout's interception ``endpoint`` with its ``secret``; this one does exactly that,
 so the trace is still recorded by verifiers from the intercepted call. Env-server
-workers load it by harness id ``_fake_openai``, which needs this directory on
-``sys.path`` (spawned workers inherit the parent's). The real null-harness program
-is covered by ``test_taskset_e2e``.
+workers load it by harness id ``fake_openai`` (verifiers imports a harness id as a
+top-level module), which needs this directory on ``sys.path`` (spawned workers inherit
+the parent's). The real null-harness program is covered by ``test_taskset_e2e``.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ import verifiers.v1 as vf
 from openai import AsyncOpenAI
 
 __all__ = ["InProcessChatConfig", "InProcessChatHarness", "serve"]
-HARNESS_ID = "_fake_openai"
+HARNESS_ID = "fake_openai"
 
 
 def serve(reply_for: Callable[[list[dict]], str], *, whole_body: bool = False

@@ -10,37 +10,8 @@ import subprocess
 import sys
 import unittest
 
-import _audit_fixtures as fx
-
 from redaction_pressure.build.identity import DIGEST_ALGORITHM, source_digest
-
-
-def audit(*argv, env_extra=None) -> subprocess.CompletedProcess:
-    env = dict(os.environ, **(env_extra or {}))
-    env.pop("AUDIT_DEBUG", None)
-    return subprocess.run([sys.executable, "-m", "audit", *map(str, argv)], capture_output=True, text=True,
-                          env=env, timeout=120)
-
-
-def audit_in_process(*argv, env_extra=None) -> subprocess.CompletedProcess:
-    """`audit` through cli.main in this process (no interpreter start-up, ~0.7 s each),
-    with the same result shape as ``audit``; the real entry point is covered above."""
-    import contextlib
-    import io
-    from contextlib import redirect_stderr, redirect_stdout
-
-    from audit import cli
-
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.ExitStack() as stack:
-        for name, value in (env_extra or {}).items():
-            stack.enter_context(fx.env_var(name, value))
-        with redirect_stdout(out), redirect_stderr(err):
-            try:
-                code = cli.main([str(a) for a in argv])
-            except SystemExit as exc:  # argparse's usage errors
-                code = exc.code
-    return subprocess.CompletedProcess(argv, code, out.getvalue(), err.getvalue())
+from tests.support import audit_fixtures as fx
 
 
 class ExitCodes(unittest.TestCase):
@@ -51,7 +22,7 @@ class ExitCodes(unittest.TestCase):
         cls.pub = fx.keys("owner")[1]
 
     def test_verify_clean_is_0_and_human_readable(self):
-        r = audit("verify", self.archive, "--public-key", self.pub)
+        r = fx.audit("verify", self.archive, "--public-key", self.pub)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertIn("VERIFIED", r.stdout)
         self.assertIn("public dev split (not a private evaluation)", r.stdout)
@@ -59,7 +30,7 @@ class ExitCodes(unittest.TestCase):
         self.assertNotIn("Traceback", r.stderr)
 
     def test_verify_private_with_secret_json(self):
-        r = audit("verify", self.private_archive, "--public-key", self.pub, "--private-seed-env", fx.SECRET_ENV,
+        r = fx.audit("verify", self.private_archive, "--public-key", self.pub, "--private-seed-env", fx.SECRET_ENV,
                   "--json", env_extra={fx.SECRET_ENV: fx.SECRET})
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         report = json.loads(r.stdout)
@@ -75,12 +46,12 @@ class ExitCodes(unittest.TestCase):
         archive = fx.copy_archive(self.archive)
         with open(archive / "traces.jsonl", "ab") as f:
             f.write(b"\n{}\n")
-        r = audit("verify", archive, "--public-key", self.pub, "--json")
+        r = fx.audit("verify", archive, "--public-key", self.pub, "--json")
         self.assertEqual(r.returncode, 1)
         checks = {c["name"]: c for c in json.loads(r.stdout)["checks"]}
         self.assertEqual(checks["trace-digests"]["status"], "failed")
         self.assertEqual(checks["rescoring"]["status"], "skipped")
-        r = audit("verify", archive, "--public-key", self.pub)
+        r = fx.audit("verify", archive, "--public-key", self.pub)
         self.assertEqual(r.returncode, 1)
         self.assertIn("FAILED", r.stdout)
 
@@ -96,19 +67,19 @@ class ExitCodes(unittest.TestCase):
         ]
         for i, (argv, env) in enumerate(cases):
             with self.subTest(argv=argv[:1] + argv[-2:]):
-                run = audit if i in (0, len(cases) - 1) else audit_in_process  # two through the entry point
+                run = fx.audit if i in (0, len(cases) - 1) else fx.audit_in_process  # two through the entry point
                 r = run(*argv, env_extra=env)
                 self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
                 self.assertNotIn("Traceback", r.stderr)
-        r = audit_in_process("verify", self.private_archive, "--public-key", self.pub, "--private-seed-env",
+        r = fx.audit_in_process("verify", self.private_archive, "--public-key", self.pub, "--private-seed-env",
                              fx.SECRET_ENV, env_extra={fx.SECRET_ENV: "too-short"})
         self.assertIn("at least 32 characters", r.stderr)
 
     def test_digest(self):
-        r = audit("digest")
+        r = fx.audit("digest")
         self.assertEqual(r.returncode, 0)
         self.assertEqual(r.stdout.split(), [source_digest(), DIGEST_ALGORITHM])
-        identity = json.loads(audit("digest", "--json").stdout)
+        identity = json.loads(fx.audit("digest", "--json").stdout)
         self.assertEqual((identity["source_digest"], identity["source_digest_algorithm"]),
                          (source_digest(), DIGEST_ALGORITHM))
 
@@ -126,12 +97,12 @@ class ExitCodes(unittest.TestCase):
 class KeygenAndSeal(unittest.TestCase):
     def test_keygen(self):
         out = fx.fresh_dir("cli-keys")
-        r = audit("keygen", "--out", out)
+        r = fx.audit("keygen", "--out", out)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(stat.S_IMODE((out / "signing-key.pem").stat().st_mode), 0o600)
         self.assertEqual(stat.S_IMODE((out / "signing-key.pub.pem").stat().st_mode), 0o644)
         before = (out / "signing-key.pem").read_bytes()
-        r = audit("keygen", "--out", out)
+        r = fx.audit("keygen", "--out", out)
         self.assertEqual(r.returncode, 2)
         self.assertIn("refusing to overwrite", r.stderr)
         self.assertEqual((out / "signing-key.pem").read_bytes(), before)
@@ -149,25 +120,25 @@ class KeygenAndSeal(unittest.TestCase):
             with open(os.path.join(tmp, ".gitignore"), "w") as f:
                 f.write("/secret-keys/\n")
             tracked = os.path.join(tmp, "keys")
-            r = audit("keygen", "--out", tracked, env_extra=env)
+            r = fx.audit("keygen", "--out", tracked, env_extra=env)
             self.assertEqual(r.returncode, 2, r.stderr)
             self.assertIn("--force", r.stderr)
             self.assertFalse(os.path.exists(os.path.join(tracked, "signing-key.pem")))
-            r = audit("keygen", "--out", tracked, "--force", env_extra=env)
+            r = fx.audit("keygen", "--out", tracked, "--force", env_extra=env)
             self.assertEqual(r.returncode, 0, r.stderr)
-            r = audit("keygen", "--out", os.path.join(tmp, "secret-keys"), env_extra=env)
+            r = fx.audit("keygen", "--out", os.path.join(tmp, "secret-keys"), env_extra=env)
             self.assertEqual(r.returncode, 0, r.stderr)
 
     def test_seal_then_verify(self):
         out = fx.fresh_dir("cli-archive")
         key, _pub = fx.keys("owner")
-        r = audit("seal", fx.dev_run(), "--key", key, "--out", out)
+        r = fx.audit("seal", fx.dev_run(), "--key", key, "--out", out)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("public dev split (not a private evaluation)", r.stdout)
         self.assertEqual(sorted(p.name for p in out.iterdir()), ["manifest.dsse.json", "manifest.toml", "traces.jsonl"])
         self.assertEqual((out / "traces.jsonl").read_bytes(), (fx.dev_run() / "traces.jsonl").read_bytes())
         # a non-empty output directory is refused
-        r = audit("seal", fx.dev_run(), "--key", key, "--out", out)
+        r = fx.audit("seal", fx.dev_run(), "--key", key, "--out", out)
         self.assertEqual(r.returncode, 2)
         self.assertIn("not an empty directory", r.stderr)
 
@@ -180,7 +151,7 @@ class KeygenAndSeal(unittest.TestCase):
                     target.mkdir()
                 link = fx.fresh_dir("link")
                 os.symlink(target, link)
-                r = audit_in_process("seal", fx.dev_run(), "--key", key, "--out", link)
+                r = fx.audit_in_process("seal", fx.dev_run(), "--key", key, "--out", link)
                 self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
                 self.assertIn("is a symbolic link", r.stderr)
                 self.assertFalse(target.exists() and any(target.iterdir()))
@@ -191,7 +162,7 @@ class KeygenAndSeal(unittest.TestCase):
         def invalid(episodes):
             episodes[0]["traces"][0]["info"]["environment"]["split"] = "public"
             episodes[1]["traces"][0]["rewards"]["recall"]["score"] = 2.0
-        r = audit("seal", fx.tampered_run(fx.dev_run(), invalid), "--key", key, "--out", fx.fresh_dir("x"))
+        r = fx.audit("seal", fx.tampered_run(fx.dev_run(), invalid), "--key", key, "--out", fx.fresh_dir("x"))
         self.assertEqual(r.returncode, 1)
         self.assertIn("not a schema-valid run", r.stderr)
         self.assertIn("traces.jsonl:1 $.traces[0].info.environment.split", r.stderr)
@@ -199,13 +170,13 @@ class KeygenAndSeal(unittest.TestCase):
 
         def mixed(episodes):
             episodes.extend(fx.read_episodes(fx.private_run() / "traces.jsonl"))
-        r = audit_in_process("seal", fx.tampered_run(fx.dev_run(), mixed), "--key", key, "--out", fx.fresh_dir("x"))
+        r = fx.audit_in_process("seal", fx.tampered_run(fx.dev_run(), mixed), "--key", key, "--out", fx.fresh_dir("x"))
         self.assertEqual(r.returncode, 1)
         self.assertIn("one result of one build on one split", r.stderr)
 
         def mixed_params(episodes):
             episodes.extend(fx.read_episodes(fx.nonstandard_run() / "traces.jsonl"))
-        r = audit_in_process("seal", fx.tampered_run(fx.dev_run(), mixed_params), "--key", key, "--out",
+        r = fx.audit_in_process("seal", fx.tampered_run(fx.dev_run(), mixed_params), "--key", key, "--out",
                              fx.fresh_dir("x"))
         self.assertEqual(r.returncode, 1)
         self.assertIn("info.environment.task_params is n_shown=2, n_eval=3, budget_s=2.0; the archive's task "
@@ -213,7 +184,7 @@ class KeygenAndSeal(unittest.TestCase):
 
         def duplicated(episodes):
             episodes.append(episodes[0])
-        r = audit_in_process("seal", fx.tampered_run(fx.dev_run(), duplicated), "--key", key, "--out",
+        r = fx.audit_in_process("seal", fx.tampered_run(fx.dev_run(), duplicated), "--key", key, "--out",
                              fx.fresh_dir("x"))
         self.assertEqual(r.returncode, 1)
         self.assertIn("the same trace appears 2 times", r.stderr)

@@ -14,7 +14,7 @@ from pathlib import Path
 import redaction_pressure
 from redaction_pressure.build.identity import compute_digest, digest_files, source_digest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = Path(redaction_pressure.__file__).resolve().parent
 
 

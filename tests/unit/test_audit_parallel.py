@@ -20,8 +20,6 @@ import uuid
 from pathlib import Path
 from unittest import mock
 
-import _audit_fixtures as fx
-
 from audit import _parallel, _rescore, _tracefile
 from audit._parallel import Workers, group_by, plan_chunks, rescore_all
 from audit._tracefile import read_trace_file
@@ -29,6 +27,7 @@ from audit._verify import verify_archive
 from redaction_pressure import load_task, policies
 from redaction_pressure.scoring import scan_pool as _scan_pool
 from redaction_pressure.scoring.scan_pool import ScanInfrastructureError, ScanPool
+from tests.support import audit_fixtures as fx
 
 BUDGET_S = 0.4
 

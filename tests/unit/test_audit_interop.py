@@ -9,7 +9,6 @@ import hashlib
 import json
 import unittest
 
-import _audit_fixtures as fx
 from google.protobuf import json_format
 from in_toto_attestation.v1 import statement_pb2
 from in_toto_attestation.v1.resource_descriptor import ResourceDescriptor
@@ -22,6 +21,7 @@ from audit import _dsse, _statement
 from audit._keys import keyid
 from audit._schemas import INTOTO_STATEMENT, STATEMENT, schema_errors
 from audit._verify import PASSED, verify_archive
+from tests.support import audit_fixtures as fx
 
 
 def envelope_of(archive) -> dict:

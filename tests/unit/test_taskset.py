@@ -100,7 +100,7 @@ class OfflineScoring(unittest.TestCase):
 class EventLoop(unittest.TestCase):
     def test_hostile_scan_does_not_block_the_loop(self):
         import sys
-        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+        sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
         from bench_concurrency import measure
         out = asyncio.run(measure(n_benign=20, budget_s=1.0))
         self.assertLess(out["benign_all_done_s"], out["hostile_done_s"])

@@ -12,11 +12,10 @@ import time
 import unittest
 from unittest import mock
 
-import _audit_fixtures as fx
-
 from audit import _tracefile
 from audit._verify import FAILED, PASSED, SKIPPED, verify_archive
 from redaction_pressure.task.splits import PUBLIC, private_commitment
+from tests.support import audit_fixtures as fx
 
 CHAIN_AFTER_SIGNATURE = ["manifest-schema", "manifest-file", "trace-digests", "trace-schemas", "identity",
                          "rescoring", "summary", "coverage", "split-labels", "private-seeds"]

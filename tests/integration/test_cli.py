@@ -18,7 +18,7 @@ from pathlib import Path
 from redaction_pressure import PRIVATE_SEED_ENV, load_task, policies, score_completion
 from redaction_pressure.cli import build_parser, main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-m", "redaction_pressure.cli"]
 AUDIT = [sys.executable, "-m", "audit"]
 SECRET = "cli-test private secret that is long enough 0123"

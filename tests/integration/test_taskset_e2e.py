@@ -13,9 +13,9 @@ from pathlib import Path
 
 from redaction_pressure import load_task, policies
 from redaction_pressure.build.identity import source_digest
-from tests._fake_openai import serve
+from tests.support.fake_openai import serve
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 VF_EVAL = Path(sys.executable).parent / "vf-eval"
 
 

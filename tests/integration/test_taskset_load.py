@@ -34,9 +34,9 @@ from redaction_pressure.taskset import (
     offline_trace,
     score_trace_info,
 )
-from tests._load_child import score_in_child
+from tests.support.load_child import score_in_child
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BUDGET_S = 0.4
 TASK = load_task("dev", 0, budget_s=BUDGET_S)
 

@@ -14,7 +14,7 @@ from unittest import mock
 
 from audit._hygiene import refuse_if_tracked_path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 GIT = shutil.which("git")
 
 

@@ -18,7 +18,7 @@ from redaction_pressure.scoring import pattern_guard as guard
 from redaction_pressure.scoring import score
 from redaction_pressure.scoring.answer import MAX_JSON_DEPTH, json_depth_bound, parse_reply
 from redaction_pressure.scoring.stack import HEADROOM_FRAMES
-from tests._util import reply
+from tests.support.util import reply
 
 TASK = load_task("dev", 0)
 DEPTHS = (0, 300, 600, 900)
@@ -463,7 +463,7 @@ class HostileEvalRun(unittest.TestCase):
     def test_run_completes_and_its_archive_verifies(self):
         from audit._verify import verify_archive
         from redaction_pressure.run import read_traces
-        from tests import _audit_fixtures as fx
+        from tests.support import audit_fixtures as fx
 
         hostile = [HOSTILE_JSON["replacement object 980 deep"], HOSTILE_JSON["pattern list 960 deep"],
                    reply([(HOSTILE_PATTERNS["issue red-team: V1 sets under groups"], "")]),

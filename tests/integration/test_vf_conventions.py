@@ -21,7 +21,7 @@ from verifiers.v1.configs.cli.eval import EvalConfig
 from redaction_pressure.run import read_traces, run_policy
 from redaction_pressure.taskset import RedactionConfig
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CONFIG = "configs/vf-eval-dev.toml"
 
 

@@ -9,11 +9,10 @@ import io
 import json
 import unittest
 
-import _audit_fixtures as fx
-
 from audit import _verify
 from audit._report import console, render_human, render_json
 from audit._verify import CHAIN, FAILED, PASSED, SKIPPED, CheckFailed, Step, chain_problems, verify_archive
+from tests.support import audit_fixtures as fx
 
 NAMES = ["signature", "payload-type", "manifest-schema", "manifest-file", "trace-digests", "trace-schemas",
          "identity", "rescoring", "summary", "coverage", "split-labels", "private-seeds"]

@@ -15,7 +15,7 @@ import unittest
 from importlib import metadata
 from pathlib import Path
 
-LOCK = Path(__file__).resolve().parent.parent / "uv.lock"
+LOCK = Path(__file__).resolve().parents[2] / "uv.lock"
 PROJECT = "redaction-pressure"
 _GPL = re.compile(r"\bA?GPL|GNU (Affero )?General Public License", re.IGNORECASE)
 _LGPL = re.compile(r"\bLGPL|Lesser General Public", re.IGNORECASE)

@@ -8,7 +8,7 @@ import unittest
 from redaction_pressure import load_task, policies, score_completion
 from redaction_pressure.corpus.stream import Record, Span
 from redaction_pressure.scoring.reward import WEIGHTS, evaluate
-from tests._util import positional_rules, reply
+from tests.support.util import positional_rules, reply
 
 DEV = [load_task("dev", i) for i in range(64)]
 

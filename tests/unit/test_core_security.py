@@ -12,7 +12,7 @@ import regex
 from redaction_pressure import load_task, score_completion
 from redaction_pressure.scoring.pattern_guard import MAX_COMPILED_COST, Refused, clear_cache, compile_bounded
 from redaction_pressure.scoring.score import score_with_cost
-from tests._util import reply
+from tests.support.util import reply
 
 # The hostile patterns backtrack exponentially on a long run of word characters, but
 # `regex` only tries starts before the last occurrence of a pattern's literal ("#",

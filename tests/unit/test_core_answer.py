@@ -9,7 +9,7 @@ import unittest
 
 from redaction_pressure import load_task, policies, score_completion
 from redaction_pressure.scoring.answer import MAX_REPLY_CHARS, _plainly_valid, _validator, parse_reply
-from tests._util import reply
+from tests.support.util import reply
 
 TASK = load_task("dev", 1)
 

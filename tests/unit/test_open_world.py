@@ -20,7 +20,7 @@ from redaction_pressure.corpus.policy import CATEGORIES
 from redaction_pressure.corpus.stream import Record, Span
 from redaction_pressure.scoring.answer import parse_reply
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from bench_adversary import V1_UNION  # noqa: E402
 

@@ -8,7 +8,6 @@ import json
 import unittest
 from contextlib import redirect_stderr, redirect_stdout
 
-import _audit_fixtures as fx
 import jsonschema
 from referencing.exceptions import Unresolvable
 
@@ -16,6 +15,7 @@ from audit import _schemas, cli
 from audit._schemas import EPISODE, MANIFEST, schema_errors
 from audit._validate import validate_file
 from redaction_pressure.build.schemas import schema_dir
+from tests.support import audit_fixtures as fx
 
 NAMES = ("identity-v1", "trace-v1", "episode-v1", "manifest-v1", "envelope-v1")
 

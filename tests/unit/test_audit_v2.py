@@ -10,13 +10,11 @@ import unittest
 from concurrent.futures import wait as real_wait
 from unittest import mock
 
-import _audit_fixtures as fx
-from test_audit_cli import audit, audit_in_process
-
 from audit import _parallel, _rescore
 from audit._coverage import coverage_of, label
 from audit._report import console, render_human
 from audit._verify import FAILED, PASSED, SKIPPED, verify_archive
+from tests.support import audit_fixtures as fx
 
 
 def human(report) -> str:
@@ -196,10 +194,10 @@ class Jobs(Case):
     def test_jobs_through_the_entry_point(self):
         archive = fx.seal_run(fx.full_dev_run())
         pub = fx.keys("owner")[1]
-        r = audit("verify", archive, "--public-key", pub, "--jobs", "2", "--json")
+        r = fx.audit("verify", archive, "--public-key", pub, "--jobs", "2", "--json")
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertEqual(json.loads(r.stdout)["jobs"], 2)
-        r = audit_in_process("verify", archive, "--public-key", pub, "--jobs", "0")
+        r = fx.audit_in_process("verify", archive, "--public-key", pub, "--jobs", "0")
         self.assertEqual(r.returncode, 2)
         self.assertIn("--jobs must be at least 1", r.stderr)
 
@@ -215,15 +213,15 @@ class OldArchivesAndRunDirectories(Case):
         self.assertCheck(report, "rescoring", SKIPPED, "made by environment 0.1.x")
         self.assertIn("NOT VERIFIED: this archive was made by environment 0.1.x (manifest v1): verify it with that "
                       "release", human(report))
-        r = audit_in_process("verify", archive, "--public-key", fx.keys("owner")[1], "--json")
+        r = fx.audit_in_process("verify", archive, "--public-key", fx.keys("owner")[1], "--json")
         self.assertEqual(r.returncode, 1)
         self.assertIn("made by environment 0.1.x (manifest v1)", json.loads(r.stdout)["note"])
         self.assertNotIn("Traceback", r.stdout + r.stderr)
-        r = audit_in_process("validate", archive)
+        r = fx.audit_in_process("validate", archive)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
 
     def test_verify_on_a_run_directory_says_seal_it_first(self):
-        r = audit("verify", fx.dev_run(), "--public-key", fx.keys("owner")[1])
+        r = fx.audit("verify", fx.dev_run(), "--public-key", fx.keys("owner")[1])
         self.assertEqual(r.returncode, 2)
         self.assertEqual(r.stdout, "")
         lines = r.stderr.strip().splitlines()
@@ -240,7 +238,7 @@ class OldArchivesAndRunDirectories(Case):
                     t["info"].pop("redaction", None)
         key = fx.keys("owner")[0]
         run = fx.tampered_run(fx.dev_run(), lambda eps: provider_down(eps, ["ProviderError"] * 8))
-        r = audit_in_process("seal", run, "--key", key, "--out", fx.fresh_dir("x"))
+        r = fx.audit_in_process("seal", run, "--key", key, "--out", fx.fresh_dir("x"))
         self.assertEqual(r.returncode, 1)
         first = r.stderr.splitlines()[0]
         self.assertEqual(first, "audit: error: refusing to seal: all 8 rollouts failed (ProviderError: ProviderError "
@@ -248,7 +246,7 @@ class OldArchivesAndRunDirectories(Case):
         self.assertIn("$.", r.stderr)  # the schema detail follows
         kinds = ["ProviderError"] * 5 + ["TunnelError"] * 2
         run = fx.tampered_run(fx.dev_run(), lambda eps: provider_down(eps, kinds))
-        r = audit_in_process("seal", run, "--key", key, "--out", fx.fresh_dir("x"))
+        r = fx.audit_in_process("seal", run, "--key", key, "--out", fx.fresh_dir("x"))
         self.assertIn("7 of 8 rollouts failed (5 × ProviderError: ProviderError says", r.stderr.splitlines()[0])
         self.assertIn("2 × TunnelError: TunnelError says", r.stderr.splitlines()[0])
 

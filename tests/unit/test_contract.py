@@ -11,7 +11,7 @@ from pathlib import Path
 import redaction_pressure
 from redaction_pressure import contract
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 AUDIT = ROOT / "audit"
 
 # The contract's surface: each callable's signature, each constant's type. Changing an

@@ -5,7 +5,7 @@ verifiers env servers (`serve_env` -> `EnvServerPool`, a ZMQ broker over worker
 processes) through `EnvClient.run`, and the worker that runs a rollout also builds
 its task and scores it. This serves the taskset with a fixed pool of 2 worker
 processes, drives all 64 dev tasks x 2 rollouts through `EnvClient` against a fake
-model on 127.0.0.1 (`tests/_fake_openai.py`; the model call goes through each
+model on 127.0.0.1 (`tests/support/fake_openai.py`; the model call goes through each
 worker's interception server), once with 2 rollouts in flight and once with 32, and
 checks that every reward, metric and error equals in-process scoring of the same
 reply (`score_completion(load_task("dev", i), reply)`), that both workers scored,
@@ -35,12 +35,11 @@ import unittest
 from pathlib import Path
 from unittest import mock
 
-TESTS_DIR = str(Path(__file__).resolve().parent)
-if TESTS_DIR not in sys.path:  # env-server workers import the harness as `_fake_openai` (see its doc)
-    sys.path.insert(0, TESTS_DIR)
+SUPPORT_DIR = str(Path(__file__).resolve().parents[1] / "support")
+if SUPPORT_DIR not in sys.path:  # env-server workers import the harness by its id, `fake_openai` (see its doc)
+    sys.path.insert(0, SUPPORT_DIR)
 
 import verifiers.v1 as vf  # noqa: E402
-from _fake_openai import HARNESS_ID, serve  # noqa: E402
 from verifiers.v1.serve import EnvClient, env_config_data, serve_env  # noqa: E402
 from verifiers.v1.utils.loaders import resolve_env_config  # noqa: E402
 
@@ -48,6 +47,7 @@ from redaction_pressure import load_task, policies, score_completion  # noqa: E4
 from redaction_pressure.build.identity import source_digest  # noqa: E402
 from redaction_pressure.scoring.reward import WEIGHTS  # noqa: E402
 from redaction_pressure.taskset import RedactionConfig  # noqa: E402
+from tests.support.fake_openai import HARNESS_ID, serve  # noqa: E402
 
 N_TASKS, ROLLOUTS, WORKERS = 64, 2, 2
 STARTUP_TIMEOUT_S = 120.0  # a spawned broker or worker imports verifiers: seconds, more on a loaded host

@@ -1,0 +1,1 @@
+"""Unit tests: the library in process."""
