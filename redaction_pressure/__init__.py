@@ -4,6 +4,8 @@ redaction. The scoring core (corpus, rules, scanner, reward) imports without
 
 from __future__ import annotations
 
+from typing import Any
+
 from . import policies
 from .build.versions import CORPUS_VERSION, ENVIRONMENT_VERSION, REWARD_SCHEMA_VERSION
 from .corpus.catalog import catalog
@@ -33,7 +35,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     # The verifiers adapter is loaded on first use: importing verifiers.v1 takes
     # seconds, and the scoring core must not pay for it.
     if name in ("RedactionTaskset", "RedactionHarness"):

@@ -12,11 +12,21 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from . import policies
 from .scoring.summary import headline, split_label, summarize
 from .task.splits import PUBLIC, SPLITS, PrivateSeedError, read_private_secret
+
+if TYPE_CHECKING:  # rich and the task builder are imported where used: startup stays fast
+    from rich.console import Console, JustifyMethod
+    from rich.text import Text
+
+    from .corpus.stream import Record
+    from .scoring.answer import RedactionError
+    from .task.tasks import RedactionTask
 
 TRACES = "traces.jsonl"
 
@@ -29,11 +39,11 @@ class _Parser(argparse.ArgumentParser):
     """argparse, but an error is one line (argparse prints the whole usage first,
     which pushes the reason off a small terminal)."""
 
-    def error(self, message: str):
+    def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def _console(stderr: bool = False):
+def _console(stderr: bool = False) -> Console:
     from rich.console import Console
 
     # soft_wrap: the terminal may wrap long lines, but no newline is ever inserted,
@@ -41,7 +51,7 @@ def _console(stderr: bool = False):
     return Console(stderr=stderr, highlight=False, soft_wrap=True)
 
 
-def _task(args):
+def _task(args: argparse.Namespace) -> RedactionTask:
     from .task.tasks import load_task
 
     try:
@@ -54,7 +64,7 @@ def _pct(part: int, whole: int) -> str:
     return f"{100 * part / whole:.0f}%" if whole else "-"
 
 
-def _print_summary(summary: dict, run_path: Path, elapsed: float, policy: str) -> None:
+def _print_summary(summary: dict[str, Any], run_path: Path, elapsed: float, policy: str) -> None:
     from rich.table import Table
 
     console = _console()
@@ -71,14 +81,18 @@ def _print_summary(summary: dict, run_path: Path, elapsed: float, policy: str) -
     head.add_row("invalid episodes", str(summary["invalid"]) + (f"  {summary['errors']}" if summary["errors"] else ""))
     console.print(head)
     fam = Table(title="secret families (held-out records)", title_justify="left")
-    for col, just in (("family", "left"), ("labelled", "right"), ("removed", "right"), ("leaked", "right")):
+    fam_columns: tuple[tuple[str, JustifyMethod], ...] = (
+        ("family", "left"), ("labelled", "right"), ("removed", "right"), ("leaked", "right"))
+    for col, just in fam_columns:
         fam.add_column(col, justify=just)
     for name, v in sorted(summary["secret_families"].items(), key=lambda kv: -kv[1]["leaked"]):
         style = "red" if v["leaked"] else None
         fam.add_row(name, str(v["labelled"]), _pct(v["removed"], v["labelled"]), str(v["leaked"]), style=style)
     console.print(fam)
     dec = Table(title="decoy families (must survive)", title_justify="left")
-    for col, just in (("family", "left"), ("present", "right"), ("destroyed", "right")):
+    dec_columns: tuple[tuple[str, JustifyMethod], ...] = (
+        ("family", "left"), ("present", "right"), ("destroyed", "right"))
+    for col, just in dec_columns:
         dec.add_column(col, justify=just)
     for name, v in sorted(summary["decoy_families"].items(), key=lambda kv: -kv[1]["destroyed"]):
         dec.add_row(name, str(v["present"]), f"{v['destroyed']} ({_pct(v['destroyed'], v['present'])})",
@@ -111,7 +125,7 @@ def _check_run_dir(out: Path, named: bool, force: bool) -> None:
         raise UsageError(f"cannot write run directory {out}: {exc.strerror or exc}") from None
 
 
-def cmd_eval(args) -> int:
+def cmd_eval(args: argparse.Namespace) -> int:
     if args.n < 1:
         raise UsageError("-n must be at least 1")
     if args.split == "private_eval":
@@ -145,7 +159,7 @@ def cmd_eval(args) -> int:
     return 0
 
 
-def _span_lines(record) -> list[str]:
+def _span_lines(record: Record) -> list[str]:
     """One line per labelled span, in text order: kind, [start:end) in the record
     text, family, and the exact characters (as a JSON string, so nothing wraps)."""
     labels = [(s, "SECRET") for s in record.secrets] + [(d, "DECOY") for d in record.decoys]
@@ -154,7 +168,7 @@ def _span_lines(record) -> list[str]:
             for s, kind in labels]
 
 
-def cmd_tasks_show(args) -> int:
+def cmd_tasks_show(args: argparse.Namespace) -> int:
     task = _task(args)
     public = task.split != "private_eval"
     if args.json:
@@ -166,12 +180,14 @@ def cmd_tasks_show(args) -> int:
         print(json.dumps(data, indent=2))
         return 0
     plain = args.plain or not sys.stdout.isatty()
+    out: Callable[[str], None]
+    rule: Callable[[str], None]
     if plain:
-        out = lambda text="": print(text)  # noqa: E731
+        out = lambda text: print(text)  # noqa: E731
         rule = lambda title: print(f"===== {title} =====")  # noqa: E731
     else:
         console = _console()
-        out = lambda text="": console.print(text, markup=False)  # noqa: E731
+        out = lambda text: console.print(text, markup=False)  # noqa: E731
         rule = console.rule
     rule(f"{task.id} — {split_label(task.split)}")
     out(f"templates: {', '.join(task.templates)}\nsecret families: {', '.join(task.secret_families)}\n"
@@ -197,7 +213,7 @@ def cmd_tasks_show(args) -> int:
     return 0
 
 
-def _mark(text: str, spans: list[tuple[int, int, str]]):
+def _mark(text: str, spans: list[tuple[int, int, str]]) -> Text:
     from rich.text import Text
 
     t = Text(text)
@@ -206,13 +222,13 @@ def _mark(text: str, spans: list[tuple[int, int, str]]):
     return t
 
 
-def cmd_reply(args) -> int:
+def cmd_reply(args: argparse.Namespace) -> int:
     task = _task(args)
     sys.stdout.write(policies.POLICIES[args.policy](task) + "\n")
     return 0
 
 
-def _other_problems(task, reply: str, errors) -> list[dict]:
+def _other_problems(task: RedactionTask, reply: str, errors: Sequence[RedactionError]) -> list[dict[str, Any]]:
     """Rule problems the score did not reach. A reply that breaks the answer schema is
     rejected before any pattern compiles, so a bad regex in the same reply would only
     show up on the next attempt; listing it now saves that round trip. Advisory: the
@@ -222,10 +238,11 @@ def _other_problems(task, reply: str, errors) -> list[dict]:
 
     if not errors or any(e.code not in ("bad_entry", "unsafe_replacement", "too_many_rules") for e in errors):
         return []
-    obj, problem = _load_object(reply)
-    if problem is not None or not isinstance(obj, dict) or not isinstance(obj.get("rules"), list):
+    obj = _load_object(reply)
+    if not isinstance(obj, dict) or not isinstance(obj.get("rules"), list):
         return []
-    found, deadline = [], time.perf_counter() + task.budget_s
+    found: list[dict[str, Any]] = []
+    deadline = time.perf_counter() + task.budget_s
     for i, rule in enumerate(obj["rules"][:MAX_RULES]):
         if time.perf_counter() > deadline:
             break
@@ -241,7 +258,7 @@ def _other_problems(task, reply: str, errors) -> list[dict]:
     return found
 
 
-def cmd_score(args) -> int:
+def cmd_score(args: argparse.Namespace) -> int:
     from .scoring.score import score_completion
 
     task = _task(args)
@@ -323,7 +340,7 @@ def _policy_option(p: argparse.ArgumentParser, default: str | None) -> None:
                        help=f"built-in policy, one of: {names} (default: {default})")
 
 
-def cmd_report(args) -> int:
+def cmd_report(args: argparse.Namespace) -> int:
     from .report import RunError, write_report
 
     if args.public_key and args.verdict:
@@ -405,7 +422,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return args.fn(args)
+        code: int = args.fn(args)
+        return code
     except UsageError as exc:
         print(f"redaction-pressure: error: {exc}", file=sys.stderr)
         return 2

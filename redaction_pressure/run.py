@@ -14,6 +14,7 @@ import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import verifiers.v1 as vf
 from verifiers.v1.cli.output import write_config
@@ -88,9 +89,9 @@ def run_policy(split: str, policy: str, n: int, out_dir: Path, *, start: int = 0
     return out_dir / TRACES
 
 
-def read_traces(path: Path) -> list[dict]:
+def read_traces(path: Path) -> list[dict[str, Any]]:
     """The trace dicts of a traces.jsonl (every trace of every Episode line)."""
-    out = []
+    out: list[dict[str, Any]] = []
     with open(path, encoding="utf-8") as f:
         for line in f:
             if line.strip():

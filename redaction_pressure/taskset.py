@@ -21,8 +21,9 @@ import copy
 import os
 import threading
 from collections import OrderedDict
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import Literal
+from typing import Any, Literal
 
 import verifiers.v1 as vf
 from verifiers.v1.harnesses.null import NullHarness
@@ -64,7 +65,11 @@ class RedactionData(vf.TaskData):
     n_shown: int
     n_eval: int
     budget_s: float
-    identity: dict
+    identity: dict[Any, Any]  # what pydantic makes of a bare dict: the same validation and schema
+
+
+# (split, index, n_shown, n_eval, budget_s, split commitment)
+TaskKey = tuple[str, int, int, int, float, str]
 
 
 class TaskCache:
@@ -73,17 +78,17 @@ class TaskCache:
 
     def __init__(self, maxsize: int) -> None:
         self.maxsize = maxsize
-        self._items: OrderedDict[tuple, RedactionTask] = OrderedDict()
+        self._items: OrderedDict[TaskKey, RedactionTask] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: tuple) -> RedactionTask | None:
+    def get(self, key: TaskKey) -> RedactionTask | None:
         with self._lock:
             task = self._items.get(key)
             if task is not None:
                 self._items.move_to_end(key)
             return task
 
-    def put(self, key: tuple, task: RedactionTask) -> RedactionTask:
+    def put(self, key: TaskKey, task: RedactionTask) -> RedactionTask:
         with self._lock:
             kept = self._items.setdefault(key, task)
             self._items.move_to_end(key)
@@ -102,7 +107,7 @@ class TaskCache:
 _tasks = TaskCache(1024)
 
 
-def _key(split: str, index: int, n_shown: int, n_eval: int, budget_s: float, commitment: str) -> tuple:
+def _key(split: str, index: int, n_shown: int, n_eval: int, budget_s: float, commitment: str) -> TaskKey:
     # The commitment keys private tasks by secret without putting the secret in the key.
     return (split, index, n_shown, n_eval, float(budget_s), commitment)
 
@@ -154,7 +159,7 @@ def _forget_executor_after_fork() -> None:
 os.register_at_fork(after_in_child=_forget_executor_after_fork)
 
 
-def score_trace_info(data: RedactionData, reply: str) -> dict:
+def score_trace_info(data: RedactionData, reply: str) -> dict[str, Any]:
     """Scores ``reply`` and returns what goes into ``trace.info``. Raises (the rollout
     then fails, it does not score 0) on a row from another build or when the
     machine kept the scan from finishing."""
@@ -179,7 +184,7 @@ class RedactionRow(vf.Task[RedactionData]):
 
     @property
     def data(self) -> RedactionData:
-        d = self.__dict__["_data"]
+        d: RedactionData = self.__dict__["_data"]
         if d.prompt is None:
             task = core_task(d)
             d = d.model_copy(update={"prompt": task.prompt, "system_prompt": d.system_prompt or task.system_prompt})
@@ -190,38 +195,42 @@ class RedactionRow(vf.Task[RedactionData]):
     def data(self, value: RedactionData) -> None:
         self.__dict__["_data"] = value
 
-    def with_data(self, **update) -> RedactionRow:
+    def with_data(self, **update: Any) -> RedactionRow:
         clone = copy.copy(self)
         clone.__dict__["_data"] = self.__dict__["_data"].model_copy(update=update)
         return clone
 
-    def wire_data(self) -> dict:
+    def wire_data(self) -> dict[str, Any]:
         """The row without its prompt (and without the default system prompt): what
         a trainer ships to env servers, which build the task where it is scored."""
         d = self.__dict__["_data"]
         drop = {"prompt"} | ({"system_prompt"} if d.system_prompt == SYSTEM_PROMPT else set())
-        return d.model_dump(mode="json", exclude_none=True, exclude=drop)
+        wire: dict[str, Any] = d.model_dump(mode="json", exclude_none=True, exclude=drop)
+        return wire
 
     @property
     def hash(self) -> str:
-        return task_key(self.wire_data())
+        key: str = task_key(self.wire_data())
+        return key
 
     @property
     def key(self) -> str:
         d = self.__dict__["_data"]
         return durable_key(d.split, d.index, d.n_shown, d.n_eval, d.budget_s)
 
-    async def validate(self, runtime=None) -> bool:
+    async def validate(self, runtime: Any = None) -> bool:
         """The gold check `vf-validate` runs: the oracle's reply, scored exactly as a
         rollout's, earns the full reward."""
         task = await asyncio.get_running_loop().run_in_executor(_executor(), core_task, self.data)
         trace = offline_trace(self, policies.oracle(task), model="policy:oracle")
         await self.score(trace)
-        return abs(trace.reward - 1.0) < 1e-9
+        full: bool = abs(trace.reward - 1.0) < 1e-9
+        return full
 
     @vf.stop
     async def single_turn(self, trace: vf.Trace) -> bool:
-        return trace.num_turns >= 1
+        done: bool = trace.num_turns >= 1
+        return done
 
     @vf.metric
     async def redaction(self, trace: vf.Trace) -> dict[str, float]:
@@ -288,7 +297,7 @@ def to_row(task: RedactionTask, config: vf.TaskConfig | None = None) -> Redactio
 
 
 class RedactionTaskset(vf.Taskset[RedactionRow, RedactionConfig]):
-    def load(self):
+    def load(self) -> Iterator[RedactionRow]:
         """Cheap rows: identity and parameters, no records (see the module doc)."""
         cfg = self.config
         check_params(cfg.split, cfg.n_shown, cfg.n_eval, cfg.budget_s)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 _PACKAGE = Path(__file__).resolve().parents[1]
 
@@ -19,5 +20,6 @@ def schema_dir() -> Path:
 
 
 @cache
-def load_schema(name: str) -> dict:
-    return json.loads((schema_dir() / f"{name}.schema.json").read_text(encoding="utf-8"))
+def load_schema(name: str) -> dict[str, Any]:
+    schema: dict[str, Any] = json.loads((schema_dir() / f"{name}.schema.json").read_text(encoding="utf-8"))
+    return schema

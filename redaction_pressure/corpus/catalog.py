@@ -9,6 +9,7 @@ table order, then open-world kinds), so it can be diffed between builds.
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 from .families import DECOYS, SECRETS, Family
 from .world import open_world_kinds
@@ -17,10 +18,10 @@ from .world import open_world_kinds
 # secrets) have no fixed format: each is described in words (``drawn``), with examples
 # from sample worlds and no oracle. Their kind is "secret", "decoy" or, for policy
 # categories, "policy" (secret or kept as the stream's stated policy says).
-OPEN_WORLD_KINDS: tuple[dict, ...] = open_world_kinds()
+OPEN_WORLD_KINDS: tuple[dict[str, Any], ...] = open_world_kinds()
 
 
-def _entry(f: Family) -> dict:
+def _entry(f: Family) -> dict[str, Any]:
     return {
         "name": f.name,
         "kind": f.kind,
@@ -34,7 +35,7 @@ def _entry(f: Family) -> dict:
     }
 
 
-def catalog() -> list[dict]:
+def catalog() -> list[dict[str, Any]]:
     """Every family as a dict: name, kind ("secret" or "decoy"), contexts, keys,
     variants, why, oracle (regexes for the Python `regex` module that remove exactly
     the family's secrets), examples (text and the exact secret the oracle removes, ""

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import regex
 
 from .families import Family, Fragment
-from .families.base import fast_chars
+from .families.base import Make, fast_chars
 from .house import ALPHABETS
 from .names import service_name
 from .rng import Rng
@@ -46,7 +46,7 @@ class ContextSecret:
         return (rf"(?<=(?<![A-Za-z0-9_-])(?i:{regex.escape(self.secret_name)})[\"']?\s*[:=]\s*[\"']?)"
                 f"{value}")
 
-    def _maker(self, name: str):
+    def _maker(self, name: str) -> Make:
         if self.kind == "kv":
             def make(r: Rng, variant: str = "") -> Fragment:
                 text = self._value(r)

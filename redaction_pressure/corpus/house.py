@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import regex
 
 from .families import Family, Fragment
-from .families.base import fast_chars
+from .families.base import Make, fast_chars
 from .names import abbreviation, marker, service_name
 from .rng import Rng
 
@@ -73,7 +73,7 @@ class HouseFormat:
         return secret, decoys
 
 
-def _maker(shape: Shape):
+def _maker(shape: Shape) -> Make:
     def make(r: Rng, variant: str = "") -> Fragment:
         text = shape.make(r)
         return Fragment(text, ((0, len(text)),))
@@ -100,7 +100,7 @@ def draw_house_format(r: Rng, taken: set[str]) -> HouseFormat:
     keys = tuple(f"{service}_{w}" for w in r.sample(_KEY_WORDS, 2))
     lookalikes: list[tuple[str, Shape, str]] = []
     kinds = r.sample(("public", "length", "sandbox"), r.between(2, 3))
-    used = (secret_marker,)
+    used: tuple[str, ...] = (secret_marker,)
     for kind in kinds:
         if kind == "length":
             delta = r.between(4, 10) * (1 if r.chance(1, 2) or length - 10 < 12 else -1)

@@ -14,11 +14,13 @@ format, so a rule has to be fitted to the examples.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import regex
 
 from .families import Family, Fragment
+from .families.base import Make
 from .names import service_name
 from .rng import Rng
 
@@ -70,7 +72,7 @@ class Policy:
     id_digits: int
 
     def describe(self) -> str:
-        def words(cats):
+        def words(cats: Iterable[str]) -> str:
             names = [DESCRIPTIONS[c] for c in cats]
             return ", ".join(names) if names else "nothing"
         kept = [c for c in CATEGORIES if c not in self.secret]
@@ -88,8 +90,8 @@ class Policy:
             return (f"+1-{n}-555-01{tail}", f"+44 20 7946 0{r.chars('0123456789', 3)}",
                     f"({n}) 555-01{tail}")[self.phone_style]
         if category == "client_ip":
-            first = r.choice((23, 31, 45, 52, 66, 81, 94, 103, 145, 178, 185, 203))
-            return f"{first}.{r.below(256)}.{r.below(256)}.{r.between(1, 254)}"
+            octet = r.choice((23, 31, 45, 52, 66, 81, 94, 103, 145, 178, 185, 203))
+            return f"{octet}.{r.below(256)}.{r.below(256)}.{r.between(1, 254)}"
         if category == "internal_hostname":
             return r.choice(self.hosts)
         if category == "customer_id":
@@ -130,7 +132,7 @@ class Policy:
         return out
 
 
-def _maker(policy: Policy, category: str):
+def _maker(policy: Policy, category: str) -> Make:
     def make(r: Rng, variant: str = "") -> Fragment:
         text = policy.value(category, r)
         return Fragment(text, ((0, len(text)),))

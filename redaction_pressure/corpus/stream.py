@@ -16,8 +16,10 @@ never labelled. So labels, oracle and fairness cannot disagree.
 from __future__ import annotations
 
 import string
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from typing import Any
 
 import regex
 
@@ -37,7 +39,7 @@ class Span:
     end: int
     family: str
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"start": self.start, "end": self.end, "family": self.family}
 
 
@@ -48,7 +50,7 @@ class Record:
     secrets: tuple[Span, ...]
     decoys: tuple[Span, ...]
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"template": self.template, "text": self.text,
                 "secrets": [s.as_dict() for s in self.secrets],
                 "decoys": [d.as_dict() for d in self.decoys]}
@@ -112,7 +114,7 @@ def _fill(fmt: str, r: Rng, world: World, **fixed: str) -> tuple[str, Labelled]:
 
 # (compiled pattern, literal it requires, lowercase hints one of which it requires,
 # compiled line gate or None)
-Oracle = tuple[regex.Pattern, str, tuple[str, ...], "regex.Pattern | None"]
+Oracle = tuple["regex.Pattern[str]", str, tuple[str, ...], "regex.Pattern[str] | None"]
 
 
 @lru_cache(maxsize=4096)
@@ -122,11 +124,11 @@ def _compiled(pattern: str, hints: tuple[str, ...], line_gate: str) -> Oracle:
     return compiled, required, hints, (compile_bounded(line_gate)[0] if line_gate else None)
 
 
-def _oracles(families) -> tuple[Oracle, ...]:
+def _oracles(families: Iterable[Family]) -> tuple[Oracle, ...]:
     return tuple(_compiled(p, f.hints, f.line_gate) for f in families for p in f.oracle)
 
 
-def _gated_lines(gate: regex.Pattern, text: str) -> list[tuple[int, int]]:
+def _gated_lines(gate: regex.Pattern[str], text: str) -> list[tuple[int, int]]:
     """(start, end) of each line holding a match of ``gate``, in order, once each."""
     lines: list[tuple[int, int]] = []
     for m in gate.finditer(text):
@@ -205,8 +207,8 @@ def _render(template: Template, instances: list[Instance], r: Rng, world: World)
     secrets: list[Span] = []
     decoys: list[Span] = []
     pos = 0
-    for line, spans in head + body + foot:
-        for s, e, fam in sorted(spans, key=lambda x: x[0]):
+    for line, line_spans in head + body + foot:
+        for s, e, fam in sorted(line_spans, key=lambda x: x[0]):
             (secrets if fam.kind == "secret" else decoys).append(Span(pos + s, pos + e, fam.name))
         text_parts.append(line)
         pos += len(line) + 1

@@ -13,10 +13,12 @@ takes only ``k8s`` families and its fillers are comments.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
 from .families import DIGITS, HEX, HOSTS, USERS
+from .rng import Rng
 
 _APPS = ("billing", "checkout", "ledger", "notifier", "search-api", "auth-gw", "reports", "ingest")
 _REGIONS = ("us-east-1", "eu-west-1", "ap-southeast-2", "eu-central-1")
@@ -26,7 +28,7 @@ _PATHS = ("api/v1/orders", "healthz", "v2/upload", "static/app.js", "graphql", "
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 # Filler fields: every {name} in a template other than {k} and {v} is drawn here.
-FIELDS = {
+FIELDS: dict[str, Callable[[Rng], str]] = {
     "app": lambda r: r.choice(_APPS),
     "env": lambda r: r.choice(("production", "staging", "dev")),
     "port": lambda r: str(r.choice((80, 443, 5432, 6379, 8080, 8443, 9000, 3000))),

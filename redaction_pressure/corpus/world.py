@@ -10,7 +10,9 @@ without reading its shown records (SPEC §3, "The open world").
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from .context import ContextSecret, draw_context_secret
 from .families import Family
@@ -28,7 +30,7 @@ class World:
     house_decoys: tuple[Family, ...]
     context_secrets: tuple[Family, ...]
     context_decoys: tuple[Family, ...]
-    categories: dict  # category -> Family (secret or decoy by the policy)
+    categories: dict[str, Family]  # category -> Family (secret or decoy by the policy)
 
     @property
     def secret_families(self) -> tuple[Family, ...]:
@@ -53,7 +55,7 @@ def draw_world(r: Rng, shell: bool) -> World:
     """``shell``: whether the stream has a template with command lines, where a
     context secret may be a flag."""
     taken: set[str] = set()
-    house = []
+    house: list[HouseFormat] = []
     for _ in range(r.between(1, 3)):
         h = draw_house_format(r.fork(f"house/{len(house)}"), taken)
         taken.add(h.secret.prefix)
@@ -83,19 +85,20 @@ def _sample_worlds(n: int = 3) -> list[World]:
     return [draw_world(Rng("redaction-pressure/catalog", i), shell=True) for i in range(n)]
 
 
-def open_world_kinds() -> tuple[dict, ...]:
+def open_world_kinds() -> tuple[dict[str, Any], ...]:
     """The catalogue's open-world entries: what a stream draws from its seed, described
     in words, with examples from three sample worlds. They have no oracle: a stream's
     oracle exists only once its seed has drawn the format (``task.oracle_rules``)."""
     worlds = _sample_worlds()
     r = Rng("redaction-pressure/catalog/examples", 0)
 
-    def kv(family: Family, secret: bool) -> dict:
+    def kv(family: Family, secret: bool) -> dict[str, str]:
         frag = family.make(r, "")
         key = frag.key or family.keys[0]
         return {"text": f"{key}={frag.text}", "secret": frag.text if secret else ""}
 
-    def entry(name, kind, why, drawn, examples, contexts=("kv",)) -> dict:
+    def entry(name: str, kind: str, why: str, drawn: str, examples: list[dict[str, str]],
+              contexts: Iterable[str] = ("kv",)) -> dict[str, Any]:
         return {"name": name, "kind": kind, "contexts": sorted(contexts), "keys": [], "variants": [], "why": why,
                 "oracle": [], "examples": examples, "negatives": [], "drawn": drawn}
 

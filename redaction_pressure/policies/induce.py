@@ -158,8 +158,8 @@ def _context_rules(fam: _Family) -> list[str]:
         return out
     right = _common_prefix(fam.rights)
     tails = [f"(?!{body})"] + ([f"(?={regex.escape(right[0])})"] if right and right[0] not in _ALNUM else [])
-    anchors = []
-    keys = []
+    anchors: list[str] = []
+    keys: list[str] = []
     for left in fam.lefts:
         m = _KEY_BEFORE.search(left)
         if not m:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
@@ -21,6 +22,9 @@ from ..build.versions import ENVIRONMENT_VERSION
 from ._runfile import RunError, read_run
 from ._verdict import NOT_ASKED, Verification, read_verdict_file, run_verify
 from ._view import build_view
+
+if TYPE_CHECKING:  # jinja2 is imported on first render
+    import jinja2
 
 __all__ = ["RunError", "render_report", "write_report"]
 
@@ -39,7 +43,7 @@ def content(text: str) -> Markup:
 
 
 @lru_cache(maxsize=1)
-def _template():
+def _template() -> jinja2.Template:
     import jinja2
 
     env = jinja2.Environment(autoescape=True, trim_blocks=True, lstrip_blocks=True,
@@ -73,7 +77,7 @@ def render_report(run_path: Path, *, public_key: Path | None = None, verdict: Pa
                               open_records=len(view["episodes"]) <= OPEN_RECORDS_UP_TO)
 
 
-def write_report(run_path: Path, out: Path, **kw) -> Path:
+def write_report(run_path: Path, out: Path, **kw: Any) -> Path:
     """Renders and writes the page atomically (a half-written page never replaces a good one)."""
     html = render_report(run_path, **kw)
     out = Path(out)

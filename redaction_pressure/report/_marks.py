@@ -15,7 +15,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
+from ..corpus.stream import Record
 from ..scoring.answer import RedactionError, parse_reply
 from ..scoring.reward import Outcome
 from ..scoring.scanner import scan
@@ -39,7 +41,7 @@ class Removal:
     rule_matches: list[int] | None  # per rule; None when the episode is void
 
 
-def _int(value, lo: int, hi: int, what: str) -> int:
+def _int(value: object, lo: int, hi: int, what: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
         raise NotRegenerated(f"the trace records {what} = {str(value)[:40]!r}, not an integer in {lo}..{hi}")
     return value
@@ -51,7 +53,7 @@ def _regenerate(split: str, index: int, seed: int, commitment: str, n_shown: int
     return task_from_seed(split, index, seed, commitment, n_shown, n_eval, budget_s)
 
 
-def task_for(trace: dict) -> RedactionTask:
+def task_for(trace: dict[str, Any]) -> RedactionTask:
     """The task ``trace`` was scored on, rebuilt by this build. Raises NotRegenerated."""
     info = trace.get("info")
     env = info.get("environment") if isinstance(info, dict) else None
@@ -101,7 +103,8 @@ def removal(task: RedactionTask, reply: str) -> Removal:
     compiled, errors = compile_rules(rules, slack, time.process_time)
     if errors:
         return Removal(score.outcome, (), removed, None)
-    counts, current = [], [r.text for r in task.heldout]
+    counts: list[int] = []
+    current = [r.text for r in task.heldout]
     for rule in compiled:
         step = scan([rule], current, slack, time.process_time)
         if step.errors:
@@ -113,12 +116,14 @@ def removal(task: RedactionTask, reply: str) -> Removal:
 
 _OTHER = ("", "not a secret: removed")
 
+Segment = tuple[str, str, str]  # (CSS class, text, title) of one run of characters
+
 # Character classes on the page (CSS classes of the template).
 REMOVED_SECRET, PART_OF_LEAK, LEAKED, DESTROYED_DECOY, KEPT_DECOY, COLLATERAL = "r", "p", "l", "d", "k", "c"
 
 
 def _runs(text: str, gone: bytes, start: int, end: int, kept: str, cut: str, titles: tuple[str, str],
-          out: list) -> None:
+          out: list[Segment]) -> None:
     i = start
     while i < end:
         removed = gone[i] == 1
@@ -129,13 +134,13 @@ def _runs(text: str, gone: bytes, start: int, end: int, kept: str, cut: str, tit
         i = j
 
 
-def segments(record, gone: bytes) -> tuple[list[tuple[str, str, str]], int, int, int]:
+def segments(record: Record, gone: bytes) -> tuple[list[Segment], int, int, int]:
     """``record``'s text as (class, text, title) runs, with its count of leaked secrets,
     destroyed decoys and removed characters outside any labelled span."""
     text = record.text
     spans = sorted([(s.start, s.end, True, s.family) for s in record.secrets]
                    + [(d.start, d.end, False, d.family) for d in record.decoys])
-    out: list[tuple[str, str, str]] = []
+    out: list[Segment] = []
     leaked = destroyed = 0
     pos = 0
     for start, end, secret, family in spans:
@@ -165,12 +170,12 @@ def segments(record, gone: bytes) -> tuple[list[tuple[str, str, str]], int, int,
 _FLAWS = frozenset({LEAKED, PART_OF_LEAK, DESTROYED_DECOY, COLLATERAL})
 
 
-def flawed_lines(segs: list[tuple[str, str, str]]) -> tuple[list[tuple[int, list]], int]:
+def flawed_lines(segs: list[Segment]) -> tuple[list[tuple[int, list[Segment]]], int]:
     """The lines of a record (1-based numbers, with their runs) that carry a leak, a
     destroyed decoy or collateral damage, and the number of lines left out: what a
     reader of a large run needs, at a fraction of the page size."""
-    lines: list[tuple[int, list]] = []
-    current: list = []
+    lines: list[tuple[int, list[Segment]]] = []
+    current: list[Segment] = []
     flawed = False
     number = 1
     total = 0

@@ -9,6 +9,7 @@ import json
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 TRACES = "traces.jsonl"
 MANIFEST = "manifest.toml"
@@ -25,9 +26,9 @@ class RunError(Exception):
 class Run:
     path: Path  # the run directory or archive
     traces_path: Path
-    traces: list[dict]
+    traces: list[dict[str, Any]]
     archive: bool
-    manifest: dict | None = None
+    manifest: dict[str, Any] | None = None
     manifest_problem: str | None = None
     problems: list[str] = field(default_factory=list)
 

@@ -14,6 +14,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 MAX_VERDICT_BYTES = 64 << 20
 VERIFY_TIMEOUT_S = 1800
@@ -29,8 +30,8 @@ class Verification:
 NOT_ASKED = Verification(False, "not verified: no --public-key or --verdict was given")
 
 
-def _failures(verdict: dict) -> list[str]:
-    out = []
+def _failures(verdict: dict[str, Any]) -> list[str]:
+    out: list[str] = []
     checks = verdict.get("checks")
     for c in checks if isinstance(checks, list) else []:
         if isinstance(c, dict) and c.get("status") == "failed":
@@ -38,11 +39,11 @@ def _failures(verdict: dict) -> list[str]:
     return out[:30]
 
 
-def _passed(verdict) -> bool:
+def _passed(verdict: object) -> bool:
     return isinstance(verdict, dict) and verdict.get("verdict") == "passed" and verdict.get("exit_code", 0) == 0
 
 
-def from_json(verdict, manifest: dict | None, source: str) -> Verification:
+def from_json(verdict: object, manifest: dict[str, Any] | None, source: str) -> Verification:
     if not isinstance(verdict, dict):
         return Verification(False, f"not verified: {source} is not an `audit verify --json` verdict")
     run_id = manifest.get("run_id") if isinstance(manifest, dict) else None
@@ -54,7 +55,7 @@ def from_json(verdict, manifest: dict | None, source: str) -> Verification:
     return Verification(False, f"NOT VERIFIED: `audit verify` failed ({source})", _failures(verdict))
 
 
-def read_verdict_file(path: Path, manifest: dict | None) -> Verification:
+def read_verdict_file(path: Path, manifest: dict[str, Any] | None) -> Verification:
     try:
         data = Path(path).read_bytes()
         if len(data) > MAX_VERDICT_BYTES:
@@ -65,7 +66,7 @@ def read_verdict_file(path: Path, manifest: dict | None) -> Verification:
     return from_json(verdict, manifest, f"verdict file {Path(path).name}")
 
 
-def run_verify(archive: Path, public_key: Path, manifest: dict | None) -> Verification:
+def run_verify(archive: Path, public_key: Path, manifest: dict[str, Any] | None) -> Verification:
     cmd = [sys.executable, "-m", "audit", "verify", str(archive), "--public-key", str(public_key), "--json"]
     try:
         done = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, timeout=VERIFY_TIMEOUT_S)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
+from typing import TYPE_CHECKING, Any
 
 from ..build.identity import build_identity
 from ..scoring.answer import parse_reply
@@ -21,6 +22,14 @@ from ..task.splits import PUBLIC
 from ..task.tasks import DEFAULT_N_EVAL, DEFAULT_N_SHOWN
 from . import _marks
 
+if TYPE_CHECKING:
+    from ..task.tasks import RedactionTask
+    from ._runfile import Run
+    from ._verdict import Verification
+
+# A trace as read from traces.jsonl, and the plain data the page template reads.
+JSON = dict[str, Any]
+
 HIST_BINS = 20
 MAX_REPLY_SHOWN = 4000
 MAX_MESSAGE = 300
@@ -29,7 +38,7 @@ BUILD_KEYS = ("environment_version", "corpus_version", "reward_schema_version", 
               "source_digest_algorithm", "regex_version")
 
 
-def printable(value, limit: int | None = None) -> str:
+def printable(value: object, limit: int | None = None) -> str:
     s = value if isinstance(value, str) else str(value)
     if limit is not None and len(s) > limit:
         s = s[:limit] + f"… [{len(s) - limit} more characters]"
@@ -39,17 +48,17 @@ def printable(value, limit: int | None = None) -> str:
                    .decode("ascii") for c in s)
 
 
-def _dict(value) -> dict:
+def _dict(value: object) -> JSON:
     return value if isinstance(value, dict) else {}
 
 
-def _num(value, default=None):
+def _num(value: object, default: float | None = None) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         return default
     return value
 
 
-def recorded_reply(trace: dict) -> str:
+def recorded_reply(trace: JSON) -> str:
     """The content of the last node with ``sampled: true`` ("" if none), list content
     joined from its parts' text, as the taskset adapter reads it."""
     nodes = trace.get("nodes")
@@ -63,11 +72,11 @@ def recorded_reply(trace: dict) -> str:
     return ""
 
 
-def _scores(trace: dict) -> dict:
+def _scores(trace: JSON) -> JSON:
     info = _dict(trace.get("info"))
     red = _dict(info.get("redaction"))
     rewards, metrics = _dict(trace.get("rewards")), _dict(trace.get("metrics"))
-    out = {}
+    out: JSON = {}
     for name in WEIGHTS:
         out[name] = _num(red.get(name), _num(_dict(rewards.get(name)).get("score")))
     reward = _num(red.get("reward"))
@@ -83,20 +92,20 @@ def _scores(trace: dict) -> dict:
     return out
 
 
-def _error(e: dict) -> dict:
+def _error(e: JSON) -> dict[str, str]:
     return {"code": printable(e.get("code"), 60), "message": printable(e.get("message", ""), MAX_MESSAGE)}
 
 
-def _fmt(x, digits=3) -> str:
+def _fmt(x: float | None, digits: int = 3) -> str:
     return "—" if x is None else f"{x:.{digits}f}"
 
 
-def _episode(n: int, trace: dict, rollout: int, full_text: bool = True) -> dict:
+def _episode(n: int, trace: JSON, rollout: int, full_text: bool = True) -> JSON:
     env = _dict(_dict(trace.get("info")).get("environment"))
     s = _scores(trace)
     reply = recorded_reply(trace)
     leak = s["secrets_total"] is None or s["secrets_removed"] is None or s["secrets_removed"] < s["secrets_total"]
-    ep = {
+    ep: JSON = {
         "n": n, "task_id": printable(env.get("task_id") or _dict(_dict(trace.get("task")).get("data")).get("id")
                                      or f"episode {n}", 80),
         "rollout": rollout, "scores": s, "fmt": {k: _fmt(s[k]) for k in ("reward", *WEIGHTS)},
@@ -105,12 +114,13 @@ def _episode(n: int, trace: dict, rollout: int, full_text: bool = True) -> dict:
         "rules": [], "reply": None, "notes": [], "records": [],
     }
     rules, parse_errors = parse_reply(reply)
-    rule_errors = defaultdict(list)
+    rule_errors: defaultdict[int, list[dict[str, str]]] = defaultdict(list)
     for e in s["errors"]:
         if isinstance(e.get("rule"), int) and not isinstance(e.get("rule"), bool):
             rule_errors[e["rule"]].append(_error(e))
     if parse_errors or not rules:
         ep["reply"] = printable(reply, MAX_REPLY_SHOWN)
+    task: RedactionTask | None
     try:
         task = _marks.task_for(trace)
     except _marks.NotRegenerated as exc:
@@ -126,7 +136,7 @@ def _episode(n: int, trace: dict, rollout: int, full_text: bool = True) -> dict:
                             "matches": counts[i] if counts else None, "errors": rule_errors.pop(i, [])})
     for i, errs in sorted(rule_errors.items()):  # errors naming a rule the reply does not parse into
         ep["episode_errors"] += [dict(e, message=f"(rule {i}) {e['message']}") for e in errs]
-    if removal is None:
+    if removal is None or task is None:  # the one implies the other
         return ep
     if removal.outcome.reward != s["reward"]:
         ep["notes"].append(f"This build rescores the reply to reward {removal.outcome.reward:.4f}; the run recorded "
@@ -144,7 +154,9 @@ def _episode(n: int, trace: dict, rollout: int, full_text: bool = True) -> dict:
 
 
 def _ranges(indices: list[int]) -> str:
-    out, start, prev = [], None, None
+    out: list[str] = []
+    start: int | None = None
+    prev = 0  # read only once start is set
     for i in indices:
         if start is None:
             start = prev = i
@@ -158,8 +170,8 @@ def _ranges(indices: list[int]) -> str:
     return ", ".join(out)
 
 
-def _coverage(traces: list[dict], split: str) -> str:
-    per_task = Counter()
+def _coverage(traces: list[JSON], split: str) -> str:
+    per_task: Counter[int] = Counter()
     for t in traces:
         index = _dict(_dict(t.get("info")).get("environment")).get("task_index")
         if isinstance(index, int) and not isinstance(index, bool):
@@ -180,14 +192,14 @@ def _coverage(traces: list[dict], split: str) -> str:
     return f"{head}, {each} (task indices {_ranges(sorted(per_task))})"
 
 
-def _histogram(rewards: list[float]) -> dict:
+def _histogram(rewards: list[float]) -> JSON:
     bins = [0] * HIST_BINS
     for r in rewards:
         bins[min(HIST_BINS - 1, max(0, int(r * HIST_BINS)))] += 1
     top = max(bins) if rewards else 0
     width, height, left, bottom = 600, 160, 36, 24
     bw = width / HIST_BINS
-    bars = []
+    bars: list[JSON] = []
     for i, count in enumerate(bins):
         h = 0 if not top else round(height * count / top, 1)
         bars.append({"x": round(left + i * bw + 1, 1), "y": round(bottom // 2 + height - h, 1), "w": round(bw - 2, 1),
@@ -198,7 +210,7 @@ def _histogram(rewards: list[float]) -> dict:
                                                    for i in range(5)]}
 
 
-def _families(scores: list[dict]) -> tuple[list[dict], list[dict]]:
+def _families(scores: list[JSON]) -> tuple[list[JSON], list[JSON]]:
     sec: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     dec: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for s in scores:
@@ -207,26 +219,28 @@ def _families(scores: list[dict]) -> tuple[list[dict], list[dict]]:
                 if isinstance(pair, list) and len(pair) == 2 and all(_num(v) is not None for v in pair):
                     out[printable(fam, 80)][0] += pair[0]
                     out[printable(fam, 80)][1] += pair[1]
-    secrets = [{"family": f, "labelled": a, "removed": b, "leaked": a - b, "rate": (a - b) / a if a else 0.0}
-               for f, (a, b) in sec.items()]
-    decoys = [{"family": f, "present": a, "destroyed": b, "rate": b / a if a else 0.0} for f, (a, b) in dec.items()]
+    secrets: list[JSON] = [
+        {"family": f, "labelled": a, "removed": b, "leaked": a - b, "rate": (a - b) / a if a else 0.0}
+        for f, (a, b) in sec.items()]
+    decoys: list[JSON] = [{"family": f, "present": a, "destroyed": b, "rate": b / a if a else 0.0}
+                          for f, (a, b) in dec.items()]
     secrets.sort(key=lambda r: (-r["leaked"], r["family"]))
     decoys.sort(key=lambda r: (-r["destroyed"], r["family"]))
     return secrets, decoys
 
 
-def _distinct(traces: list[dict], key: str) -> list[str]:
+def _distinct(traces: list[JSON], key: str) -> list[str]:
     return sorted({printable(_dict(_dict(t.get("info")).get("environment")).get(key), 200) for t in traces})
 
 
-def _mean(values: list) -> float | None:
-    values = [v for v in values if v is not None]
-    return math.fsum(values) / len(values) if values else None
+def _mean(values: list[float | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return math.fsum(present) / len(present) if present else None
 
 
-def _flat(manifest: dict) -> list[tuple[str, str]]:
+def _flat(manifest: JSON) -> list[tuple[str, str]]:
     """Scalar manifest fields (one level of tables deep), for any manifest version."""
-    rows = []
+    rows: list[tuple[str, Any]] = []
     for key, value in manifest.items():
         if isinstance(value, dict):
             rows += [(f"{key}.{k}", v) for k, v in value.items() if not isinstance(v, (dict, list))]
@@ -235,18 +249,18 @@ def _flat(manifest: dict) -> list[tuple[str, str]]:
     return [(printable(k, 80), printable(v, 200)) for k, v in rows[:40]]
 
 
-def _episode_job(job: tuple) -> dict:
+def _episode_job(job: tuple[int, JSON, int, bool]) -> JSON:
     return _episode(*job)
 
 
 PARALLEL_FROM = 64  # episodes; below that, worker start-up costs more than it saves
 
 
-def _episodes(traces: list[dict], full_text: bool, jobs: int) -> list[dict]:
+def _episodes(traces: list[JSON], full_text: bool, jobs: int) -> list[JSON]:
     """Every episode's view, in trace order. Regenerating tasks dominates the cost, so
     large runs are spread over ``jobs`` processes; the page is the same either way."""
-    seen = Counter()
-    work = []
+    seen: Counter[str] = Counter()
+    work: list[tuple[int, JSON, int, bool]] = []
     for n, t in enumerate(traces, 1):
         index = _dict(_dict(t.get("info")).get("environment")).get("task_index")
         seen[str(index)] += 1
@@ -261,7 +275,7 @@ def _episodes(traces: list[dict], full_text: bool, jobs: int) -> list[dict]:
         return list(pool.map(_episode_job, work, chunksize=max(1, len(work) // (4 * jobs))))
 
 
-def build_view(run, verification, full_text: bool, jobs: int = 1) -> dict:
+def build_view(run: Run, verification: Verification, full_text: bool, jobs: int = 1) -> JSON:
     traces = run.traces
     splits = _distinct(traces, "split")
     split = splits[0] if len(splits) == 1 else None
@@ -274,11 +288,11 @@ def build_view(run, verification, full_text: bool, jobs: int = 1) -> dict:
     scores = [e["scores"] for e in episodes]
     secrets, decoys = _families(scores)
     installed = build_identity()
-    build = []
+    build: list[JSON] = []
     for key in BUILD_KEYS:
         values = _distinct(traces, key)
         build.append({"key": key, "vals": values, "same": values == [printable(installed[key])]})
-    params = []
+    params: list[JSON] = []
     for t in traces:
         p = _dict(_dict(_dict(t.get("info")).get("environment")).get("task_params"))
         if p not in params:

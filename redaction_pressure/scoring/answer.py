@@ -15,6 +15,7 @@ import json
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate
+from typing import Any
 
 import jsonschema
 import regex
@@ -39,8 +40,8 @@ class RedactionError:
     message: str
     rule: int | None = None
 
-    def as_dict(self) -> dict:
-        out: dict = {"code": self.code, "message": self.message}
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"code": self.code, "message": self.message}
         if self.rule is not None:
             out["rule"] = self.rule
         return out
@@ -57,7 +58,7 @@ def _validator() -> jsonschema.Draft202012Validator:
     return jsonschema.Draft202012Validator(load_schema(ANSWER_SCHEMA_VERSION))
 
 
-def _plainly_valid(obj: dict) -> bool:
+def _plainly_valid(obj: dict[str, Any]) -> bool:
     """A shortcut for the common case: True only when ``obj`` plainly satisfies the
     answer schema (tests check it never accepts what the schema rejects). Anything
     else goes through the schema validator, which is the definition and names the
@@ -101,7 +102,7 @@ def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not JSON")
 
 
-def _load_object(reply: str) -> tuple[object, RedactionError | None]:
+def _load_object(reply: str) -> dict[str, Any] | RedactionError:
     last_problem = "no JSON object found"
     for text in _candidates(reply):
         if json_depth_bound(text) > MAX_JSON_DEPTH:
@@ -113,9 +114,9 @@ def _load_object(reply: str) -> tuple[object, RedactionError | None]:
             last_problem = f"not valid JSON: {exc}"
             continue
         if isinstance(value, dict):
-            return value, None
+            return value
         last_problem = f"expected a JSON object, got {type(value).__name__}"
-    return None, RedactionError("malformed_json", last_problem)
+    return RedactionError("malformed_json", last_problem)
 
 
 def _code_for(error: jsonschema.ValidationError) -> str:
@@ -145,9 +146,9 @@ def parse_reply(reply: object) -> tuple[list[Rule], list[RedactionError]]:
         reply = reply.rsplit("</think>", 1)[1]
     elif "<think>" in reply:
         return [], [RedactionError("malformed_json", "the reply opens <think> and never closes it: no answer")]
-    obj, error = _load_object(reply)
-    if error is not None:
-        return [], [error]
+    obj = _load_object(reply)
+    if isinstance(obj, RedactionError):
+        return [], [obj]
     if _plainly_valid(obj):
         return [Rule(r["pattern"], r["replacement"]) for r in obj["rules"]], []
     if isinstance(obj.get("rules"), list) and len(obj["rules"]) > MAX_RULES:
@@ -155,7 +156,7 @@ def parse_reply(reply: object) -> tuple[list[Rule], list[RedactionError]]:
         # rules would otherwise cost seconds and megabytes of error entries.
         obj = dict(obj, rules=obj["rules"][:MAX_RULES + 1])
     found = sorted(_validator().iter_errors(obj), key=lambda e: (list(map(str, e.absolute_path)), e.validator))
-    errors = []
+    errors: list[RedactionError] = []
     for e in found[:MAX_ERRORS]:
         path = list(e.absolute_path)
         rule = path[1] if len(path) >= 2 and path[0] == "rules" and isinstance(path[1], int) else None

@@ -34,13 +34,21 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections import OrderedDict
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import regex
-from regex import _main as _regex_main
-from regex import _regex, _regex_core
+from regex import _main as _main_module
+from regex import _regex as _regex_module
+from regex import _regex_core as _core_module
 
 from .stack import with_headroom
+
+# The guard reads and drives regex's parser and compiler, which its type stubs do not
+# describe (they cover the public API only); these internals are typed as Any here, and
+# _BUILD_VERIFIED_FOR plus the tests pin the behaviour of the version they were read from.
+_regex_main: Any = _main_module
+_regex: Any = _regex_module
+_regex_core: Any = _core_module
 
 MAX_COMPILED_COST = 20_000
 MAX_REPLY_COST = 60_000
@@ -115,7 +123,7 @@ def _kind(node_type: type) -> int:
     return kind
 
 
-def _cost(node: object, budget: int, in_lookaround: bool = False) -> int:
+def _cost(node: Any, budget: int, in_lookaround: bool = False) -> int:
     """Upper bound of compiled size; stops early once it exceeds ``budget``. Raises
     `Refused` for constructs whose run-time memory has no bound. (Written for speed:
     it runs on every fresh pattern; tests check it against a plain reference.)"""
@@ -133,7 +141,7 @@ def _cost(node: object, budget: int, in_lookaround: bool = False) -> int:
         elif kind == _LOOK:
             in_lookaround = True
         elif kind == _REPEAT:
-            counts = [c for c in (node.min_count, node.max_count) if c is not None]
+            counts: list[int] = [c for c in (node.min_count, node.max_count) if c is not None]
             factor = max([1, *counts])
             if factor > budget:
                 return budget + 1
@@ -159,7 +167,7 @@ def _cost(node: object, budget: int, in_lookaround: bool = False) -> int:
     return total
 
 
-def _literal_runs(node: object, runs: list[str]) -> None:
+def _literal_runs(node: Any, runs: list[str]) -> None:
     """Collects runs of case-sensitive literal characters that every match needs in
     the searched text: consecutive characters of the top-level sequence, of plain
     groups inside it and of positive lookarounds (which see the same text). Repeats,
@@ -183,13 +191,13 @@ def _literal_runs(node: object, runs: list[str]) -> None:
         runs.append("".join(run))
 
 
-def _info(flags: int, char_type: int) -> _regex_core.Info:
+def _info(flags: int, char_type: int) -> Any:
     info = _regex_core.Info(flags, char_type, {})
     info.guess_encoding = regex.UNICODE  # as regex.compile sets it for str patterns (\R reads it)
     return info
 
 
-def _parse(pattern: str) -> tuple:
+def _parse(pattern: str) -> tuple[Any, Any, Any]:
     """Parses as ``regex.compile`` does (restarting when a flag turns out global);
     returns the tree, the source and the parse info."""
     if nesting_bound(pattern) > MAX_NESTING:
@@ -209,7 +217,7 @@ def _parse(pattern: str) -> tuple:
             info = _info(info.global_flags, source.char_type)
 
 
-def _build(pattern: str, parsed, source, info) -> regex.Pattern:
+def _build(pattern: str, parsed: Any, source: Any, info: Any) -> regex.Pattern[str]:
     """What ``regex._main._compile`` does after parsing (regex 2026.11.19), for a str
     pattern, no named lists and no caching: the already checked tree is compiled
     instead of parsing the pattern a second time."""
@@ -247,12 +255,14 @@ def _build(pattern: str, parsed, source, info) -> regex.Pattern:
         with contextlib.suppress(core._FirstSetError):
             code = core._flatten_code(core._compile_firstset(info, parsed.get_firstset(reverse))) + code
     index_group = {v: n for n, v in info.group_index.items()}
-    return _regex.compile(pattern, info.flags | version, code, info.group_index, index_group, {}, [],
-                          req_offset, req_chars, req_flags, info.group_count)
+    compiled: regex.Pattern[str] = _regex.compile(pattern, info.flags | version, code, info.group_index,
+                                                  index_group, {}, [], req_offset, req_chars, req_flags,
+                                                  info.group_count)
+    return compiled
 
 
 class Compiled(NamedTuple):
-    pattern: regex.Pattern
+    pattern: regex.Pattern[str]
     cost: int
     required: str  # a literal every match needs in the text ("" if none is known)
 

@@ -33,7 +33,8 @@ class Outcome:
 
     @property
     def reward(self) -> float:
-        return self.valid * sum(w * getattr(self, k) for k, w in WEIGHTS.items())
+        reward: float = self.valid * sum(w * getattr(self, k) for k, w in WEIGHTS.items())
+        return reward
 
 
 def evaluate(removed: Sequence[bytearray], secret_spans: Sequence[Sequence[tuple[int, int]]],

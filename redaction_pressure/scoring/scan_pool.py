@@ -34,10 +34,18 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from multiprocessing.connection import Connection
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..build.identity import source_digest
+
+if TYPE_CHECKING:
+    from .answer import RedactionError
+
+    # (removed, matches, errors, cpu_s, wall_s) of one scan
+    ScanReply = tuple[list[bytearray], int, list[RedactionError], float, float]
 
 WORKERS_ENV = "REDACTION_PRESSURE_SCAN_WORKERS"
 CEILING_FACTOR = 10.0
@@ -109,7 +117,8 @@ class _Forked:
     process."""
 
     def __init__(self, pid: int) -> None:
-        self.pid, self.returncode = pid, None
+        self.pid = pid
+        self.returncode: int | None = None
 
     def poll(self) -> int | None:
         if self.returncode is None:
@@ -128,11 +137,11 @@ class _Forked:
 
     def wait(self, timeout: float) -> int:
         end = time.monotonic() + timeout
-        while self.poll() is None:
+        while (code := self.poll()) is None:
             if time.monotonic() > end:
                 raise subprocess.TimeoutExpired(f"scan worker {self.pid}", timeout)
             time.sleep(0.001)
-        return self.returncode
+        return code
 
 
 def _serve_forked(requests_fd: int, replies_fd: int) -> None:
@@ -153,6 +162,7 @@ def _serve_forked(requests_fd: int, replies_fd: int) -> None:
 
 
 def _close_all_but(keep: set[int]) -> None:
+    fds: Sequence[int]
     try:
         fds = [int(fd) for fd in os.listdir("/proc/self/fd")]
     except (OSError, ValueError):
@@ -168,6 +178,11 @@ def _close_all_but(keep: set[int]) -> None:
 
 
 class _Worker:
+    proc: _Forked | subprocess.Popen[bytes]
+    requests: Connection
+    replies: Connection
+    pid: int
+
     def __init__(self, fork: bool = False) -> None:
         if fork:
             self._fork()
@@ -209,12 +224,13 @@ class _Worker:
     def _spawn(self) -> None:
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH")) if p)
-        self.proc = subprocess.Popen([sys.executable, "-m", "redaction_pressure.scoring.scan_worker"],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, close_fds=True)
-        self.requests = Connection(os.dup(self.proc.stdin.fileno()), readable=False)
-        self.replies = Connection(os.dup(self.proc.stdout.fileno()), writable=False)
-        self.proc.stdin.close()
-        self.proc.stdout.close()
+        self.proc = proc = subprocess.Popen([sys.executable, "-m", "redaction_pressure.scoring.scan_worker"],
+                                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, close_fds=True)
+        assert proc.stdin is not None and proc.stdout is not None  # both are PIPE
+        self.requests = Connection(os.dup(proc.stdin.fileno()), readable=False)
+        self.replies = Connection(os.dup(proc.stdout.fileno()), writable=False)
+        proc.stdin.close()
+        proc.stdout.close()
 
     def close_fds(self) -> None:
         for conn in (self.requests, self.replies):
@@ -273,7 +289,7 @@ class ScanPool:
                     worker.kill()
             self._cond.notify()
 
-    def run(self, texts: list[str], rules: list[tuple[str, str]], budget_s: float) -> tuple:
+    def run(self, texts: list[str], rules: list[tuple[str, str]], budget_s: float) -> ScanReply:
         """(removed, matches, errors, cpu_s, wall_s) of one scan in a worker."""
         ceiling = max(self.ceiling_factor * budget_s, self.ceiling_min_s)
         worker = self._acquire()
@@ -283,7 +299,7 @@ class ScanPool:
                 worker.requests.send((texts, rules, budget_s))
                 ready = worker.replies.poll(ceiling)
                 if ready:
-                    result = worker.replies.recv()
+                    result: ScanReply = worker.replies.recv()
             except (EOFError, OSError) as exc:
                 raise ScanInfrastructureError(f"scan worker {worker.pid} died during a scan "
                                               f"(exit {worker.proc.poll()}); the rollout has no verdict") from exc
@@ -364,7 +380,7 @@ def prestart() -> None:
     get_pool().prestart()
 
 
-def run_scan(texts: list[str], rules: list[tuple[str, str]], budget_s: float) -> tuple:
+def run_scan(texts: list[str], rules: list[tuple[str, str]], budget_s: float) -> ScanReply:
     """(removed, matches, errors, cpu_s, wall_s) of one scan, run in a worker process."""
     return get_pool().run(texts, rules, budget_s)
 

@@ -18,6 +18,7 @@ the budget is then the CPU time of this episode, not of whatever else runs.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import islice
 
@@ -31,7 +32,7 @@ MAX_MATCHES = 10_000  # per episode, zero-width matches included
 
 @dataclass(frozen=True)
 class CompiledRule:
-    pattern: regex.Pattern
+    pattern: regex.Pattern[str]
     replacement: str
     required: str = ""  # a literal every match needs; texts without it are skipped
 
@@ -55,7 +56,8 @@ class _Record:
         self.removed: list[tuple[int, int]] = []
 
     def splice(self, spans: list[tuple[int, int]], repl: str) -> None:
-        old, new = self.segments, []
+        old: list[tuple[int, int]] = self.segments
+        new: list[tuple[int, int]] = []
         si = off = cursor = 0
 
         def take(upto: int, keep: bool) -> None:
@@ -76,7 +78,8 @@ class _Record:
                 if off == length:
                     si, off = si + 1, 0
 
-        pieces, prev = [], 0
+        pieces: list[str] = []
+        prev = 0
         for start, end in spans:
             take(start, True)
             take(end, False)
@@ -90,7 +93,7 @@ class _Record:
 
 
 def scan(rules: list[CompiledRule], texts: list[str], deadline: float,
-         clock=time.process_time) -> ScanResult:
+         clock: Callable[[], float] = time.process_time) -> ScanResult:
     """Runs every rule over every text before ``deadline`` (a ``clock`` value)."""
     records = [_Record(t) for t in texts]
     matches = 0

@@ -7,12 +7,14 @@ process (`scan_pool`), where the episode's budget is the CPU time of that one sc
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import regex
 
 from ..task.tasks import RedactionTask
-from .answer import RedactionError, parse_reply
+from .answer import RedactionError, Rule, parse_reply
 from .pattern_guard import MAX_REPLY_COST, Refused, compile_cached
 from .reward import Outcome, evaluate
 from .scan_pool import run_scan
@@ -34,15 +36,18 @@ class Score:
     clean = property(lambda self: self.outcome.clean)
     valid = property(lambda self: self.outcome.valid)
 
-    def metrics(self) -> dict:
+    def metrics(self) -> dict[str, Any]:
         o = self.outcome
         return {"valid": o.valid, "secrets_total": o.secrets_total, "secrets_removed": o.secrets_removed,
                 "removed_chars": o.removed_chars, "collateral_chars": o.collateral_chars,
                 "matches": self.matches, "errors": len(self.errors)}
 
 
-def _compile(rules, deadline: float, clock) -> tuple[list[CompiledRule], list[RedactionError]]:
-    compiled, errors, total_cost = [], [], 0
+def _compile(rules: Sequence[tuple[str, str]], deadline: float,
+             clock: Callable[[], float]) -> tuple[list[CompiledRule], list[RedactionError]]:
+    compiled: list[CompiledRule] = []
+    errors: list[RedactionError] = []
+    total_cost = 0
     for i, (source, replacement) in enumerate(rules):
         if clock() > deadline:
             return [], [RedactionError("budget_exhausted", "the regex time budget ran out while compiling", i)]
@@ -66,7 +71,8 @@ def _compile(rules, deadline: float, clock) -> tuple[list[CompiledRule], list[Re
     return compiled, errors
 
 
-def _family_tallies(task: RedactionTask, removed) -> tuple[dict, dict]:
+def _family_tallies(task: RedactionTask, removed: Sequence[bytes | bytearray],
+                    ) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
     secrets: dict[str, list[int]] = {}
     decoys: dict[str, list[int]] = {}
     for record, gone in zip(task.heldout, removed, strict=False):
@@ -82,7 +88,7 @@ def _family_tallies(task: RedactionTask, removed) -> tuple[dict, dict]:
 
 
 def scan_rules(texts: list[str], rules: list[tuple[str, str]], budget_s: float,
-               clock=time.process_time) -> tuple[list[bytearray], int, list[RedactionError]]:
+               clock: Callable[[], float] = time.process_time) -> tuple[list[bytearray], int, list[RedactionError]]:
     """Compiles ``rules`` (pattern, replacement) and runs them over ``texts`` within
     ``budget_s`` of ``clock``. Called in a scan worker, where the process's CPU time is
     this episode's alone. Never raises: a failure no stage foresaw is the reply's
@@ -102,7 +108,7 @@ def _unexpected(stage: str, exc: BaseException) -> RedactionError:
     return RedactionError("invalid_regex", f"unexpected failure while {stage}: {type(exc).__name__}: {exc}"[:300])
 
 
-def _parse(reply: object) -> tuple[list, list[RedactionError]]:
+def _parse(reply: object) -> tuple[list[Rule], list[RedactionError]]:
     try:
         return parse_reply(reply)
     except Exception as exc:  # noqa: BLE001 - hostile input; the reply has no answer
@@ -131,7 +137,8 @@ def score_with_masks(task: RedactionTask, reply: object, budget_s: float | None 
     return score, [bytes(len(m)) if score.errors else bytes(m) for m in removed]
 
 
-def _score(task: RedactionTask, reply: object, budget_s: float | None) -> tuple[Score, list, float, float]:
+def _score(task: RedactionTask, reply: object,
+           budget_s: float | None) -> tuple[Score, list[bytearray], float, float]:
     budget = task.budget_s if budget_s is None else float(budget_s)  # a caller's mistake still raises
     rules, errors = _parse(reply)
     texts = [r.text for r in task.heldout]

@@ -15,46 +15,49 @@ import functools
 import sys
 import threading
 from collections.abc import Callable
-from typing import TypeVar
+from types import FrameType
+from typing import ParamSpec, TypeVar
 
 # Frames kept free for the bounded work: twice the worst case measured (~240 frames,
 # 32 nested V1 sets), as tests/test_verdict_purity.py::StackUse checks.
 HEADROOM_FRAMES = 600
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
 def _depth() -> int:
-    frame, n = sys._getframe(2), 0
+    frame: FrameType | None = sys._getframe(2)
+    n = 0
     while frame is not None:
         n += 1
         frame = frame.f_back
     return n
 
 
-def with_headroom(fn: Callable[..., T]) -> Callable[..., T]:
+def with_headroom(fn: Callable[P, T]) -> Callable[P, T]:
     """Runs ``fn`` where at least `HEADROOM_FRAMES` frames are free below the
     recursion limit: in place when there are, else on a fresh thread (its result or
     exception is handed back unchanged)."""
 
     @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> T:
         if sys.getrecursionlimit() - _depth() >= HEADROOM_FRAMES:
             return fn(*args, **kwargs)
-        box: list = []
+        results: list[T] = []
+        failures: list[BaseException] = []
 
         def run() -> None:
             try:
-                box.append((True, fn(*args, **kwargs)))
+                results.append(fn(*args, **kwargs))
             except BaseException as exc:  # noqa: BLE001 - handed back to the caller below
-                box.append((False, exc))
+                failures.append(exc)
 
         worker = threading.Thread(target=run, name="redaction-pressure-fresh-stack", daemon=True)
         worker.start()
         worker.join()
-        ok, value = box[0]
-        if ok:
-            return value
-        raise value
+        if failures:
+            raise failures[0]
+        return results[0]
 
     return wrapper

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
 
 from .reward import WEIGHTS
 
@@ -19,18 +22,19 @@ def split_label(split: str) -> str:
     return SPLIT_LABELS.get(split, f"unknown split {split!r}")
 
 
-def trace_reward(trace: dict) -> float:
+def trace_reward(trace: dict[str, Any]) -> float:
     """A trace's reward from its recorded weighted rewards, summed in `WEIGHTS` order
     (what an auditor can recompute from the trace alone)."""
-    return sum(trace["rewards"][k]["score"] * trace["rewards"][k]["weight"] for k in WEIGHTS)
+    reward: float = sum(trace["rewards"][k]["score"] * trace["rewards"][k]["weight"] for k in WEIGHTS)
+    return reward
 
 
-def summary_means(traces: list[dict]) -> dict:
+def summary_means(traces: list[dict]) -> dict:  # type: ignore[type-arg]  # the contract's pinned signature text (tests/test_contract.py)
     """The figures every summary of a run reports, the CLI's and the signed manifest's
     alike. Means use math.fsum, so they do not depend on the order of the traces."""
     n = len(traces)
 
-    def mean(values) -> float:
+    def mean(values: Iterable[float]) -> float:
         return math.fsum(values) / n if n else 0.0
 
     return {
@@ -43,7 +47,7 @@ def summary_means(traces: list[dict]) -> dict:
     }
 
 
-def summarize(traces: list[dict]) -> dict:
+def summarize(traces: list[dict[str, Any]]) -> dict[str, Any]:
     """Aggregates trace dicts (as in traces.jsonl) into the run summary: `summary_means`
     plus per-family tallies and error counts."""
     splits = sorted({t["info"]["environment"]["split"] for t in traces})
@@ -71,7 +75,7 @@ def summarize(traces: list[dict]) -> dict:
     }
 
 
-def headline(summary: dict, traces_path) -> str:
+def headline(summary: dict[str, Any], traces_path: str | Path) -> str:
     """The one line a run ends on, so the result is still on screen after the tables
     scroll: split (with its label), every mean, invalid count, and where the traces are."""
     return (f"{summary['split_label']}, {summary['traces']} tasks: "

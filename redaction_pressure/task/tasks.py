@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..build.identity import build_identity
 from ..build.versions import CORPUS_VERSION
@@ -33,17 +34,17 @@ class RedactionTask:
     oracle_rules: tuple[str, ...]  # generator knowledge: the stream's exact oracle, in order
     prompt: str
     system_prompt: str
-    identity: dict
+    identity: dict[str, Any]
     seed: int = field(repr=False)  # private splits: never put this in task data
 
     @property
-    def params(self) -> dict:
+    def params(self) -> dict[str, Any]:
         return {"n_shown": self.n_shown, "n_eval": self.n_eval, "budget_s": self.budget_s}
 
-    def task_data(self) -> dict:
+    def task_data(self) -> dict[str, Any]:
         """What a task publishes before it is scored. The seed of a private task is
         absent: it is revealed only by the scored trace."""
-        data = {"id": self.id, "identity": dict(self.identity)}
+        data: dict[str, Any] = {"id": self.id, "identity": dict(self.identity)}
         if self.split != "private_eval":
             data["identity"]["task_seed"] = self.seed
         return data
@@ -58,7 +59,8 @@ def check_params(split: str, n_shown: int, n_eval: int, budget_s: float) -> None
         raise ValueError("n_shown must be in 1..64 and n_eval in 1..256")
 
 
-def task_identity(split: str, index: int, commitment: str, n_shown: int, n_eval: int, budget_s: float) -> dict:
+def task_identity(split: str, index: int, commitment: str, n_shown: int, n_eval: int,
+                  budget_s: float) -> dict[str, Any]:
     """The identity of a task, known without building it (cheap rows carry it)."""
     return build_identity() | {
         "split": split, "split_commitment": commitment, "task_index": index,

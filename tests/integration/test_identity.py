@@ -26,6 +26,17 @@ class Sensitivity(unittest.TestCase):
         self.assertFalse([n for n in names if "__pycache__" in n or n.endswith(".pyc")])
         self.assertEqual(names, sorted(names))
 
+    def test_covers_every_subpackage_and_schema(self):
+        """The scoring code lives in subpackages; a digest that skipped one would vouch
+        for code it never hashed."""
+        names = {n for n, _ in digest_files(PACKAGE, ROOT / "schemas")}
+        for sub in ("build", "corpus", "corpus/families", "task", "scoring", "policies", "report"):
+            self.assertIn(f"redaction_pressure/{sub}/__init__.py", names)
+        self.assertIn("redaction_pressure/scoring/scan_worker.py", names)
+        self.assertIn("redaction_pressure/corpus/families/examples.py", names)
+        self.assertEqual({n for n in names if n.startswith("schemas/")},
+                         {f"schemas/{p.name}" for p in (ROOT / "schemas").glob("*.schema.json")})
+
     def test_any_file_change_changes_the_digest(self):
         with tempfile.TemporaryDirectory() as tmp:
             pkg, schemas = Path(tmp) / "redaction_pressure", Path(tmp) / "schemas"

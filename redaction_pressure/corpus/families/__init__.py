@@ -17,19 +17,19 @@ The tables live in ``secrets`` and ``decoys``; generators in
 from __future__ import annotations
 
 from .base import (
-                             ALNUM,
-                             B64,
-                             B64URL,
-                             DIGITS,
-                             GENERIC,
-                             HEX,
-                             HOSTS,
-                             LOWER,
-                             PASSWORD,
-                             UPPER32,
-                             USERS,
-                             Family,
-                             Fragment,
+    ALNUM,
+    B64,
+    B64URL,
+    DIGITS,
+    GENERIC,
+    HEX,
+    HOSTS,
+    LOWER,
+    PASSWORD,
+    UPPER32,
+    USERS,
+    Family,
+    Fragment,
 )
 from .decoys import DECOYS
 from .secrets import SECRETS

@@ -41,13 +41,16 @@ class Fragment:
     key: str | None = None  # set when the value only makes sense under one key
 
 
+Make = Callable[[Rng, str], Fragment]  # (rng, variant) -> fragment of that variant
+
+
 @dataclass(frozen=True)
 class Family:
     name: str
     kind: str  # "secret" | "decoy"
     contexts: frozenset[str]
     keys: tuple[str, ...]
-    make: Callable[[Rng, str], Fragment]  # (rng, variant) -> fragment of that variant
+    make: Make
     oracle: tuple[str, ...] = ()
     why: str = ""
     # Shapes a stream may fix for itself (e.g. "ghp" vs "gho" tokens); make(r, v) draws

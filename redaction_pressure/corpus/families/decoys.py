@@ -19,6 +19,7 @@ from .base import (
     USERS,
     Family,
     Fragment,
+    Make,
     bech32,
     pick,
     rbytes,
@@ -113,7 +114,8 @@ def _age_recipient(r: Rng, v: str) -> Fragment:
     return whole(bech32("age", rbytes(r, 32)))
 
 
-def _family(name, contexts, keys, make, why, variants=("",)) -> Family:
+def _family(name: str, contexts: frozenset[str], keys: tuple[str, ...], make: Make, why: str,
+            variants: tuple[str, ...] = ("",)) -> Family:
     return Family(name, "decoy", contexts, keys, make, why=why, variants=variants,
                   examples=EXAMPLES[name], negatives=NEGATIVES[name])
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import struct
+from collections.abc import Mapping
 
 from ..rng import Rng
 from .base import (
@@ -421,7 +422,10 @@ def jwt(r: Rng, v: str) -> Fragment:
         header["kid"] = r.chars(HEX, 16)
     payload = {"sub": str(r.between(1000, 99999)), "iat": 1700000000 + r.below(10**8),
                "scope": r.choice(("read", "admin", "read write"))}
-    enc = lambda obj: b64url(json.dumps(obj, separators=(",", ":")).encode())  # noqa: E731
+
+    def enc(obj: Mapping[str, object]) -> str:
+        return b64url(json.dumps(obj, separators=(",", ":")).encode())
+
     return whole(f"{enc(header)}.{enc(payload)}.{b64url(rbytes(r, _SIG[alg]))}")
 
 

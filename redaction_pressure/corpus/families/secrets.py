@@ -14,7 +14,7 @@ keys and test fixtures are excluded by lookaheads.
 from __future__ import annotations
 
 from . import make as mk
-from .base import Family
+from .base import Family, Make
 from .examples import EXAMPLES, NEGATIVES
 
 KV, BLOCK, SHELL, K8S = frozenset({"kv"}), frozenset({"block"}), frozenset({"shell"}), frozenset({"k8s"})
@@ -35,7 +35,7 @@ _GENERIC_KEYS = (r"(?i:(?:(?:db|admin|root|smtp|redis|ldap_bind|mail|service)_)?
 _ASSIGN = r"""["']?[ \t]*[:=][ \t]*["']?"""
 
 
-def _family(name: str, keys: tuple[str, ...], make, oracle: tuple[str, ...], why: str,
+def _family(name: str, keys: tuple[str, ...], make: Make, oracle: tuple[str, ...], why: str,
             variants: tuple[str, ...] = ("",), contexts: frozenset[str] = KV, hints: tuple[str, ...] = (),
             line_gate: str = "") -> Family:
     return Family(name, "secret", contexts, keys, make, oracle=oracle, why=why, variants=variants,
