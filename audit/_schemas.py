@@ -16,8 +16,6 @@ as large as the document.
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any, NoReturn
@@ -27,7 +25,7 @@ from referencing import Registry, Resource
 from referencing.exceptions import NoSuchResource
 from referencing.jsonschema import DRAFT202012
 
-from redaction_pressure.contract import schema_dir
+from redaction_pressure.contract import json_path, schema_dir
 
 BASE_URI = "https://redaction-pressure.dev/schemas/"
 IDENTITY, TRACE, EPISODE = "identity-v1", "trace-v1", "episode-v1"
@@ -35,7 +33,6 @@ MANIFEST, STATEMENT, ENVELOPE = "manifest-v2", "statement-v2", "envelope-v2"
 MANIFEST_V1, INTOTO_STATEMENT = "manifest-v1", "intoto-statement-v1"
 _MAX_MESSAGE = 300
 MAX_ERRORS = 1000
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 @dataclass(frozen=True)
@@ -75,18 +72,6 @@ def validator(name: str) -> jsonschema.Draft202012Validator:
     schema = registry().contents(f"{BASE_URI}{name}.schema.json")
     jsonschema.Draft202012Validator.check_schema(schema)
     return jsonschema.Draft202012Validator(schema, registry=registry(), format_checker=format_checker())
-
-
-def json_path(parts: Iterable[str | int]) -> str:
-    out = "$"
-    for part in parts:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif _IDENT.match(str(part)):
-            out += f".{part}"
-        else:
-            out += "[" + json.dumps(str(part)) + "]"
-    return out
 
 
 def _short(message: str) -> str:

@@ -23,7 +23,8 @@ What an auditor needs, by question:
 - *What does the run add up to?* `SPLIT_LABELS` and `summary_means`: the one
   order-independent (``math.fsum``) mean of a set of traces, used by the CLI and the
   manifest alike.
-- *Which shapes are valid?* `schema_dir`, the directory of the versioned JSON Schemas.
+- *Which shapes are valid?* `schema_dir`, the directory of the versioned JSON Schemas,
+  and `json_path`, how a schema error's place is written (as in a reply's errors).
 - *How is rescoring run in parallel?* `configure_scan_pool`, `prestart_scan_pool`,
   `stop_scan_pool` and `available_cpus`: a process of `audit verify --jobs N` gives
   itself one scan worker, so N jobs never run more than N scans.
@@ -32,7 +33,7 @@ What an auditor needs, by question:
 from __future__ import annotations
 
 from .build.identity import build_identity, source_digest
-from .build.schemas import schema_dir
+from .build.schemas import json_path, schema_dir
 from .build.versions import CORPUS_VERSION, ENVIRONMENT_VERSION, REWARD_SCHEMA_VERSION
 from .scoring.reward import WEIGHTS
 from .scoring.scan_pool import available_cpus
@@ -63,6 +64,7 @@ __all__ = [
     "available_cpus",
     "build_identity",
     "configure_scan_pool",
+    "json_path",
     "prestart_scan_pool",
     "private_commitment",
     "private_seed",

@@ -20,7 +20,7 @@ from typing import Any
 import jsonschema
 import regex
 
-from ..build.schemas import load_schema
+from ..build.schemas import json_path, load_schema
 from ..build.versions import ANSWER_SCHEMA_VERSION
 from .stack import with_headroom
 
@@ -128,10 +128,6 @@ def _code_for(error: jsonschema.ValidationError) -> str:
     return "bad_entry"
 
 
-def _json_path(error: jsonschema.ValidationError) -> str:
-    return "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
-
-
 @with_headroom
 def parse_reply(reply: object) -> tuple[list[Rule], list[RedactionError]]:
     """Returns the rules and the errors; any error makes the episode invalid. As in
@@ -161,7 +157,7 @@ def parse_reply(reply: object) -> tuple[list[Rule], list[RedactionError]]:
         path = list(e.absolute_path)
         rule = path[1] if len(path) >= 2 and path[0] == "rules" and isinstance(path[1], int) else None
         message = e.message if len(e.message) <= 300 else e.message[:300] + "..."
-        errors.append(RedactionError(_code_for(e), f"{_json_path(e)}: {message}", rule))
+        errors.append(RedactionError(_code_for(e), f"{json_path(e.absolute_path)}: {message}", rule))
     if len(found) > MAX_ERRORS:
         last = errors[-1]
         errors[-1] = RedactionError(last.code, f"{last.message} (and {len(found) - MAX_ERRORS} more errors)", last.rule)

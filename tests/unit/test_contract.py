@@ -33,6 +33,7 @@ SURFACE = {
     "available_cpus": "() -> 'int'",
     "build_identity": "() -> 'dict'",
     "configure_scan_pool": "(size: 'int | None', fork: 'bool' = False) -> 'None'",
+    "json_path": "(parts: 'Iterable[str | int]') -> 'str'",
     "prestart_scan_pool": "() -> 'None'",
     "private_commitment": "(secret: 'bytes') -> 'str'",
     "private_seed": "(secret: 'bytes', index: 'int') -> 'int'",
