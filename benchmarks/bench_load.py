@@ -21,7 +21,7 @@
 3. Scoring throughput (rollouts/s) in env-server mode with 1 and 2 workers (both
    pools up, timed in alternation): 64 dev tasks x 2 rollouts of the built-in
    policies' replies at concurrency 32, through `EnvClient` and a fake model on
-   127.0.0.1 (the in-process chat harness of ``tests/_fake_openai.py``, so the figure
+   127.0.0.1 (the in-process chat harness of ``tests/support/fake_openai.py``, so the figure
    is env-server routing + task build + interception + scoring, not a model or a
    harness program). Scan workers per env worker: available CPUs / workers, as the
    README advises.
@@ -57,7 +57,7 @@ from unittest import mock
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(ROOT / "tests"))  # the fake model and its in-process harness (env-server workers import it)
+sys.path.insert(0, str(ROOT / "tests" / "support"))  # the fake model and its harness (env-server workers import it)
 from _common import machine, table  # noqa: E402
 
 from redaction_pressure import load_task, policies  # noqa: E402
@@ -258,7 +258,7 @@ def env_server(workers: int, jobs_by_seed: dict):
     taskset, and a fake model answering each request with ``jobs_by_seed[seed]``.
     The broker is forked (it only routes); `EnvServerPool` spawns the workers."""
     import verifiers.v1 as vf
-    from _fake_openai import HARNESS_ID, serve
+    from fake_openai import HARNESS_ID, serve
     from verifiers.v1.serve import env_config_data
     from verifiers.v1.utils.loaders import resolve_env_config
 

@@ -45,7 +45,7 @@ def source_digest() -> str:
     return compute_digest(_PACKAGE, schema_dir())
 
 
-def build_identity() -> dict:  # type: ignore[type-arg]  # the contract's pinned signature text (tests/test_contract.py)
+def build_identity() -> dict:  # type: ignore[type-arg]  # the contract's pinned signature text (tests/unit/test_contract.py)
     """The build half of the identity (the same for every task of this build)."""
     return {
         "environment_version": ENVIRONMENT_VERSION,

@@ -1,5 +1,5 @@
 """Version strings that name behaviour. Bump one whenever its behaviour changes, in
-the same commit that updates the golden fingerprints in tests/test_corpus.py."""
+the same commit that updates the golden fingerprints in tests/unit/test_corpus.py."""
 
 ENVIRONMENT_VERSION = "0.2.0"
 CORPUS_VERSION = "corpus-v2"

@@ -19,7 +19,7 @@ from types import FrameType
 from typing import ParamSpec, TypeVar
 
 # Frames kept free for the bounded work: twice the worst case measured (~240 frames,
-# 32 nested V1 sets), as tests/test_verdict_purity.py::StackUse checks.
+# 32 nested V1 sets), as tests/unit/test_verdict_purity.py::StackUse checks.
 HEADROOM_FRAMES = 600
 
 T = TypeVar("T")

@@ -29,7 +29,7 @@ def trace_reward(trace: dict[str, Any]) -> float:
     return reward
 
 
-def summary_means(traces: list[dict]) -> dict:  # type: ignore[type-arg]  # the contract's pinned signature text (tests/test_contract.py)
+def summary_means(traces: list[dict]) -> dict:  # type: ignore[type-arg]  # the contract's pinned signature text (tests/unit/test_contract.py)
     """The figures every summary of a run reports, the CLI's and the signed manifest's
     alike. Means use math.fsum, so they do not depend on the order of the traces."""
     n = len(traces)
