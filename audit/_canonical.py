@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from typing import Any, NoReturn
 
 CANONICALIZATION = "rp-canonical-json-v1"
@@ -43,6 +44,15 @@ def _constant(name: str) -> NoReturn:
     raise StrictJSONError(f"{name} is not JSON")
 
 
+def _finite(text: str) -> float:
+    # ``1e999`` is valid JSON syntax that a double cannot hold: Python reads it as
+    # infinity, which other parsers may reject or read otherwise
+    value = float(text)
+    if not math.isfinite(value):
+        raise StrictJSONError(f"number {text[:40]} is out of range for a double")
+    return value
+
+
 def decode_utf8(data: bytes | bytearray | memoryview | str, what: str = "the document") -> str:
     """Strict UTF-8 (RFC 3629): no other encoding is guessed (``json.loads`` on bytes
     would accept UTF-16/32), no encoded surrogates (CESU-8, which ``json.loads`` lets
@@ -60,13 +70,14 @@ def decode_utf8(data: bytes | bytearray | memoryview | str, what: str = "the doc
 
 
 def loads_strict(data: bytes | str) -> Any:
-    """Parses JSON, refusing duplicate keys and NaN/Infinity. Raises StrictJSONError
+    """Parses JSON, refusing duplicate keys, NaN/Infinity and numbers that overflow a
+    double (``1e999``). Raises StrictJSONError
     (a ValueError) for every kind of bad input, including too-deep nesting, anything
     that is not strict UTF-8 (see ``decode_utf8``) and numbers Python refuses to
     convert."""
     text = decode_utf8(data, "JSON text")
     try:
-        return json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant)
+        return json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_finite)
     except StrictJSONError:
         raise
     except RecursionError:

@@ -188,9 +188,11 @@ class Canonical(unittest.TestCase):
         self.assertEqual(trace_digest(loads_strict('{ "x" : 1.0e0 }')), trace_digest(loads_strict('{"x":1.0}')))
 
     def test_strict_parsing(self):
-        for bad in ('{"a": 1, "a": 2}', '[NaN]', '{"a": Infinity}', '\xff', '1' * 5000, '[' * 100_000):
+        for bad in ('{"a": 1, "a": 2}', '[NaN]', '{"a": Infinity}', '\xff', '1' * 5000, '[' * 100_000,
+                    '{"a": 1e999}', '[-1e400]', '[' + '9' * 400 + '.0]'):
             with self.subTest(bad=bad[:20]), self.assertRaises(StrictJSONError):
                 loads_strict(bad)
+        self.assertEqual(loads_strict('[1.7976931348623157e308, 1e-400]'), [1.7976931348623157e308, 0.0])
 
     def test_strict_utf8_only(self):
         # json.loads(bytes) would guess UTF-16/32, strip a BOM and let CESU-8 surrogates through

@@ -332,6 +332,7 @@ class ManifestAndTraceTampers(VerifyCase):
         fx.resign(archive, b"\xff\xfe not json")
         self.assertCheck(self.verify(archive), "manifest-schema", FAILED, "not UTF-8")
         for bad, needle in ((b'{"_type": NaN}', "NaN is not JSON"), (b'{"a": 1, "a": 2}', "duplicate object key"),
+                            (b'{"_type": 1e999}', "out of range for a double"),
                             (b"[]", "is not of type 'object'")):
             fx.resign(archive, bad)
             self.assertCheck(self.verify(archive), "manifest-schema", FAILED, needle)
