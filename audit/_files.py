@@ -83,9 +83,32 @@ def write_new(path: Path, data: bytes, mode: int, *, exact_mode: bool) -> None:
     """Creates ``path`` holding ``data``; raises FileExistsError if the name is taken.
     ``exact_mode``: the mode is ``mode`` whatever the umask (a public key must be
     readable); otherwise the umask narrows it, as for any file the user creates (an
-    archive of a private evaluation stays as private as the user's umask says)."""
+    archive of a private evaluation stays as private as the user's umask says).
+
+    The file is written under a temporary name and hard-linked into place, so a
+    half-written file never appears under ``path``; on a filesystem without hard links
+    (FAT, some network and FUSE mounts) it is created under ``path`` directly, still
+    exclusively and without following links."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), mode)
+    try:
+        _write_exclusive(tmp, data, mode, exact_mode)
+        os.link(tmp, path)  # atomic, and fails with FileExistsError if path exists
+    except FileExistsError:
+        raise
+    except OSError as exc:
+        if exc.errno not in _NO_HARD_LINKS:
+            raise
+        _write_exclusive(path, data, mode, exact_mode)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+
+
+_NO_HARD_LINKS = {errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.ENOSYS, errno.EMLINK, errno.EXDEV}
+
+
+def _write_exclusive(path: Path, data: bytes, mode: int, exact_mode: bool) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), mode)
     try:
         if exact_mode:
             os.fchmod(fd, mode)
@@ -93,7 +116,7 @@ def write_new(path: Path, data: bytes, mode: int, *, exact_mode: bool) -> None:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
-        os.link(tmp, path)  # atomic, and fails with FileExistsError if path exists
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        raise

@@ -4,6 +4,7 @@ digests rest on."""
 from __future__ import annotations
 
 import base64
+import errno
 import hashlib
 import json
 import os
@@ -11,6 +12,7 @@ import stat
 import tempfile
 import unittest
 from pathlib import Path
+from unittest import mock
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -148,6 +150,25 @@ class NewFiles(unittest.TestCase):
                 write_new(d / "link", b"z", 0o644, exact_mode=False)
             self.assertFalse((d / "target").exists())
             self.assertEqual(sorted(p.name for p in d.iterdir()), ["exact", "link", "masked"])  # no temporary left
+
+    def test_write_new_without_hard_links(self):
+        # FAT and some network mounts refuse link(2): the file is then created in place,
+        # still exclusively, with the same mode, and no temporary is left behind
+        def no_links(src, dst):
+            raise OSError(errno.EPERM, "Operation not permitted")
+
+        with tempfile.TemporaryDirectory() as tmp, mock.patch.object(os, "link", no_links):
+            d = Path(tmp)
+            write_new(d / "key.pub", b"x", 0o644, exact_mode=True)
+            self.assertEqual((d / "key.pub").read_bytes(), b"x")
+            self.assertEqual(stat.S_IMODE((d / "key.pub").stat().st_mode), 0o644)
+            with self.assertRaises(FileExistsError):
+                write_new(d / "key.pub", b"z", 0o644, exact_mode=True)
+            (d / "link").symlink_to(d / "target")
+            with self.assertRaises(FileExistsError):
+                write_new(d / "link", b"z", 0o644, exact_mode=False)
+            self.assertEqual((d / "key.pub").read_bytes(), b"x")
+            self.assertEqual(sorted(p.name for p in d.iterdir()), ["key.pub", "link"])
 
 
 class Keys(unittest.TestCase):
