@@ -93,6 +93,8 @@ def _seal(args: argparse.Namespace) -> int:
         sealed = seal(Path(args.run_dir), key, Path(args.out))
     except (KeyFileError, FileNotFoundError, FileExistsError) as exc:
         raise _Usage(str(exc)) from None
+    except OSError as exc:  # a full disk, a file size limit, a read-only mount
+        raise _Usage(f"cannot write the archive into {args.out}: {exc.strerror or exc}") from None
     except SealRefused as exc:
         _err(f"refusing to seal: {exc.summary}")
         for reason in exc.reasons:

@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import stat
 import subprocess
 import sys
 import unittest
+from unittest import mock
 
 from redaction_pressure.build.identity import DIGEST_ALGORITHM, source_digest
 from tests.support import audit_fixtures as fx
@@ -155,6 +157,20 @@ class KeygenAndSeal(unittest.TestCase):
                 self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
                 self.assertIn("is a symbolic link", r.stderr)
                 self.assertFalse(target.exists() and any(target.iterdir()))
+
+    def test_seal_reports_a_write_failure_in_one_line(self):
+        key = fx.keys("owner")[0]
+        out = fx.fresh_dir("full-disk")
+
+        def full(path, data, mode, *, exact_mode):
+            raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+        with mock.patch("audit._seal.write_new", full):
+            r = fx.audit_in_process("seal", fx.dev_run(), "--key", key, "--out", out)
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("cannot write the archive", r.stderr)
+        self.assertIn("No space left on device", r.stderr)
+        self.assertNotIn("internal error", r.stderr)
 
     def test_seal_refuses_invalid_runs(self):
         key = fx.keys("owner")[0]
