@@ -46,7 +46,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
@@ -74,6 +74,7 @@ from ._tracefile import TRACES_NAME, TraceEntry, TraceFile, parse_trace_bytes
 V1_MESSAGE = ("made by environment 0.1.x (manifest v1): verify it with that release "
               "(pip install 'redaction-pressure==0.1.*')")
 MAX_DETAILS = 200
+_T = TypeVar("_T")
 _CHUNK = 1 << 20
 
 
@@ -270,6 +271,14 @@ def read_sealed_file(path: Path, sealed_bytes: int, sealed_sha256: str) -> bytes
     return b"".join(chunks)
 
 
+def _produced(artefact: _T | None, step: str) -> _T:
+    """An artefact a step reads; None means the chain's declaration let the step run
+    before ``step`` made it, which fails the reading check (closed)."""
+    if artefact is None:
+        raise RuntimeError(f"read before {step} produced it")
+    return artefact
+
+
 def _size_of(f: IO[bytes]) -> int:
     return os.fstat(f.fileno()).st_size
 
@@ -371,27 +380,19 @@ class _Verifier:
     # -- artefacts, for the steps that declared they need them ----------------------------
     @property
     def _envelope(self) -> _dsse.Envelope:
-        if self.envelope is None:  # a declaration bug: fails the check, closed
-            raise RuntimeError("read before the signature step produced it")
-        return self.envelope
+        return _produced(self.envelope, "signature")
 
     @property
     def _manifest(self) -> dict[str, Any]:
-        if self.manifest is None:  # a declaration bug: fails the check, closed
-            raise RuntimeError("read before manifest-schema passed")
-        return self.manifest
+        return _produced(self.manifest, "manifest-schema")
 
     @property
     def _signed_statement(self) -> dict[str, Any]:
-        if self.statement is None:  # a declaration bug: fails the check, closed
-            raise RuntimeError("read before manifest-schema passed")
-        return self.statement
+        return _produced(self.statement, "manifest-schema")
 
     @property
     def _tracefile(self) -> TraceFile:
-        if self.tracefile is None:  # a declaration bug: fails the check, closed
-            raise RuntimeError("read before trace-digests passed")
-        return self.tracefile
+        return _produced(self.tracefile, "trace-digests")
 
     @property
     def _entries(self) -> list[TraceEntry]:

@@ -157,6 +157,15 @@ def tampered_run(run_dir: Path, edit) -> Path:
     return out
 
 
+def edit_traces_same_size(archive: Path) -> None:
+    """Changes one recorded score (1.0 -> 0.0) in the archive's traces file without
+    changing its size, so only its digest tells."""
+    data = bytearray((archive / "traces.jsonl").read_bytes())
+    at = data.index(b'"score":1.0')
+    data[at:at + 11] = b'"score":0.0'
+    (archive / "traces.jsonl").write_bytes(bytes(data))
+
+
 def copy_archive(archive: Path) -> Path:
     out = fresh_dir("copy")
     shutil.copytree(archive, out)

@@ -232,10 +232,7 @@ class ManifestAndTraceTampers(VerifyCase):
 
     def test_same_size_edit_is_caught_by_the_file_digest(self):
         archive = fx.seal_run(fx.dev_run())
-        data = bytearray((archive / "traces.jsonl").read_bytes())
-        at = data.index(b'"score":1.0')
-        data[at:at + 11] = b'"score":0.0'
-        (archive / "traces.jsonl").write_bytes(bytes(data))
+        fx.edit_traces_same_size(archive)
         with mock.patch("audit._verify.parse_trace_bytes") as parse:
             report = self.verify(archive)
         parse.assert_not_called()
