@@ -24,6 +24,7 @@ from typing import Any
 
 from redaction_pressure.contract import (
     DEFAULT_BUDGET_S,
+    DEFAULT_LEVEL,
     DEFAULT_N_EVAL,
     DEFAULT_N_SHOWN,
     PRIVATE_SIZE,
@@ -35,8 +36,9 @@ from redaction_pressure.contract import PUBLIC_SPLITS as PUBLIC
 
 _PUBLIC_COMMITMENTS = {r.commitment: name for name, r in PUBLIC.items()}
 _PRIVATE_MIN_SEED, _SEED_LIMIT = 1 << 63, 1 << 64
-PARAM_KEYS = ("n_shown", "n_eval", "budget_s")
-STANDARD_TASK_PARAMS = {"n_shown": DEFAULT_N_SHOWN, "n_eval": DEFAULT_N_EVAL, "budget_s": float(DEFAULT_BUDGET_S)}
+PARAM_KEYS = ("n_shown", "n_eval", "budget_s", "level")
+STANDARD_TASK_PARAMS = {"n_shown": DEFAULT_N_SHOWN, "n_eval": DEFAULT_N_EVAL, "budget_s": float(DEFAULT_BUDGET_S),
+                        "level": DEFAULT_LEVEL}
 
 
 def describe_params(params: dict[str, Any]) -> str:
@@ -48,11 +50,14 @@ def is_standard(params: dict[str, Any]) -> bool:
 
 
 def summary_label(split: str, params: dict[str, Any]) -> str:
-    """The fixed label of ``split``; with non-standard task parameters, a label that says
-    the result is not the standard benchmark and names the parameters."""
+    """The fixed label of ``split``; a level other than the standard one is named; with
+    other non-standard task parameters, a label that says the result is not the standard
+    benchmark and names the parameters."""
     label = SPLIT_LABELS[split]
     if is_standard(params):
         return label
+    if is_standard(dict(params, level=DEFAULT_LEVEL)):
+        return f"{label}; difficulty level {params.get('level')} (the standard benchmark is level {DEFAULT_LEVEL})"
     return (f"{label}; NON-STANDARD task parameters ({describe_params(params)}; the standard benchmark uses "
             f"{describe_params(STANDARD_TASK_PARAMS)}): not comparable with standard results")
 
@@ -65,7 +70,7 @@ def task_params_problems(trace: dict[str, Any], params: dict[str, Any]) -> list[
     problems = []
     for where, value in (("info.environment.task_params", env["task_params"]),
                          ("task.data.identity.task_params", data["identity"]["task_params"]),
-                         ("task.data (n_shown, n_eval, budget_s)", {k: data[k] for k in PARAM_KEYS})):
+                         ("task.data (n_shown, n_eval, budget_s, level)", {k: data.get(k) for k in PARAM_KEYS})):
         if value != params:
             problems.append(f"{where} is {describe_params(value)}; the archive's task parameters are "
                             f"{describe_params(params)}")

@@ -52,8 +52,8 @@ BUDGET_EXTENSION = 4.0
 # Score.metrics() keys whose value depends on how far a timed-out scan got.
 PROGRESS_METRICS = frozenset({"secrets_removed", "removed_chars", "collateral_chars", "matches"})
 _VOIDED = ("reward", "recall", "precision", "clean", "valid")
-# (split, index, seed, commitment, n_shown, n_eval, budget_s): what regenerates a task
-TaskKey = tuple[str, int, int, str, int, int, float]
+# (split, index, seed, commitment, n_shown, n_eval, budget_s, level): what regenerates a task
+TaskKey = tuple[str, int, int, str, int, int, float, int]
 
 
 @dataclass(frozen=True)
@@ -65,8 +65,8 @@ class Rescored:
 
 @lru_cache(maxsize=1024)
 def regenerate(split: str, index: int, seed: int, commitment: str, n_shown: int, n_eval: int,
-               budget_s: float) -> RedactionTask:
-    return task_from_seed(split, index, seed, commitment, n_shown, n_eval, budget_s)
+               budget_s: float, level: int) -> RedactionTask:
+    return task_from_seed(split, index, seed, commitment, n_shown, n_eval, budget_s, level)
 
 
 def recorded_reply(trace: dict[str, Any]) -> str:
@@ -94,7 +94,7 @@ def task_key(trace: dict[str, Any]) -> TaskKey:
     env = trace["info"]["environment"]
     p = env["task_params"]
     return (env["split"], env["task_index"], env["task_seed"], env["split_commitment"],
-            p["n_shown"], p["n_eval"], float(p["budget_s"]))
+            p["n_shown"], p["n_eval"], float(p["budget_s"]), p.get("level", 1))
 
 
 def task_of(trace: dict[str, Any]) -> RedactionTask:
@@ -156,8 +156,8 @@ def rescore_trace(trace: dict[str, Any]) -> Rescored:
     problems = []
     p = env["task_params"]
     for key, value in (("split", env["split"]), ("index", env["task_index"]), ("n_shown", p["n_shown"]),
-                       ("n_eval", p["n_eval"]), ("budget_s", p["budget_s"])):
-        if data[key] != value:
+                       ("n_eval", p["n_eval"]), ("budget_s", p["budget_s"]), ("level", p.get("level", 1))):
+        if data.get(key, 1 if key == "level" else None) != value:
             problems.append(f"task data {key}={data[key]!r} but info.environment says {value!r}")
     if problems:
         return Rescored(problems)

@@ -17,8 +17,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from . import policies
+from .corpus.levels import LEVELS
 from .scoring.summary import headline, split_label, summarize
 from .task.splits import PUBLIC, SPLITS, PrivateSeedError, read_private_secret
+
+DEFAULT_LEVEL = 1
 
 if TYPE_CHECKING:  # rich and the task builder are imported where used: startup stays fast
     from rich.console import Console, JustifyMethod
@@ -55,7 +58,7 @@ def _task(args: argparse.Namespace) -> RedactionTask:
     from .task.tasks import load_task
 
     try:
-        return load_task(args.split, args.index)
+        return load_task(args.split, args.index, level=args.level)
     except (IndexError, ValueError, TypeError, PrivateSeedError) as exc:
         raise UsageError(str(exc)) from None
 
@@ -135,7 +138,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             raise UsageError(str(exc)) from None
     elif args.n > PUBLIC[args.split].size:
         raise UsageError(f"the {args.split} split has {PUBLIC[args.split].size} tasks; -n {args.n} is too many")
-    out = Path(args.out or f"runs/{args.split}-{args.policy}")
+    out = Path(args.out or f"runs/{args.split}-{args.policy}" + (f"-level{args.level}" if args.level != 1 else ""))
     _check_run_dir(out, named=bool(args.out), force=args.force)
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -146,7 +149,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
         bar = progress.add_task(f"loading verifiers, then scoring {args.split}", total=args.n)
         from .run import read_traces, run_policy
         try:
-            path = run_policy(args.split, args.policy, args.n, out, on_done=lambda: progress.advance(bar))
+            from .taskset import RedactionConfig
+
+            config = RedactionConfig(split=args.split, level=args.level)
+            path = run_policy(args.split, args.policy, args.n, out, config=config,
+                              on_done=lambda: progress.advance(bar))
         except OSError as exc:
             print(f"redaction-pressure: error: writing the run to {out} failed: {exc.strerror or exc}",
                   file=sys.stderr)
@@ -306,6 +313,9 @@ def _task_options(p: argparse.ArgumentParser, index_required: bool) -> None:
     p.add_argument("--split", choices=SPLITS, default="dev",
                    help="which split the task comes from (default: dev; private_eval needs "
                         "$REDACTION_PRESSURE_PRIVATE_SEED)")
+    p.add_argument("--level", type=int, choices=LEVELS, default=DEFAULT_LEVEL, metavar="L",
+                   help=f"difficulty level, one of {', '.join(map(str, LEVELS))} (default: {DEFAULT_LEVEL}, the "
+                        "standard benchmark)")
     if index_required:
         p.add_argument("--index", type=int, required=True, metavar="I",
                        help="the task's index in the split (required; dev has 0..63)")
@@ -371,6 +381,9 @@ def build_parser() -> argparse.ArgumentParser:
     _policy_option(e, "baseline")
     e.add_argument("--split", choices=SPLITS, default="dev",
                    help="split to run (default: dev; private_eval needs $REDACTION_PRESSURE_PRIVATE_SEED)")
+    e.add_argument("--level", type=int, choices=LEVELS, default=DEFAULT_LEVEL, metavar="L",
+                   help=f"difficulty level, one of {', '.join(map(str, LEVELS))} (default: {DEFAULT_LEVEL}, the "
+                        "standard benchmark)")
     e.add_argument("-n", type=int, default=64, metavar="N",
                    help="number of tasks, from index 0 (default: 64, all of dev)")
     e.add_argument("--out", metavar="RUN_DIR",

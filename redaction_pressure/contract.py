@@ -18,7 +18,7 @@ What an auditor needs, by question:
   taskset did.
 - *What did the reply earn?* `score_completion` (the same function the taskset's
   reward calls; it returns a `Score`), the reward weights `WEIGHTS`, the default task
-  parameters `DEFAULT_N_SHOWN` and `DEFAULT_N_EVAL`, and the default CPU budget
+  parameters `DEFAULT_N_SHOWN`, `DEFAULT_N_EVAL` and `DEFAULT_LEVEL` (of `LEVELS`), and the default CPU budget
   `DEFAULT_BUDGET_S`.
 - *What does the run add up to?* `SPLIT_LABELS` and `summary_means`: the one
   order-independent (``math.fsum``) mean of a set of traces, used by the CLI and the
@@ -35,6 +35,7 @@ from __future__ import annotations
 from .build.identity import build_identity, source_digest
 from .build.schemas import json_path, schema_dir
 from .build.versions import CORPUS_VERSION, ENVIRONMENT_VERSION, REWARD_SCHEMA_VERSION
+from .corpus.levels import LEVELS
 from .scoring.reward import WEIGHTS
 from .scoring.scan_pool import available_cpus
 from .scoring.scan_pool import prestart as prestart_scan_pool
@@ -45,14 +46,16 @@ from .scoring.score import Score, score_completion
 from .scoring.summary import SPLIT_LABELS, summary_means
 from .task.splits import PRIVATE_SIZE, PrivateSeedError, private_commitment, private_seed, read_private_secret
 from .task.splits import PUBLIC as PUBLIC_SPLITS
-from .task.tasks import DEFAULT_N_EVAL, DEFAULT_N_SHOWN, RedactionTask, task_from_seed
+from .task.tasks import DEFAULT_LEVEL, DEFAULT_N_EVAL, DEFAULT_N_SHOWN, RedactionTask, task_from_seed
 
 __all__ = [
     "CORPUS_VERSION",
     "DEFAULT_BUDGET_S",
+    "DEFAULT_LEVEL",
     "DEFAULT_N_EVAL",
     "DEFAULT_N_SHOWN",
     "ENVIRONMENT_VERSION",
+    "LEVELS",
     "PRIVATE_SIZE",
     "PUBLIC_SPLITS",
     "REWARD_SCHEMA_VERSION",

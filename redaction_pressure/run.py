@@ -13,6 +13,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -22,25 +23,31 @@ from verifiers.v1.configs.cli.eval import EvalConfig
 from verifiers.v1.utils.trace_store import write_episode
 
 from . import policies
-from .task.tasks import load_task
+from .task.tasks import check_level_mix, level_for, load_task
 from .taskset import RedactionConfig, offline_trace, to_row
 
 TRACES = "traces.jsonl"
 
 
-def run_id(split: str, policy: str, n: int, start: int) -> str:
-    return "rp-" + hashlib.sha256(f"{split}\x00{policy}\x00{n}\x00{start}".encode()).hexdigest()[:16]
+def run_id(split: str, policy: str, n: int, start: int, params: dict[str, Any] | None = None) -> str:
+    tail = "" if not params else "\x00" + json.dumps(params, sort_keys=True)
+    return "rp-" + hashlib.sha256(f"{split}\x00{policy}\x00{n}\x00{start}{tail}".encode()).hexdigest()[:16]
 
 
 async def _score_all(split: str, policy: str, n: int, start: int, config: RedactionConfig,
                      on_done: Callable[[], None]) -> list[vf.Episode]:
     make_reply = policies.POLICIES[policy]
-    run = vf.EvalRunInfo(id=run_id(split, policy, n, start), name=f"{split}-{policy}")
+    mix = check_level_mix(config.level_mix)
+    params = config.model_dump(include={"n_shown", "n_eval", "budget_s", "level", "level_mix"}, exclude_none=True)
+    standard = RedactionConfig().model_dump(include=set(params), exclude_none=True)
+    run = vf.EvalRunInfo(id=run_id(split, policy, n, start, None if params == standard else params),
+                         name=f"{split}-{policy}")
     loop = asyncio.get_running_loop()
 
     async def one(index: int) -> vf.Episode:
-        task = await loop.run_in_executor(None, load_task, split, index, config.n_shown,
-                                          config.n_eval, config.budget_s)
+        level = config.level if mix is None else level_for(split, index, mix)
+        task = await loop.run_in_executor(None, partial(load_task, split, index, config.n_shown, config.n_eval,
+                                                        config.budget_s, level=level))
         row = to_row(task, config.task)
         trace = offline_trace(row, make_reply(task), model=f"policy:{policy}")
         await row.score(trace)
@@ -57,8 +64,9 @@ def eval_config(split: str, policy: str, n: int, start: int, out_dir: Path,
     tasks, the null harness, a model named ``policy:NAME``, and ``output_dir/run.dir``
     naming ``out_dir``. vf-replay re-scores a run from it; ``vf-eval @ .../eval.json``
     re-runs the same tasks against a real model. ``taskset`` carries non-standard task
-    parameters (n_shown, n_eval, budget_s)."""
-    params = {} if taskset is None else taskset.model_dump(include={"n_shown", "n_eval", "budget_s"})
+    parameters (n_shown, n_eval, budget_s, level, level_mix)."""
+    params = {} if taskset is None else taskset.model_dump(include={"n_shown", "n_eval", "budget_s", "level",
+                                                                    "level_mix"}, exclude_none=True)
     return EvalConfig.model_validate({
         "model": f"policy:{policy}", "push": False, "output_dir": str(out_dir.parent),
         "run": {"name": out_dir.name},

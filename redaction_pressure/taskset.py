@@ -38,11 +38,14 @@ from .scoring.score import score_completion
 from .task.prompt import SYSTEM_PROMPT
 from .task.splits import PRIVATE_SEED_ENV, PUBLIC, private_commitment, read_private_secret
 from .task.tasks import (
+    DEFAULT_LEVEL,
     DEFAULT_N_EVAL,
     DEFAULT_N_SHOWN,
     RedactionTask,
+    check_level_mix,
     check_params,
     durable_key,
+    level_for,
     load_task,
     task_id,
     task_identity,
@@ -65,11 +68,12 @@ class RedactionData(vf.TaskData):
     n_shown: int
     n_eval: int
     budget_s: float
+    level: int = DEFAULT_LEVEL
     identity: dict[Any, Any]  # what pydantic makes of a bare dict: the same validation and schema
 
 
-# (split, index, n_shown, n_eval, budget_s, split commitment)
-TaskKey = tuple[str, int, int, int, float, str]
+# (split, index, n_shown, n_eval, budget_s, level, split commitment)
+TaskKey = tuple[str, int, int, int, float, int, str]
 
 
 class TaskCache:
@@ -107,9 +111,10 @@ class TaskCache:
 _tasks = TaskCache(1024)
 
 
-def _key(split: str, index: int, n_shown: int, n_eval: int, budget_s: float, commitment: str) -> TaskKey:
+def _key(split: str, index: int, n_shown: int, n_eval: int, budget_s: float, level: int,
+         commitment: str) -> TaskKey:
     # The commitment keys private tasks by secret without putting the secret in the key.
-    return (split, index, n_shown, n_eval, float(budget_s), commitment)
+    return (split, index, n_shown, n_eval, float(budget_s), level, commitment)
 
 
 def check_build(data: RedactionData) -> None:
@@ -126,13 +131,14 @@ def core_task(data: RedactionData) -> RedactionTask:
     """The core task behind a row: cached when this process built it before, else
     built here (a private one from the secret this process holds)."""
     commitment = data.identity["split_commitment"]
-    key = _key(data.split, data.index, data.n_shown, data.n_eval, data.budget_s, commitment)
+    key = _key(data.split, data.index, data.n_shown, data.n_eval, data.budget_s, data.level, commitment)
     task = _tasks.get(key)
     if task is None:
         if data.split == "private_eval" and private_commitment(read_private_secret()) != commitment:
             raise RuntimeError(f"task {data.id} was issued under another private secret than the "
                                f"one in ${PRIVATE_SEED_ENV}")
-        task = _tasks.put(key, load_task(data.split, data.index, data.n_shown, data.n_eval, data.budget_s))
+        task = _tasks.put(key, load_task(data.split, data.index, data.n_shown, data.n_eval, data.budget_s,
+                                         level=data.level))
     return task
 
 
@@ -216,7 +222,7 @@ class RedactionRow(vf.Task[RedactionData]):
     @property
     def key(self) -> str:
         d = self.__dict__["_data"]
-        return durable_key(d.split, d.index, d.n_shown, d.n_eval, d.budget_s)
+        return durable_key(d.split, d.index, d.n_shown, d.n_eval, d.budget_s, d.level)
 
     async def validate(self, runtime: Any = None) -> bool:
         """The gold check `vf-validate` runs: the oracle's reply, scored exactly as a
@@ -283,16 +289,21 @@ class RedactionConfig(vf.TasksetConfig):
     """Held-out records the rules are scored on."""
     budget_s: float = DEFAULT_BUDGET_S
     """Regex budget of one episode: seconds of CPU time spent on this episode's scan."""
+    level: int = DEFAULT_LEVEL
+    """Difficulty level of every task (1, the standard benchmark, up to 5); see level_mix."""
+    level_mix: dict[int, float] | None = None
+    """A weighted mix of levels instead of one, e.g. {1: 2, 3: 1}: each task's level is drawn from
+    these weights by its split and index alone (deterministic; the same task always gets the same level)."""
 
 
 def to_row(task: RedactionTask, config: vf.TaskConfig | None = None) -> RedactionRow:
     """A materialised row for a task built here (it joins the cache)."""
-    _tasks.put(_key(task.split, task.index, task.n_shown, task.n_eval, task.budget_s,
+    _tasks.put(_key(task.split, task.index, task.n_shown, task.n_eval, task.budget_s, task.level,
                     task.identity["split_commitment"]), task)
     published = task.task_data()
     data = RedactionData(id=task.id, name=task.id, prompt=task.prompt, system_prompt=task.system_prompt,
                          split=task.split, index=task.index, n_shown=task.n_shown, n_eval=task.n_eval,
-                         budget_s=task.budget_s, identity=published["identity"])
+                         budget_s=task.budget_s, level=task.level, identity=published["identity"])
     return RedactionRow(data, config)
 
 
@@ -300,7 +311,8 @@ class RedactionTaskset(vf.Taskset[RedactionRow, RedactionConfig]):
     def load(self) -> Iterator[RedactionRow]:
         """Cheap rows: identity and parameters, no records (see the module doc)."""
         cfg = self.config
-        check_params(cfg.split, cfg.n_shown, cfg.n_eval, cfg.budget_s)
+        check_params(cfg.split, cfg.n_shown, cfg.n_eval, cfg.budget_s, cfg.level)
+        mix = check_level_mix(cfg.level_mix)
         count = DEFAULT_COUNTS[cfg.split] if cfg.num_tasks is None else cfg.num_tasks
         if cfg.split == "private_eval":
             commitment, seeds = private_commitment(read_private_secret()), None
@@ -308,13 +320,14 @@ class RedactionTaskset(vf.Taskset[RedactionRow, RedactionConfig]):
             commitment, seeds = PUBLIC[cfg.split].commitment, PUBLIC[cfg.split]
         budget = float(cfg.budget_s)
         for index in range(cfg.start_index, cfg.start_index + count):
-            identity = task_identity(cfg.split, index, commitment, cfg.n_shown, cfg.n_eval, budget)
+            level = cfg.level if mix is None else level_for(cfg.split, index, mix)
+            identity = task_identity(cfg.split, index, commitment, cfg.n_shown, cfg.n_eval, budget, level)
             if seeds is not None:
                 identity["task_seed"] = seeds.seed(index)
             name = task_id(cfg.split, index)
             yield RedactionRow(RedactionData(id=name, name=name, split=cfg.split, index=index,
                                              n_shown=cfg.n_shown, n_eval=cfg.n_eval, budget_s=budget,
-                                             identity=identity), cfg.task)
+                                             level=level, identity=identity), cfg.task)
 
 
 class RedactionHarness(NullHarness):

@@ -67,8 +67,10 @@ class HouseFormat:
     def families(self) -> tuple[Family, list[Family]]:
         secret = Family(f"{self.service}_api_key", "secret", frozenset({"kv"}), self.keys,
                         _maker(self.secret), oracle=(self.secret.pattern(),),
-                        why=f"the credential of the stream's in-house service {self.service!r}")
-        decoys = [Family(name, "decoy", frozenset({"kv"}), self.keys, _maker(shape), why=why)
+                        why=f"the credential of the stream's in-house service {self.service!r}",
+                        group="house_format")
+        decoys = [Family(name, "decoy", frozenset({"kv"}), self.keys, _maker(shape), why=why,
+                         group="house_" + name.removeprefix(self.service + "_"))
                   for name, shape, why in self.lookalikes]
         return secret, decoys
 

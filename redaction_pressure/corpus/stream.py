@@ -26,6 +26,7 @@ import regex
 from ..build.versions import CORPUS_VERSION
 from ..scoring.pattern_guard import compile_bounded
 from .families import DECOYS, SECRETS, Family, Fragment
+from .levels import LEVELS
 from .rng import Rng
 from .templates import FIELDS, TEMPLATES, Template
 from .world import World, draw_world
@@ -38,6 +39,7 @@ class Span:
     start: int
     end: int
     family: str
+    group: str = ""  # the family's summary class (Family.summary_group); "" = the family itself
 
     def as_dict(self) -> dict[str, Any]:
         return {"start": self.start, "end": self.end, "family": self.family}
@@ -209,7 +211,8 @@ def _render(template: Template, instances: list[Instance], r: Rng, world: World)
     pos = 0
     for line, line_spans in head + body + foot:
         for s, e, fam in sorted(line_spans, key=lambda x: x[0]):
-            (secrets if fam.kind == "secret" else decoys).append(Span(pos + s, pos + e, fam.name))
+            (secrets if fam.kind == "secret" else decoys).append(Span(pos + s, pos + e, fam.name,
+                                                                         fam.summary_group))
         text_parts.append(line)
         pos += len(line) + 1
     return Record("\n".join(text_parts) + "\n", template.name, tuple(secrets), tuple(decoys))
@@ -281,9 +284,11 @@ def _pick_templates(r: Rng, n_shown: int) -> list[Template]:
     return templates
 
 
-def build_stream(seed: int, n_shown: int, n_eval: int) -> Stream:
+def build_stream(seed: int, n_shown: int, n_eval: int, level: int = 1) -> Stream:
     if n_shown < 1 or n_eval < 1:
         raise ValueError("n_shown and n_eval must be at least 1")
+    if level not in LEVELS:
+        raise ValueError(f"level must be one of {', '.join(map(str, LEVELS))}, got {level!r}")
     root = Rng(f"redaction-pressure/{CORPUS_VERSION}/stream", seed)
     mix = root.fork("mix")
     templates = _pick_templates(mix, n_shown)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from ..corpus.levels import LEVELS
 from ..corpus.stream import Record
 from ..scoring.answer import RedactionError, parse_reply
 from ..scoring.reward import Outcome
@@ -49,8 +50,8 @@ def _int(value: object, lo: int, hi: int, what: str) -> int:
 
 @lru_cache(maxsize=64)
 def _regenerate(split: str, index: int, seed: int, commitment: str, n_shown: int, n_eval: int,
-                budget_s: float) -> RedactionTask:
-    return task_from_seed(split, index, seed, commitment, n_shown, n_eval, budget_s)
+                budget_s: float, level: int) -> RedactionTask:
+    return task_from_seed(split, index, seed, commitment, n_shown, n_eval, budget_s, level)
 
 
 def task_for(trace: dict[str, Any]) -> RedactionTask:
@@ -65,6 +66,7 @@ def task_for(trace: dict[str, Any]) -> RedactionTask:
     index = _int(env.get("task_index"), 0, PUBLIC["train"].size, "task_index")
     n_shown = _int(params.get("n_shown"), 1, 64, "n_shown")
     n_eval = _int(params.get("n_eval"), 1, 256, "n_eval")
+    level = _int(params.get("level", 1), min(LEVELS), max(LEVELS), "level")
     budget = params.get("budget_s")
     if not isinstance(budget, (int, float)) or isinstance(budget, bool) or not 0 < budget <= 60:
         raise NotRegenerated(f"the trace records budget_s = {str(budget)[:40]!r}")
@@ -80,7 +82,7 @@ def task_for(trace: dict[str, Any]) -> RedactionTask:
     commitment = env.get("split_commitment")
     if not isinstance(split, str) or not isinstance(commitment, str):
         raise NotRegenerated("the trace records no split or split commitment")
-    task = _regenerate(split, index, seed, commitment, n_shown, n_eval, float(budget))
+    task = _regenerate(split, index, seed, commitment, n_shown, n_eval, float(budget), level)
     data = (trace.get("task") or {}).get("data") if isinstance(trace.get("task"), dict) else None
     recorded_prompt = data.get("prompt") if isinstance(data, dict) else None
     if recorded_prompt is not None and recorded_prompt != task.prompt:

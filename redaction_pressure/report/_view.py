@@ -19,7 +19,7 @@ from ..scoring.reward import WEIGHTS
 from ..scoring.scanner import DEFAULT_BUDGET_S
 from ..scoring.summary import split_label
 from ..task.splits import PUBLIC
-from ..task.tasks import DEFAULT_N_EVAL, DEFAULT_N_SHOWN
+from ..task.tasks import DEFAULT_LEVEL, DEFAULT_N_EVAL, DEFAULT_N_SHOWN
 from . import _marks
 
 if TYPE_CHECKING:
@@ -33,7 +33,8 @@ JSON = dict[str, Any]
 HIST_BINS = 20
 MAX_REPLY_SHOWN = 4000
 MAX_MESSAGE = 300
-STANDARD_PARAMS = {"n_shown": DEFAULT_N_SHOWN, "n_eval": DEFAULT_N_EVAL, "budget_s": DEFAULT_BUDGET_S}
+STANDARD_PARAMS = {"n_shown": DEFAULT_N_SHOWN, "n_eval": DEFAULT_N_EVAL, "budget_s": DEFAULT_BUDGET_S,
+                   "level": DEFAULT_LEVEL}
 BUILD_KEYS = ("environment_version", "corpus_version", "reward_schema_version", "source_digest",
               "source_digest_algorithm", "regex_version")
 

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..build.identity import build_identity
 from ..build.versions import CORPUS_VERSION
+from ..corpus.levels import LEVELS
 from ..corpus.stream import Record, build_stream
 from ..scoring.scanner import DEFAULT_BUDGET_S
 from .prompt import SYSTEM_PROMPT, render_prompt
@@ -16,6 +19,7 @@ from .splits import PUBLIC, SPLITS, private_commitment, private_seed, read_priva
 
 DEFAULT_N_SHOWN = 8
 DEFAULT_N_EVAL = 16
+DEFAULT_LEVEL = 1
 
 
 @dataclass(frozen=True)
@@ -26,6 +30,7 @@ class RedactionTask:
     n_shown: int
     n_eval: int
     budget_s: float
+    level: int
     shown: tuple[Record, ...]
     heldout: tuple[Record, ...]
     secret_families: tuple[str, ...]
@@ -39,7 +44,7 @@ class RedactionTask:
 
     @property
     def params(self) -> dict[str, Any]:
-        return {"n_shown": self.n_shown, "n_eval": self.n_eval, "budget_s": self.budget_s}
+        return {"n_shown": self.n_shown, "n_eval": self.n_eval, "budget_s": self.budget_s, "level": self.level}
 
     def task_data(self) -> dict[str, Any]:
         """What a task publishes before it is scored. The seed of a private task is
@@ -50,32 +55,72 @@ class RedactionTask:
         return data
 
 
-def check_params(split: str, n_shown: int, n_eval: int, budget_s: float) -> None:
+def check_params(split: str, n_shown: int, n_eval: int, budget_s: float, level: int = DEFAULT_LEVEL) -> None:
     if split not in SPLITS:
         raise ValueError(f"unknown split {split!r}; expected one of {', '.join(SPLITS)}")
-    if not (isinstance(budget_s, (int, float)) and 0 < budget_s <= 60):
+    if not (isinstance(budget_s, (int, float)) and not isinstance(budget_s, bool) and 0 < budget_s <= 60):
         raise ValueError("budget_s must be in (0, 60] seconds")
-    if not (1 <= n_shown <= 64 and 1 <= n_eval <= 256):
-        raise ValueError("n_shown must be in 1..64 and n_eval in 1..256")
+    for name, value, top in (("n_shown", n_shown, 64), ("n_eval", n_eval, 256)):
+        if not (isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= top):
+            raise ValueError(f"{name} must be an integer in 1..{top}, got {value!r}")
+    if not (isinstance(level, int) and not isinstance(level, bool) and level in LEVELS):
+        raise ValueError(f"level must be one of {', '.join(map(str, LEVELS))}, got {level!r}")
+
+
+def task_params(n_shown: int, n_eval: int, budget_s: float, level: int) -> dict[str, Any]:
+    """The parameters a task is built and scored with, as identities record them."""
+    return {"n_shown": n_shown, "n_eval": n_eval, "budget_s": float(budget_s), "level": level}
 
 
 def task_identity(split: str, index: int, commitment: str, n_shown: int, n_eval: int,
-                  budget_s: float) -> dict[str, Any]:
+                  budget_s: float, level: int = DEFAULT_LEVEL) -> dict[str, Any]:
     """The identity of a task, known without building it (cheap rows carry it)."""
     return build_identity() | {
         "split": split, "split_commitment": commitment, "task_index": index,
-        "task_params": {"n_shown": n_shown, "n_eval": n_eval, "budget_s": float(budget_s)},
+        "task_params": task_params(n_shown, n_eval, budget_s, level),
     }
 
 
-def durable_key(split: str, index: int, n_shown: int, n_eval: int, budget_s: float) -> str:
-    """A task's `Task.key` (SPEC §7): split, index, corpus version and task parameters,
-    nothing about the build, so a code edit or a dependency upgrade that leaves the
-    task alone keeps it. Trainers key curricula and resume on it."""
+def durable_key(split: str, index: int, n_shown: int, n_eval: int, budget_s: float,
+                level: int = DEFAULT_LEVEL) -> str:
+    """A task's `Task.key` (SPEC §7): split, index, corpus version and task parameters
+    (the level among them), nothing about the build, so a code edit or a dependency
+    upgrade that leaves the task alone keeps it. Trainers key curricula and resume on it."""
     blob = json.dumps({"split": split, "index": index, "corpus_version": CORPUS_VERSION,
-                       "n_shown": n_shown, "n_eval": n_eval, "budget_s": float(budget_s)},
+                       **task_params(n_shown, n_eval, budget_s, level)},
                       sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def check_level_mix(mix: Mapping[int, float] | None) -> tuple[tuple[int, float], ...] | None:
+    """A level mix as sorted (level, weight) pairs; raises ValueError for an unknown
+    level or a weight that is negative, not finite, or all zero."""
+    if mix is None:
+        return None
+    pairs = []
+    for level, weight in mix.items():
+        check_params("dev", DEFAULT_N_SHOWN, DEFAULT_N_EVAL, DEFAULT_BUDGET_S, level)
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 <= weight < math.inf:
+            raise ValueError(f"level_mix weights must be finite numbers >= 0, got {weight!r} for level {level}")
+        pairs.append((level, float(weight)))
+    if not pairs or not math.fsum(w for _, w in pairs) > 0:
+        raise ValueError("level_mix needs at least one level with a positive weight")
+    return tuple(sorted(pairs))
+
+
+def level_for(split: str, index: int, mix: tuple[tuple[int, float], ...]) -> int:
+    """The level a weighted mix gives task ``index`` of ``split``: a function of the split,
+    the index and the mix alone (SHA-256, no random state), so a task keeps its level in
+    every process and on resume."""
+    total = math.fsum(w for _, w in mix)
+    digest = hashlib.sha256(f"redaction-pressure/level-mix/v1\x00{split}\x00{index}".encode()).digest()
+    point = int.from_bytes(digest[:8], "big") / 2**64 * total
+    acc = 0.0
+    for level, weight in mix:
+        acc += weight
+        if point < acc:
+            return level
+    return next(level for level, weight in reversed(mix) if weight > 0)
 
 
 def task_id(split: str, index: int) -> str:
@@ -83,10 +128,12 @@ def task_id(split: str, index: int) -> str:
 
 
 def load_task(split: str, index: int, n_shown: int = DEFAULT_N_SHOWN, n_eval: int = DEFAULT_N_EVAL,
-              budget_s: float = DEFAULT_BUDGET_S, *, private_secret: bytes | None = None) -> RedactionTask:
-    """Builds task ``index`` of ``split``. ``private_eval`` reads its secret from
+              budget_s: float = DEFAULT_BUDGET_S, *, level: int = DEFAULT_LEVEL,
+              private_secret: bytes | None = None) -> RedactionTask:
+    """Builds task ``index`` of ``split`` at difficulty ``level`` (1, the standard
+    benchmark, up to 5). ``private_eval`` reads its secret from
     REDACTION_PRESSURE_PRIVATE_SEED unless ``private_secret`` is given."""
-    check_params(split, n_shown, n_eval, budget_s)
+    check_params(split, n_shown, n_eval, budget_s, level)
     if not isinstance(index, int) or isinstance(index, bool):
         raise TypeError("index must be an int")
     if split == "private_eval":
@@ -94,19 +141,20 @@ def load_task(split: str, index: int, n_shown: int = DEFAULT_N_SHOWN, n_eval: in
         seed, commitment = private_seed(secret, index), private_commitment(secret)
     else:
         seed, commitment = PUBLIC[split].seed(index), PUBLIC[split].commitment
-    return task_from_seed(split, index, seed, commitment, n_shown, n_eval, budget_s)
+    return task_from_seed(split, index, seed, commitment, n_shown, n_eval, budget_s, level)
 
 
 def task_from_seed(split: str, index: int, seed: int, commitment: str, n_shown: int = DEFAULT_N_SHOWN,
-                   n_eval: int = DEFAULT_N_EVAL, budget_s: float = DEFAULT_BUDGET_S) -> RedactionTask:
+                   n_eval: int = DEFAULT_N_EVAL, budget_s: float = DEFAULT_BUDGET_S,
+                   level: int = DEFAULT_LEVEL) -> RedactionTask:
     """Rebuilds a task from a seed a scored trace revealed: how an auditor without the
     private secret regenerates a private episode. It does not check that the seed
     belongs to the split; the audit does that separately."""
-    stream = build_stream(seed, n_shown, n_eval)
-    identity = task_identity(split, index, commitment, n_shown, n_eval, budget_s)
+    stream = build_stream(seed, n_shown, n_eval, level)
+    identity = task_identity(split, index, commitment, n_shown, n_eval, budget_s, level)
     return RedactionTask(
         id=task_id(split, index), split=split, index=index, n_shown=n_shown, n_eval=n_eval,
-        budget_s=float(budget_s), shown=stream.shown, heldout=stream.heldout,
+        budget_s=float(budget_s), level=level, shown=stream.shown, heldout=stream.heldout,
         secret_families=stream.secret_families, decoy_families=stream.decoy_families,
         templates=stream.templates, oracle_rules=stream.oracle,
         prompt=render_prompt(stream.shown, n_eval, stream.world.policy.describe()),

@@ -88,7 +88,7 @@ def dev_run() -> Path:
     return _run("dev", _mixed, 8)
 
 
-NONSTANDARD = {"n_shown": 2, "n_eval": 3, "budget_s": 2.0}
+NONSTANDARD = {"n_shown": 2, "n_eval": 3, "budget_s": 2.0, "level": 1}
 
 
 @functools.cache

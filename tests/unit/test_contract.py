@@ -19,9 +19,11 @@ AUDIT = ROOT / "audit"
 SURFACE = {
     "CORPUS_VERSION": "str",
     "DEFAULT_BUDGET_S": "float",
+    "DEFAULT_LEVEL": "int",
     "DEFAULT_N_EVAL": "int",
     "DEFAULT_N_SHOWN": "int",
     "ENVIRONMENT_VERSION": "str",
+    "LEVELS": "tuple",
     "PRIVATE_SIZE": "int",
     "PUBLIC_SPLITS": "dict",
     "REWARD_SCHEMA_VERSION": "str",

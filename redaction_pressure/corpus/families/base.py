@@ -66,6 +66,15 @@ class Family:
     # Stronger, for an oracle whose matches never span lines: a regex that matches on
     # every line where the oracle does; the generator runs the oracle on those lines only.
     line_gate: str = ""
+    # The class summaries count this family under: a static family's own name ("" means
+    # that); a stream's own families name their open-world kind (``house_format``,
+    # ``house_key_id``, ``context_secret``, ``email_address``, ...), whose per-stream
+    # names mean nothing across tasks.
+    group: str = ""
+
+    @property
+    def summary_group(self) -> str:
+        return self.group or self.name
 
 
 def whole(text: str, key: str | None = None) -> Fragment:
