@@ -240,7 +240,7 @@ def _other_problems(task: RedactionTask, reply: str, errors: Sequence[RedactionE
     rejected before any pattern compiles, so a bad regex in the same reply would only
     show up on the next attempt; listing it now saves that round trip. Advisory: the
     reward is what `score_completion` says."""
-    from .scoring.answer import MAX_RULES, _load_object
+    from .scoring.answer import MAX_PATTERN_CHARS, MAX_RULES, _load_object, rule_error
     from .scoring.pattern_guard import Refused, compile_bounded
 
     if not errors or any(e.code not in ("bad_entry", "unsafe_replacement", "too_many_rules") for e in errors):
@@ -254,14 +254,14 @@ def _other_problems(task: RedactionTask, reply: str, errors: Sequence[RedactionE
         if time.perf_counter() > deadline:
             break
         pattern = rule.get("pattern") if isinstance(rule, dict) else None
-        if not isinstance(pattern, str) or not 1 <= len(pattern) <= 512:
+        if not isinstance(pattern, str) or not 1 <= len(pattern) <= MAX_PATTERN_CHARS:
             continue
         try:
             compile_bounded(pattern)
         except Refused as exc:
-            found.append({"code": "invalid_regex", "rule": i, "message": f"refused before compiling: {exc}"})
+            found.append(rule_error("invalid_regex", i, f"refused before compiling: {exc}").as_dict())
         except Exception as exc:  # noqa: BLE001 - hostile input may reach any corner of regex's compiler
-            found.append({"code": "invalid_regex", "rule": i, "message": f"does not compile: {exc}"[:300]})
+            found.append(rule_error("invalid_regex", i, f"does not compile: {exc}"[:300]).as_dict())
     return found
 
 
@@ -295,11 +295,10 @@ def cmd_score(args: argparse.Namespace) -> int:
     console.print(f"{'secrets leaked':>16}: {', '.join(leaked) or 'none'}", markup=False)
     console.print(f"{'decoys damaged':>16}: {', '.join(destroyed) or 'none'}", markup=False)
     for e in s.errors:
-        where = f" (rule {e.rule})" if e.rule is not None else ""
-        console.print(f"error {e.code}{where}: {e.message}", markup=False)
+        console.print(f"error {e.code}: {e.message}", markup=False)
     for p in other:
-        console.print(f"also wrong, not scored (the reply was already invalid): {p['code']} (rule {p['rule']}): "
-                      f"{p['message']}", markup=False)
+        console.print(f"also wrong, not scored (the reply was already invalid): {p['code']}: {p['message']}",
+                      markup=False)
     problems = len(s.errors) + len(other)
     console.print(f"{task.id} — {split_label(task.split)}: reward {s.reward:.4f} · recall {s.recall:.4f} · "
                   f"precision {s.precision:.4f} · clean {s.clean:.0f} · "

@@ -4,4 +4,4 @@ the same commit that updates the golden fingerprints in tests/unit/test_corpus.p
 ENVIRONMENT_VERSION = "0.3.0"
 CORPUS_VERSION = "corpus-v2"
 REWARD_SCHEMA_VERSION = "reward-v1"
-ANSWER_SCHEMA_VERSION = "answer-v1"
+ANSWER_SCHEMA_VERSION = "answer-v2"

@@ -7,6 +7,20 @@ answer nests three deep (object, rule list, rule); a candidate text nesting deep
 than `MAX_JSON_DEPTH` is no answer. Parsing runs with a fixed stack (`stack`), so the
 verdict never depends on the caller's stack depth. The rule list is checked against
 the versioned answer schema, whose failures map onto the error codes of SPEC §4.
+
+Which text is the answer (what the system prompt promises, `task.prompt` states it
+from `ANSWER_CHOICE`): models write prose, thinking, drafts and illustrations around
+their JSON, so the reply is searched for the object that is meant, in this order —
+the last fenced block holding a JSON object with a "rules" key; the whole reply as
+JSON; the last ``{"rules": ...}`` object inside the text; the text from the first
+``{`` to the last ``}``. A text that holds no object with "rules" is judged on the
+first object found in the same order (its shape errors are named), else on why its
+most answer-like block is not JSON.
+
+Every error message starts with its reason and its numbers ("rule 9: pattern is 572
+characters; the limit is 4096"), never with a quotation that truncation could cut
+before the reason; rule numbers in messages count from 1, while the ``rule`` field
+of an error is the 0-based index into ``rules``.
 """
 
 from __future__ import annotations
@@ -15,7 +29,7 @@ import json
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate
-from typing import Any
+from typing import Any, cast
 
 import jsonschema
 import regex
@@ -26,25 +40,36 @@ from .stack import with_headroom
 
 MAX_REPLY_CHARS = 200_000
 MAX_RULES = 24
-MAX_PATTERN_CHARS = 512
+MAX_PATTERN_CHARS = 4096
 MAX_ERRORS = 50  # entries recorded per reply; the last one counts the rest
 ALLOWED_REPLACEMENTS = ("[REDACTED]", "")
 MAX_JSON_DEPTH = 16  # an answer nests 3 deep; up to 16 a wrong shape is still named (bad_entry)
+MAX_EMBEDDED_TRIES = 16  # ``{"rules":`` openings tried inside a text, last first
+ANSWER_CHOICE = ('the last fenced block (```json ... ```) that holds a JSON object with a "rules" key; '
+                 'if none does, the whole reply as JSON; then the last {"rules": ...} object in the text')
 
-_FENCE = regex.compile(r"```(?:json|JSON)?[ \t]*\n(.*?)```", regex.DOTALL)
+# A fenced block: ``` and an optional info string (json, JSON, jsonc, ...) on its own
+# line, then everything up to the next ```.
+_FENCE = regex.compile(r"```[ \t]*([^\n`]*)\n(.*?)```", regex.DOTALL)
+_RULES_OPENING = regex.compile(r'\{\s*"rules"\s*:')
 
 
 @dataclass(frozen=True)
 class RedactionError:
     code: str
     message: str
-    rule: int | None = None
+    rule: int | None = None  # 0-based index into the reply's rules
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"code": self.code, "message": self.message}
         if self.rule is not None:
             out["rule"] = self.rule
         return out
+
+
+def rule_error(code: str, index: int, reason: str) -> RedactionError:
+    """An error of rule ``index`` (0-based), whose message names it as people count."""
+    return RedactionError(code, f"rule {index + 1}: {reason}", index)
 
 
 @dataclass(frozen=True)
@@ -71,17 +96,6 @@ def _plainly_valid(obj: dict[str, Any]) -> bool:
                     for r in rules))
 
 
-def _candidates(reply: str) -> list[str]:
-    """The texts that may hold the answer, best first: the last fenced block, the
-    whole reply, then the outermost braces."""
-    out = [m.group(1) for m in _FENCE.finditer(reply)][::-1][:1]
-    out.append(reply.strip())
-    first, last = reply.find("{"), reply.rfind("}")
-    if 0 <= first < last:
-        out.append(reply[first:last + 1])
-    return out
-
-
 _JSON_STRING = regex.compile(r'"(?:[^"\\]|\\.)*+"', regex.DOTALL)
 _NOT_BRACKET = regex.compile(r"[^\[\]{}]++")
 _DEPTH_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
@@ -102,21 +116,144 @@ def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not JSON")
 
 
-def _load_object(reply: str) -> dict[str, Any] | RedactionError:
-    last_problem = "no JSON object found"
-    for text in _candidates(reply):
+def _hint(text: str, exc: json.JSONDecodeError) -> str:
+    """What a JSON decoding error most likely means, for the common slips."""
+    before = text[:exc.pos].rstrip()
+    if exc.msg.startswith("Invalid \\escape"):
+        return ("; in a JSON string every backslash of a pattern is written twice: \\\\d, \\\\b, \\\\. "
+                "(a single \\b would even be read as a backspace character)")
+    if before.endswith(",") and text[exc.pos:exc.pos + 1] in "]}":
+        return "; JSON allows no trailing comma before ] or }"
+    if text[exc.pos:exc.pos + 2] in ("//", "/*") or text[exc.pos:exc.pos + 1] == "#":
+        return "; JSON has no comments"
+    if text[exc.pos:exc.pos + 1] == "'":
+        return "; JSON strings use double quotes"
+    return ""
+
+
+class _Decoded:
+    """One candidate text, decoded at most once: ``ok`` with its ``value``, or the
+    ``error`` that says why it is not JSON."""
+
+    __slots__ = ("error", "ok", "value", "where")
+
+    def __init__(self, where: str, text: str | None = None, value: Any = None) -> None:
+        self.where, self.value, self.ok, self.error = where, value, text is None, None
+        if text is None:
+            return
         if json_depth_bound(text) > MAX_JSON_DEPTH:
-            last_problem = f"JSON nests deeper than {MAX_JSON_DEPTH} levels (an answer nests 3)"
+            self.error = f"JSON nests deeper than {MAX_JSON_DEPTH} levels (an answer nests 3)"
+            return
+        try:
+            self.value, self.ok = json.loads(text, parse_constant=_reject_constant), True
+        except json.JSONDecodeError as exc:
+            self.error = (f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+                          f"{_hint(text, exc)}")
+        except ValueError as exc:  # NaN, Infinity
+            self.error = f"not valid JSON ({exc})"
+
+    @property
+    def obj(self) -> bool:
+        return self.ok and isinstance(self.value, dict)
+
+    @property
+    def answer(self) -> bool:
+        return self.obj and "rules" in self.value
+
+
+def _embedded(text: str) -> list[_Decoded]:
+    """``{"rules": ...}`` objects that start inside ``text`` (prose around them), last
+    first; each is decoded from its opening brace to wherever its value ends."""
+    found = []
+    decoder = json.JSONDecoder(parse_constant=_reject_constant)
+    starts = [m.start() for m in _RULES_OPENING.finditer(text)][-MAX_EMBEDDED_TRIES:]
+    for start in reversed(starts):
+        rest = text[start:]
+        if json_depth_bound(rest) > MAX_JSON_DEPTH:
             continue
         try:
-            value = json.loads(text, parse_constant=_reject_constant)
-        except ValueError as exc:
-            last_problem = f"not valid JSON: {exc}"
+            value = decoder.raw_decode(rest)[0]
+        except ValueError:
             continue
-        if isinstance(value, dict):
-            return value
-        last_problem = f"expected a JSON object, got {type(value).__name__}"
-    return RedactionError("malformed_json", last_problem)
+        found.append(_Decoded("an object in the text", value=value))
+    return found
+
+
+def _load_object(reply: str) -> dict[str, Any] | RedactionError:
+    """The answer object of ``reply`` (see the module doc for which one), or why there
+    is none."""
+    fences = [(m.group(1).strip().lower(), m.group(2)) for m in _FENCE.finditer(reply)][::-1]
+    blocks = [_Decoded(f"the ```{tag} block" if tag else "the fenced block", body) for tag, body in fences]
+    whole = _Decoded("the reply", reply.strip())
+    for item in [*blocks, whole]:
+        if item.answer:
+            return dict(item.value)
+    for item in _embedded(reply):
+        if item.answer:
+            return dict(item.value)
+    first, last = reply.find("{"), reply.rfind("}")
+    braces = [_Decoded("the text from the first { to the last }", reply[first:last + 1])] if 0 <= first < last else []
+    if whole.ok and not whole.obj:
+        return RedactionError("malformed_json", f'expected a JSON object {{"rules": [...]}}, got {_kind(whole.value)}')
+    for item in [whole, *blocks, *braces]:
+        if item.obj:
+            return dict(item.value)
+    if not blocks and not braces:
+        return RedactionError("malformed_json", 'no answer: the reply holds no JSON object ({"rules": [...]})')
+    tagged = [block for block, (tag, _) in zip(blocks, fences, strict=True) if tag.startswith("json")]
+    bare = [whole] if reply.lstrip()[:1] in ("{", "[") else []
+    meant = (tagged or blocks or bare or braces)[0]
+    if meant.ok:
+        return RedactionError("malformed_json", f'expected a JSON object {{"rules": [...]}} in {meant.where}, '
+                                                f"got {_kind(meant.value)}")
+    return RedactionError("malformed_json", f"no answer: {meant.where} is {meant.error}")
+
+
+def _kind(value: object) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean", type(None): "null",
+            int: "a number", float: "a number"}.get(type(value), type(value).__name__)
+
+
+def _message(e: jsonschema.ValidationError, rule_count: int) -> str:
+    """The reason for one schema error, reason and numbers first."""
+    path = list(e.absolute_path)
+    v, value, wanted = e.validator, cast(Any, e.instance), cast(Any, e.validator_value)
+    if len(path) >= 2 and path[0] == "rules" and isinstance(path[1], int):
+        who = f"rule {path[1] + 1}"
+        field = path[2] if len(path) > 2 else None
+        if field == "pattern":
+            if v == "maxLength":
+                return f"{who}: pattern is {len(value)} characters; the limit is {MAX_PATTERN_CHARS}"
+            if v == "minLength":
+                return f"{who}: pattern is empty"
+            if v == "type":
+                return f"{who}: pattern must be a string, got {_kind(value)}"
+        if field == "replacement":
+            shown = json.dumps(value)[:40] if isinstance(value, str) else _kind(value)
+            return f'{who}: replacement must be exactly "[REDACTED]" or "" (no group references), got {shown}'
+        if field is None:
+            if v == "type":
+                return f'{who} must be an object {{"pattern": ..., "replacement": ...}}, got {_kind(value)}'
+            if v == "required":
+                missing = [k for k in wanted if k not in value]
+                return f"{who} has no {' and no '.join(map(json.dumps, missing))}"
+            if v == "additionalProperties":
+                extra = sorted(k for k in value if k not in ("pattern", "replacement"))
+                shown = ", ".join(json.dumps(k)[:40] for k in extra[:5])
+                return f'{who} has keys other than "pattern" and "replacement": {shown}'
+    if path == ["rules"]:
+        if v == "maxItems":
+            return f"the reply has {rule_count} rules; the limit is {MAX_RULES}"
+        if v == "type":
+            return f"rules must be a list, got {_kind(value)}"
+    if not path:
+        if v == "required":
+            return 'the answer object has no "rules" key'
+        if v == "additionalProperties":
+            extras = ", ".join(json.dumps(k)[:40] for k in sorted(k for k in value if k != "rules")[:5])
+            return f'the answer object may hold only "rules"; it also has {extras}'
+    message = e.message if len(e.message) <= 300 else e.message[:300] + "..."
+    return f"{e.validator} failed at {json_path(path)}: {message}"
 
 
 def _code_for(error: jsonschema.ValidationError) -> str:
@@ -134,10 +271,10 @@ def parse_reply(reply: object) -> tuple[list[Rule], list[RedactionError]]:
     verifiers' own scoring, only the text after the last ``</think>`` is read, and a
     reply that opens ``<think>`` without ever closing it has no answer."""
     if not isinstance(reply, str):
-        return [], [RedactionError("malformed_json", f"reply is {type(reply).__name__}, not text")]
+        return [], [RedactionError("malformed_json", f"the reply is {type(reply).__name__}, not text")]
     if len(reply) > MAX_REPLY_CHARS:
         return [], [RedactionError("malformed_json",
-                                   f"reply has {len(reply)} characters; at most {MAX_REPLY_CHARS} are read")]
+                                   f"the reply has {len(reply)} characters; the limit is {MAX_REPLY_CHARS}")]
     if "</think>" in reply:
         reply = reply.rsplit("</think>", 1)[1]
     elif "<think>" in reply:
@@ -147,7 +284,8 @@ def parse_reply(reply: object) -> tuple[list[Rule], list[RedactionError]]:
         return [], [obj]
     if _plainly_valid(obj):
         return [Rule(r["pattern"], r["replacement"]) for r in obj["rules"]], []
-    if isinstance(obj.get("rules"), list) and len(obj["rules"]) > MAX_RULES:
+    rule_count = len(obj["rules"]) if isinstance(obj.get("rules"), list) else 0
+    if rule_count > MAX_RULES:
         # Past the limit only the first extra rule is checked: a reply of 100,000 empty
         # rules would otherwise cost seconds and megabytes of error entries.
         obj = dict(obj, rules=obj["rules"][:MAX_RULES + 1])
@@ -156,8 +294,7 @@ def parse_reply(reply: object) -> tuple[list[Rule], list[RedactionError]]:
     for e in found[:MAX_ERRORS]:
         path = list(e.absolute_path)
         rule = path[1] if len(path) >= 2 and path[0] == "rules" and isinstance(path[1], int) else None
-        message = e.message if len(e.message) <= 300 else e.message[:300] + "..."
-        errors.append(RedactionError(_code_for(e), f"{json_path(e.absolute_path)}: {message}", rule))
+        errors.append(RedactionError(_code_for(e), _message(e, rule_count), rule))
     if len(found) > MAX_ERRORS:
         last = errors[-1]
         errors[-1] = RedactionError(last.code, f"{last.message} (and {len(found) - MAX_ERRORS} more errors)", last.rule)

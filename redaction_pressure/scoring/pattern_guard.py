@@ -9,14 +9,21 @@ Its time budget bounds matching, but not memory: recursion (``(?R)``, ``(?1)``,
 megabytes within two seconds.
 
 So each pattern is first *parsed* with `regex`'s own parser (linear in the pattern,
-which the schema caps at 512 characters) and its parse tree is walked:
+which the schema caps at `MAX_PATTERN_CHARS` characters) and its parse tree is walked:
 
 - recursion and subroutine calls, fuzzy matching, and ``\\K`` inside a lookaround
   (which yields matches that end before they start) are refused;
-- the compiled size is bounded: every node costs 1, a literal string its length, a
-  set its members, a node under full case folding 105 times that, and a repeat
-  multiplies its body by its largest count (an open upper bound is charged its lower
-  bound, ``{2,1000}`` 1000). Only a pattern under ``MAX_COMPILED_COST`` is compiled.
+- the compiled size is bounded, in the units `regex`'s compiler builds: every node
+  costs 1, a literal string its length, a set its members, a node under full case
+  folding 105 times that. A counted repeat ``{m,n}`` is built as ``m`` copies of its
+  body followed, when ``n > m``, by one looping copy (`regex`'s ``build_REPEAT``), so
+  it costs its body ``m + 1`` times (``m`` times when ``n == m``, once when ``m`` is
+  0): ``[A-Za-z0-9+/=\\s]{64,10000}`` costs 65 bodies, ``(?:a{1000}){1000}`` a
+  million. Only a pattern under ``MAX_COMPILED_COST`` is compiled, and a reply's
+  patterns together stay under ``MAX_REPLY_COST``. `benchmarks/bench_pattern_cost.py`
+  measures the bound against the memory `regex` really allocates while compiling
+  (tracemalloc) on realistic and random patterns: it stays an upper bound at
+  `BYTES_PER_UNIT` bytes per unit.
 
 `regex`'s parser and compiler recurse once per level of nested groups and sets, so
 before either runs, that nesting is bounded *on the text* (`nesting_bound`), and the
@@ -54,6 +61,14 @@ MAX_COMPILED_COST = 20_000
 MAX_REPLY_COST = 60_000
 MAX_NESTING = 32
 FULL_FOLD_FACTOR = 105  # len(regex._regex.get_expand_on_folding()) in regex 2026.11
+# Peak bytes `regex` allocates while compiling, per unit of the bound: the benchmark's
+# maximum is ~650 (a set under full case folding, which becomes a ~105-way branch of
+# strings), so a pattern's compile memory stays under BYTES_PER_UNIT *
+# MAX_COMPILED_COST (~20 MB) and a reply's under 3x that.
+BYTES_PER_UNIT = 1024
+# What compiling any pattern costs before its first node (the pattern object, its
+# tables), in units: a one-character pattern allocates ~3 KB.
+PATTERN_BASE_COST = 16
 FLAGS = 0
 _FULL_FOLD = int(_regex_core.FULLIGNORECASE)
 # _build mirrors regex._main._compile after parsing; for other versions of regex the
@@ -67,7 +82,10 @@ class Refused(Exception):
 
 
 _SURROGATE = regex.compile("[\ud800-\udfff]")
-_MAYBE_VERBOSE = regex.compile(r"\(\?[^):]*x")  # an inline flag group that may set VERBOSE
+# An inline flag group that may set VERBOSE: "(?" then flag letters (and V0/V1 digits,
+# "-") with an x among them. A superset of what `regex` reads as one (its flag sets
+# hold nothing else), so a real VERBOSE flag is never missed; "(?P<prefix>" is not one.
+_MAYBE_VERBOSE = regex.compile(r"\(\?[A-Za-z0-9-]*x")
 
 
 def nesting_bound(pattern: str) -> int:
@@ -107,11 +125,12 @@ def nesting_bound(pattern: str) -> int:
 
 _CHILD_ATTRS = ("subpattern", "items", "branches", "yes_item", "no_item")
 _NODE = _regex_core.RegexBase
-_PLAIN, _FUZZY, _CALL, _KEEP, _LOOK, _REPEAT, _STRING, _SET = range(8)
+_PLAIN, _FUZZY, _CALL, _KEEP, _LOOK, _REPEAT, _STRING, _SET, _LOOK_IF, _GRAPHEME = range(10)
+GRAPHEME_COST = 5  # \X is one node in the parse tree, an atomic lazy repeat and a test when compiled
 _KINDS = ((_regex_core.Fuzzy, _FUZZY), ((_regex_core.CallGroup, _regex_core.CallRef), _CALL),
-          (_regex_core.Keep, _KEEP), ((_regex_core.LookAround, _regex_core.LookAroundConditional), _LOOK),
+          (_regex_core.Keep, _KEEP), (_regex_core.LookAround, _LOOK), (_regex_core.LookAroundConditional, _LOOK_IF),
           (_regex_core.GreedyRepeat, _REPEAT),  # Lazy and Possessive subclass it
-          (_regex_core.String, _STRING), (_regex_core.SetBase, _SET))
+          (_regex_core.String, _STRING), (_regex_core.SetBase, _SET), (_regex_core.Grapheme, _GRAPHEME))
 _kind_of: dict[type, int] = {}
 
 
@@ -121,6 +140,13 @@ def _kind(node_type: type) -> int:
         kind = next((k for types, k in _KINDS if issubclass(node_type, types)), _PLAIN)
         _kind_of[node_type] = kind  # one entry per regex node class: bounded
     return kind
+
+
+def repeat_factor(min_count: int, max_count: int | None) -> int:
+    """How many copies of its body `regex` builds for a repeat ``{min_count,max_count}``
+    (``max_count`` None: unbounded): the minimum unrolled, plus one looping copy when
+    more may follow."""
+    return max(1, min_count + (max_count is None or max_count > min_count))
 
 
 def _cost(node: Any, budget: int, in_lookaround: bool = False) -> int:
@@ -140,14 +166,22 @@ def _cost(node: Any, budget: int, in_lookaround: bool = False) -> int:
                 raise Refused(r"\K inside a lookaround is refused: it makes matches end before they start")
         elif kind == _LOOK:
             in_lookaround = True
+        elif kind == _LOOK_IF:
+            # Only the condition is a lookaround; the branches match the text itself.
+            total = 1 + _cost(node.subpattern, budget - 1, True)
+            for branch in (node.yes_item, node.no_item):
+                if total <= budget and branch is not None:
+                    total += _cost(branch, budget - total, in_lookaround)
+            return total
         elif kind == _REPEAT:
-            counts: list[int] = [c for c in (node.min_count, node.max_count) if c is not None]
-            factor = max([1, *counts])
+            factor = repeat_factor(node.min_count, node.max_count)
             if factor > budget:
                 return budget + 1
-            return factor * _cost(node.subpattern, budget // factor + 1, in_lookaround)
+            return 1 + factor * _cost(node.subpattern, budget // factor + 1, in_lookaround)
         elif kind == _STRING:
             own = len(node.characters)
+        elif kind == _GRAPHEME:
+            own = GRAPHEME_COST
         else:
             own = len(node.items)
     fields = node.__dict__  # every regex node has one; .get avoids getattr's exception path
@@ -201,7 +235,7 @@ def _parse(pattern: str) -> tuple[Any, Any, Any]:
     """Parses as ``regex.compile`` does (restarting when a flag turns out global);
     returns the tree, the source and the parse info."""
     if nesting_bound(pattern) > MAX_NESTING:
-        raise Refused(f"groups and sets nest deeper than {MAX_NESTING}")
+        raise Refused(f"groups and sets nest deeper than {MAX_NESTING} levels")
     # The parser reads the default version from module state that regex.compile resets
     # from regex.DEFAULT_VERSION on every call; a reply's verdict must not depend on
     # who compiled what before, so it is pinned to regex's documented default, V0.
@@ -241,7 +275,7 @@ def _build(pattern: str, parsed: Any, source: Any, info: Any) -> regex.Pattern[s
     parsed = parsed.pack_characters(info)
     req_offset, req_chars, req_flags = core._get_required_string(parsed, info.flags)
     if info.named_lists_used:
-        raise Refused(r"named lists (\L<name>) are refused: a reply cannot supply them")
+        raise Refused(r"named lists (\L<name>) are refused: a reply cannot supply their contents")
     core._check_group_features(info, parsed)
     code = parsed.compile(reverse)
     ref = info.call_refs.get((0, reverse, fuzzy))
@@ -318,12 +352,12 @@ def compile_bounded(pattern: str) -> Compiled:
     short records the per-call cost of `timeout` dominates). Raises `Refused`, or what
     `regex` raises for a bad pattern, and never takes long."""
     if not pattern.isascii() and _SURROGATE.search(pattern):
-        raise Refused("pattern contains a lone surrogate")
+        raise Refused("the pattern contains a lone surrogate (an unpaired \\ud800-\\udfff code point)")
     parsed, source, info = _parse(pattern)
-    cost = _cost(parsed, MAX_COMPILED_COST)
+    cost = PATTERN_BASE_COST + _cost(parsed, MAX_COMPILED_COST - PATTERN_BASE_COST)
     if cost > MAX_COMPILED_COST:
-        raise Refused(f"compiled size bound exceeds {MAX_COMPILED_COST}"
-                      " (nested or large counted repetition, or full case folding)")
+        raise Refused(f"its compiled size exceeds {MAX_COMPILED_COST:,} units (a counted repeat {{m,n}} builds "
+                      f"its body m+1 times, nested repeats multiply, full case folding costs {FULL_FOLD_FACTOR}x)")
     runs: list[str] = []
     _literal_runs(parsed, runs)
     if _SINGLE_PARSE:
@@ -334,5 +368,5 @@ def compile_bounded(pattern: str) -> Compiled:
         finally:
             _regex_main._locale_sensitive.pop((str, pattern), None)
     if compiled.flags & regex.LOCALE:
-        raise Refused("the LOCALE flag makes matching depend on the machine's locale")
+        raise Refused("the LOCALE flag (?L) is refused: it makes matching depend on the machine's locale")
     return Compiled(compiled, cost, max(runs, key=len, default=""))

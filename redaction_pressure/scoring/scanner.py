@@ -24,7 +24,7 @@ from itertools import islice
 
 import regex
 
-from .answer import RedactionError
+from .answer import RedactionError, rule_error
 
 DEFAULT_BUDGET_S = 2.0
 MAX_MATCHES = 10_000  # per episode, zero-width matches included
@@ -93,8 +93,10 @@ class _Record:
 
 
 def scan(rules: list[CompiledRule], texts: list[str], deadline: float,
-         clock: Callable[[], float] = time.process_time) -> ScanResult:
-    """Runs every rule over every text before ``deadline`` (a ``clock`` value)."""
+         clock: Callable[[], float] = time.process_time, budget_s: float | None = None) -> ScanResult:
+    """Runs every rule over every text before ``deadline`` (a ``clock`` value);
+    ``budget_s``, the episode's whole budget, is only quoted in messages."""
+    budget = f"{budget_s:g}-second " if budget_s is not None else ""
     records = [_Record(t) for t in texts]
     matches = 0
     errors: list[RedactionError] = []
@@ -106,7 +108,8 @@ def scan(rules: list[CompiledRule], texts: list[str], deadline: float,
                 continue
             remaining = deadline - clock()
             if remaining <= 0:
-                errors.append(RedactionError("budget_exhausted", "the episode's regex time budget ran out", i))
+                errors.append(rule_error("budget_exhausted", i, f"the episode's {budget}regex time budget (CPU time) "
+                                         "ran out before this rule had run on every record"))
                 break
             try:
                 # The timeout bounds the whole iteration, not each match; islice stops a
@@ -114,22 +117,22 @@ def scan(rules: list[CompiledRule], texts: list[str], deadline: float,
                 spans = [m.span() for m in islice(finditer(record.text, timeout=remaining),
                                                   MAX_MATCHES - matches + 1)]
             except TimeoutError:
-                errors.append(RedactionError("timeout", f"regex call timed out after {remaining:.3f} s "
-                                             "(the rest of the episode budget)", i))
+                errors.append(rule_error("timeout", i, f"timed out after {remaining:.3f} s, the rest of the "
+                                         f"episode's {budget}regex time budget (CPU time)"))
                 break
             except Exception as exc:  # noqa: BLE001 - the pattern is hostile input; fail the episode, not the process
-                errors.append(RedactionError("invalid_regex", f"failed while matching: {type(exc).__name__}", i))
+                errors.append(rule_error("invalid_regex", i, f"failed while matching ({type(exc).__name__})"))
                 break
             if spans:
                 if backwards:
                     spans.reverse()
                 matches += len(spans)
                 if matches > MAX_MATCHES:
-                    errors.append(RedactionError("excessive_matches",
-                                                 f"more than {MAX_MATCHES} matches in the episode", i))
+                    errors.append(rule_error("excessive_matches", i, f"more than {MAX_MATCHES:,} matches in the "
+                                             "episode, counting every rule's (zero-width matches count)"))
                     break
                 if any(start > end for start, end in spans):
-                    errors.append(RedactionError("invalid_regex", "a match ends before it starts", i))
+                    errors.append(rule_error("invalid_regex", i, "a match ends before it starts"))
                     break
                 record.splice(spans, repl)
         if errors:

@@ -14,7 +14,7 @@ from typing import Any
 import regex
 
 from ..task.tasks import RedactionTask
-from .answer import RedactionError, Rule, parse_reply
+from .answer import RedactionError, Rule, parse_reply, rule_error
 from .pattern_guard import MAX_REPLY_COST, Refused, compile_cached
 from .reward import Outcome, evaluate
 from .scan_pool import run_scan
@@ -50,22 +50,23 @@ def _compile(rules: Sequence[tuple[str, str]], deadline: float,
     total_cost = 0
     for i, (source, replacement) in enumerate(rules):
         if clock() > deadline:
-            return [], [RedactionError("budget_exhausted", "the regex time budget ran out while compiling", i)]
+            return [], [rule_error("budget_exhausted", i, "the episode's regex time budget (CPU time) ran out "
+                                                          "while compiling the rules")]
         try:
             pattern, cost, required = compile_cached(source)
         except Refused as exc:
-            errors.append(RedactionError("invalid_regex", f"refused before compiling: {exc}", i))
+            errors.append(rule_error("invalid_regex", i, f"refused before compiling: {exc}"))
             continue
         except regex.error as exc:
-            errors.append(RedactionError("invalid_regex", f"does not compile: {exc}", i))
+            errors.append(rule_error("invalid_regex", i, f"does not compile: {exc}"[:300]))
             continue
         except Exception as exc:  # noqa: BLE001 - hostile input may reach any corner of regex's compiler
-            errors.append(RedactionError("invalid_regex", f"does not compile: {type(exc).__name__}: {exc}"[:300], i))
+            errors.append(rule_error("invalid_regex", i, f"does not compile: {type(exc).__name__}: {exc}"[:300]))
             continue
         total_cost += cost
         if total_cost > MAX_REPLY_COST:
-            errors.append(RedactionError("invalid_regex", f"refused as too costly to compile: the rules' "
-                                         f"combined compiled size bound exceeds {MAX_REPLY_COST}", i))
+            errors.append(rule_error("invalid_regex", i, f"refused before compiling: rules 1-{i + 1} together "
+                                     f"exceed the reply's combined compiled-size limit of {MAX_REPLY_COST:,} units"))
             break
         compiled.append(CompiledRule(pattern, replacement, required))
     return compiled, errors
@@ -98,7 +99,7 @@ def scan_rules(texts: list[str], rules: list[tuple[str, str]], budget_s: float,
         compiled, errors = _compile(rules, deadline, clock)
         if errors:
             return [bytearray(len(t)) for t in texts], 0, errors
-        result = scan(compiled, texts, deadline, clock)
+        result = scan(compiled, texts, deadline, clock, budget_s)
         return result.removed, result.matches, result.errors
     except Exception as exc:  # noqa: BLE001 - the last line of defence in the worker
         return [bytearray(len(t)) for t in texts], 0, [_unexpected("scanning", exc)]

@@ -1,27 +1,85 @@
-"""What the model reads: the rules of the game and the labelled shown records."""
+"""What the model reads: the rules of the game and the labelled shown records.
+
+The system prompt states every rule that can void a reply or cost it reward, with the
+numbers the validator, the pattern guard and the scanner use: they are read from
+those modules' constants here, never written twice (a test parses them back out of
+the text and compares). It describes the game and the answer format; it never
+describes a stream's formats, which only the shown records reveal.
+"""
 
 from __future__ import annotations
 
-from ..corpus.stream import Record
+from functools import cache
 
-SYSTEM_PROMPT = """\
+from ..corpus.stream import Record
+from ..scoring.answer import ALLOWED_REPLACEMENTS, ANSWER_CHOICE, MAX_PATTERN_CHARS, MAX_REPLY_CHARS, MAX_RULES
+from ..scoring.pattern_guard import FULL_FOLD_FACTOR, MAX_COMPILED_COST, MAX_NESTING, MAX_REPLY_COST
+from ..scoring.scanner import DEFAULT_BUDGET_S, MAX_MATCHES
+
+SPAN_NOTATION = "[start:end)"
+
+
+def _replacements() -> str:
+    return " or ".join(f'"{r}"' for r in ALLOWED_REPLACEMENTS)
+
+
+@cache
+def system_prompt(budget_s: float = DEFAULT_BUDGET_S) -> str:
+    """The system prompt of a task whose regex budget is ``budget_s`` seconds."""
+    return f"""\
 You write secret-redaction rules. You will see labelled records (config files, logs, \
 shell history, source code) from one stream; your rules will then be run on later, \
 unseen records of the same stream.
 
-Answer with one JSON object, in a ```json fenced block:
-{"rules": [{"pattern": "<regex>", "replacement": "[REDACTED]"}]}
+## Your answer
+One JSON object, in a ```json fenced block:
+{{"rules": [{{"pattern": "<regex>", "replacement": "[REDACTED]"}}]}}
+- Only the key "rules"; each rule has exactly the keys "pattern" and "replacement".
+- Patterns are JSON strings: write every backslash twice ("\\\\d", "\\\\b", "\\\\."). \
+JSON allows no comments and no trailing commas.
+- Which text is read: only what follows the last </think> (a reply that opens <think> \
+and never closes it has no answer); in it, {ANSWER_CHOICE}.
 
-- At most 24 rules. They run in order, each over the whole text of every record, \
-with the Python `regex` module (VERSION0 syntax; lookarounds allowed).
-- "replacement" must be exactly "[REDACTED]" or "" (no group references).
-- Scoring is per character of the original text: a secret counts only if every one \
-of its characters is removed; removing any character that is not part of a secret \
-(decoys, look-alikes, keys, punctuation, placeholders) costs you. Only the labelled \
-span is secret: for a URL or header, that is the password or token itself.
-- Invalid JSON, invalid or too costly patterns (recursion, fuzzy matching and \\K \
-inside lookarounds are refused), more than 10000 matches, or running out of the \
-2-second regex time budget score zero."""
+## How rules are applied
+- Rules run in order, with the Python `regex` module (VERSION0 syntax, no flags set; \
+inline flags such as (?i) and lookarounds are allowed). Each rule runs over the whole \
+text of every record as the rules before it left it.
+- Every match is replaced by the rule's "replacement", which must be exactly \
+{_replacements()} (no group references). Inserted [REDACTED] markers are never source \
+text: matching or removing them again earns and costs nothing.
+- Scoring is per character of the original text. A secret counts as removed only if \
+every one of its characters is gone; removing any other character (decoys, \
+look-alikes, keys, punctuation, placeholders) costs you.
+
+## Labels
+- Every secret in a shown record is listed with its family and its {SPAN_NOTATION} \
+span: 0-based character offsets into the record's text as shown between the fences, \
+the end excluded.
+- A label covers exactly the characters that are secret. For a credential inside a \
+larger value (a password in a URL or connection string, a token after "Bearer " or \
+"Basic ", a value after a key, header or command-line flag) that is only the \
+credential; where the whole value is the credential (a webhook URL, a token, a \
+private-key block from its BEGIN line to its END line) it is the whole value. A secret \
+may span lines: its span then includes the line breaks and indentation inside it.
+
+## Limits: a reply that breaks any of them scores zero
+- At most {MAX_RULES} rules; each pattern 1 to {MAX_PATTERN_CHARS:,} characters; the \
+whole reply at most {MAX_REPLY_CHARS:,} characters.
+- Refused before compiling: recursion and subroutine calls ((?R), (?1), (?&name)), \
+fuzzy matching ({{e<=1}}), \\K inside a lookaround, named lists (\\L<name>), the \
+LOCALE flag (?L), groups and sets nested deeper than {MAX_NESTING} levels, a pattern \
+whose compiled size exceeds {MAX_COMPILED_COST:,} units, and rules whose compiled \
+sizes together exceed {MAX_REPLY_COST:,} units. A unit is about one character, set \
+member or group; a counted repeat {{m,n}} builds its body m+1 times and nested repeats \
+multiply ((?:a{{100}}){{100}} is about 10,000 units); full case folding (?f) costs \
+{FULL_FOLD_FACTOR}x.
+- At most {MAX_MATCHES:,} matches in the whole episode, all rules together \
+(zero-width matches count).
+- All regex work of the episode shares one budget of {budget_s:g} seconds of CPU time; \
+running out of it scores zero."""
+
+
+SYSTEM_PROMPT = system_prompt(DEFAULT_BUDGET_S)
 
 
 def _record_block(i: int, record: Record) -> str:
@@ -29,7 +87,7 @@ def _record_block(i: int, record: Record) -> str:
     if record.secrets:
         lines.append("Secrets in this record:")
         for s in record.secrets:
-            lines.append(f"- {s.family} [{s.start}:{s.end}]: {record.text[s.start:s.end]!r}")
+            lines.append(f"- {s.family} [{s.start}:{s.end}): {record.text[s.start:s.end]!r}")
     else:
         lines.append("Secrets in this record: none")
     return "\n".join(lines)
@@ -40,5 +98,5 @@ def render_prompt(shown: tuple[Record, ...], n_eval: int, policy: str) -> str:
     secret; formats are never described, only shown."""
     blocks = "\n\n".join(_record_block(i, r) for i, r in enumerate(shown))
     return (f"Here are {len(shown)} labelled records. Every secret is listed with its family "
-            f"and its [start:end) character span; everything else must survive. {policy}\n\n{blocks}\n\n"
+            f"and its {SPAN_NOTATION} character span; everything else must survive. {policy}\n\n{blocks}\n\n"
             f"Write the rules that will redact the next {n_eval} records of this stream.")

@@ -14,7 +14,7 @@ from ..build.versions import CORPUS_VERSION
 from ..corpus.levels import LEVELS
 from ..corpus.stream import Record, build_stream
 from ..scoring.scanner import DEFAULT_BUDGET_S
-from .prompt import SYSTEM_PROMPT, render_prompt
+from .prompt import render_prompt, system_prompt
 from .splits import PUBLIC, SPLITS, private_commitment, private_seed, read_private_secret
 
 DEFAULT_N_SHOWN = 8
@@ -158,4 +158,4 @@ def task_from_seed(split: str, index: int, seed: int, commitment: str, n_shown: 
         secret_families=stream.secret_families, decoy_families=stream.decoy_families,
         templates=stream.templates, oracle_rules=stream.oracle,
         prompt=render_prompt(stream.shown, n_eval, stream.world.policy.describe()),
-        system_prompt=SYSTEM_PROMPT, identity=identity, seed=seed)
+        system_prompt=system_prompt(float(budget_s)), identity=identity, seed=seed)

@@ -317,8 +317,9 @@ class Score(unittest.TestCase):
             os.unlink(f.name)
 
     def test_every_problem_is_reported_with_its_rule(self):
-        """Schema problems (rules 1 and 3) stop scoring before any pattern compiles; the
-        regex problems of rules 0 and 2 are still listed, marked as not scored."""
+        """Schema problems (rules 2 and 4, as people count) stop scoring before any pattern
+        compiles; the regex problems of rules 1 and 3 are still listed, marked as not scored.
+        The JSON's rule field is the 0-based index."""
         reply = json.dumps({"rules": [{"pattern": "(", "replacement": "[REDACTED]"},
                                       {"pattern": "ok", "replacement": "X"},
                                       {"pattern": "[", "replacement": ""},
@@ -326,8 +327,8 @@ class Score(unittest.TestCase):
         p = run("score", "--index", "2", "-", stdin=reply)
         self.assertEqual(p.returncode, 0, p.stderr)
         no_traceback(self, p)
-        for needle in ("unsafe_replacement (rule 1)", "bad_entry (rule 3)", "invalid_regex (rule 0)",
-                       "invalid_regex (rule 2)"):
+        for needle in ("error unsafe_replacement: rule 2: replacement must be", 'error bad_entry: rule 4 has no "replacement"',
+                       "invalid_regex: rule 1: does not compile", "invalid_regex: rule 3: does not compile"):
             self.assertIn(needle, p.stdout)
         self.assertIn("INVALID (4 problems above)", p.stdout.strip().splitlines()[-1])
         j = json.loads(run("score", "--index", "2", "--json", "-", stdin=reply).stdout)

@@ -22,7 +22,7 @@ class Sensitivity(unittest.TestCase):
     def test_covers_sources_and_schemas_only(self):
         names = [n for n, _ in digest_files(PACKAGE, ROOT / "schemas")]
         self.assertIn("redaction_pressure/scoring/reward.py", names)
-        self.assertIn("schemas/answer-v1.schema.json", names)
+        self.assertIn("schemas/answer-v2.schema.json", names)
         self.assertFalse([n for n in names if "__pycache__" in n or n.endswith(".pyc")])
         self.assertEqual(names, sorted(names))
 

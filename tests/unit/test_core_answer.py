@@ -8,7 +8,13 @@ import time
 import unittest
 
 from redaction_pressure import load_task, policies, score_completion
-from redaction_pressure.scoring.answer import MAX_REPLY_CHARS, _plainly_valid, _validator, parse_reply
+from redaction_pressure.scoring.answer import (
+    MAX_PATTERN_CHARS,
+    MAX_REPLY_CHARS,
+    _plainly_valid,
+    _validator,
+    parse_reply,
+)
 from tests.support.util import reply
 
 TASK = load_task("dev", 1)
@@ -32,7 +38,7 @@ class ErrorCodes(unittest.TestCase):
     def test_bad_entry(self):
         for obj in ({"rules": "x"}, {"rule": []}, {"rules": [], "extra": 1}, {"rules": [{"pattern": "a"}]},
                     {"rules": [{"pattern": "", "replacement": ""}]}, {"rules": [{"pattern": 3, "replacement": ""}]},
-                    {"rules": [{"pattern": "a" * 513, "replacement": ""}]},
+                    {"rules": [{"pattern": "a" * (MAX_PATTERN_CHARS + 1), "replacement": ""}]},
                     {"rules": [{"pattern": "a", "replacement": "", "flags": "i"}]}):
             with self.subTest(obj=obj):
                 self.assertEqual(set(codes(json.dumps(obj))), {"bad_entry"})
@@ -41,7 +47,7 @@ class ErrorCodes(unittest.TestCase):
         rules = [{"pattern": "a", "replacement": ""}, {"pattern": 1, "replacement": ""}]
         s = score_completion(TASK, json.dumps({"rules": rules}))
         self.assertEqual([(e.code, e.rule) for e in s.errors], [("bad_entry", 1)])
-        self.assertIn("$.rules[1].pattern", s.errors[0].message)
+        self.assertEqual(s.errors[0].message, "rule 2: pattern must be a string, got a number")
 
     def test_too_many_rules(self):
         self.assertEqual(codes(reply([("a", "")] * 25)), ["too_many_rules"])

@@ -27,8 +27,11 @@ HOSTILE_RUNTIME = [r"(?:.|..)+$x", r"(\w|\w\w)+#", r"(?:\w|\w\w)+\s=", r"(?:\w|\
 # Bounded in time by the budget but not in memory (0.5-1 GB within 2 s, then MemoryError):
 UNBOUNDED_MEMORY = [r"((?R)|\w)+#", r"(?:a|(?R))", r"(?R)*", r"(a|(?1)b)", r"(?<a>(?&a)?x)", r"(?R)?x",
                     r"(?:(.){e<=3})*Q", r"(?:secret){e<=2}"]
+# Cheap to compile (a zero minimum builds the body once), so accepted; their matching
+# must stay bounded in memory as well as in time.
+NESTED_OPEN_REPEATS = [r"(?:a{0,1000}){0,1000}$", r"(?:(?:a|aa){0,1000}){0,1000}\Z", r"((a{0,100}){0,100}){0,100}#"]
 COMPILE_BOMBS = ["(?:a{1000}){1000}", "((a{1000}){1000}){1000}", "(?:x{10}|y{1000}){1000}",
-                 "a{100000}", "[ab]{100000}", "(?:a{0,1000}){0,1000}", "(?:(?:a{30}){30}){30}",
+                 "a{100000}", "[ab]{100000}", "(?:(?:a{30}){30}){30}", "(?:(?:a{40,}){40,}){40,}",
                  "(?:[\\s\\S]{64}){300}", "(?:a{2,}){20000}",
                  # full case folding turns a one-item set into a ~105-way branch before expanding:
                  r"(?fi)[\x00-\U0010ffff]{19000}", r"(?iV1)[\x00-\U0010ffff]{19000}", r"(?fi)[ß-ﬆ]{19000}",
@@ -96,7 +99,10 @@ class CompileBombs(unittest.TestCase):
 
     def test_realistic_patterns_are_accepted(self):
         for p in (r"-----BEGIN[A-Z ]*PRIVATE KEY-----[\s\S]*?-----END[A-Z ]*PRIVATE KEY-----",
-                  r"\bsk-ant-api03-[A-Za-z0-9_\-]{93}AA", r"[A-Za-z0-9+/]{40,400}", "a{19000}"):
+                  r"\bsk-ant-api03-[A-Za-z0-9_\-]{93}AA", r"[A-Za-z0-9+/]{40,400}", "a{19000}",
+                  # a zero minimum builds the body once: cheap to compile, and matching it is bounded
+                  # by the time budget (test_hostile_matching_stays_small_in_memory runs it)
+                  "(?:a{0,1000}){0,1000}"):
             compile_bounded(p)
 
     def test_many_costly_rules_are_capped_together(self):
@@ -122,7 +128,7 @@ class RefusedConstructs(unittest.TestCase):
         import sys
         code = ("import json, resource; from redaction_pressure import load_task, score_completion\n"
                 "t = load_task('dev', 0); base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
-                f"for p in {HOSTILE_RUNTIME[:1] + UNBOUNDED_MEMORY!r}:\n"
+                f"for p in {HOSTILE_RUNTIME[:1] + UNBOUNDED_MEMORY + NESTED_OPEN_REPEATS!r}:\n"
                 "    score_completion(t, json.dumps({'rules': [{'pattern': p, 'replacement': ''}]}))\n"
                 "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base)")
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)

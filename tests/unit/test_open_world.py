@@ -28,7 +28,7 @@ DEV = [load_task("dev", i) for i in range(64)]
 
 _BLOCK = re.compile(r"### Record \d+ \((?P<template>[^)]*)\)\n```text\n(?P<text>.*?)\n```\n"
                     r"Secrets in this record:(?P<labels>(?: none)|(?:\n- [^\n]*)+)", re.S)
-_LABEL = re.compile(r"^- (?P<family>\S+) \[(?P<start>\d+):(?P<end>\d+)\]: ", re.M)
+_LABEL = re.compile(r"^- (?P<family>\S+) \[(?P<start>\d+):(?P<end>\d+)\): ", re.M)
 
 
 def shown_from_prompt(prompt: str) -> tuple[Record, ...]:

@@ -390,14 +390,22 @@ def _reference_cost(node, budget, in_lookaround=False):
         raise guard.Refused("refused")
     if isinstance(node, core.Keep) and in_lookaround:
         raise guard.Refused("refused")
-    in_lookaround = in_lookaround or isinstance(node, (core.LookAround, core.LookAroundConditional))
+    if isinstance(node, core.LookAroundConditional):  # only the condition looks around
+        total = 1 + _reference_cost(node.subpattern, budget - 1, True)
+        for branch in (node.yes_item, node.no_item):
+            if total <= budget:
+                total += _reference_cost(branch, budget - total, in_lookaround)
+        return total
+    in_lookaround = in_lookaround or isinstance(node, core.LookAround)
     if isinstance(node, core.GreedyRepeat):
-        factor = max([1, *(c for c in (node.min_count, node.max_count) if c is not None)])
+        # regex builds the minimum count unrolled, then one looping copy if more may follow
+        more = node.max_count is None or node.max_count > node.min_count
+        factor = max(1, node.min_count + (1 if more else 0))
         if factor > budget:
             return budget + 1
-        return factor * _reference_cost(node.subpattern, budget // factor + 1, in_lookaround)
+        return 1 + factor * _reference_cost(node.subpattern, budget // factor + 1, in_lookaround)
     own = len(node.characters) if isinstance(node, core.String) else len(node.items) if isinstance(
-        node, core.SetBase) else 1
+        node, core.SetBase) else guard.GRAPHEME_COST if isinstance(node, core.Grapheme) else 1
     if getattr(node, "case_flags", 0) & core.FULLIGNORECASE == core.FULLIGNORECASE:
         own *= guard.FULL_FOLD_FACTOR
     total = own

@@ -1,0 +1,116 @@
+"""Replies as real models write them, and what each must yield (issue 20, item 5).
+
+Each case is a reply template and its pinned outcome. ``{ORACLE}`` stands for the
+task's oracle answer as compact JSON, ``{ORACLE_PRETTY}`` for it indented; a valid
+case holding the oracle must score exactly 1.0 on any task, so the corpus does not
+depend on which records a corpus version draws. ``error`` is (code, the message's
+start); ``valid`` cases state what they score. The README's answer section lists the
+same cases by name (a test checks it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+_PREFIXES = ("ghp", "gho", "glpat", "xoxb", "xoxp", "npm", "pypi", "sk_live", "rk_live", "hf", "gsk", "r8",
+             "dckr_pat", "dop_v1", "doo_v1", "sntryu", "sntrys", "shpat", "shpss", "shpca", "shppa", "rubygems",
+             "glrt", "gldt")
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    readme: str  # how the README's table describes it
+    template: str
+    error: tuple[str, str] | None = None  # (code, message start)
+    reward: str = "1.0"  # valid cases: "1.0" (the oracle's answer was read), "valid" (valid, any reward)
+    extra_rule: str | None = None  # JSON of a rule put before the oracle's in {ORACLE_WITH}
+
+
+def _long_alternation() -> str:
+    shapes = "|".join(f"{p}_[A-Za-z0-9_-]{{20,512}}" for p in _PREFIXES * 3)
+    return '{"pattern": "\\\\b(?:' + shapes + ')\\\\b", "replacement": "[REDACTED]"}'
+
+
+WITH_RULE = "```json\n{ORACLE_WITH}\n```"  # the oracle's answer with the case's extra_rule in front
+
+
+CASES: tuple[Case, ...] = (
+    Case("fenced", "the answer in a ````` ```json ````` block", "```json\n{ORACLE_PRETTY}\n```"),
+    Case("prose-around", "prose before and after the ````` ```json ````` block",
+         "Here are my rules, one per family I saw:\n\n```json\n{ORACLE_PRETTY}\n```\n\nThey keep every decoy."),
+    Case("bare", "the bare JSON object as the whole reply", "{ORACLE_PRETTY}"),
+    Case("inline-in-prose", "a JSON object inside prose, no fence", "My answer is {ORACLE} and nothing else."),
+    Case("think-then-answer", "a closed `<think>` block (holding its own draft JSON), then the answer",
+         '<think>Maybe {"rules": [{"pattern": "x", "replacement": ""}]}? No.</think>\n```json\n{ORACLE_PRETTY}\n```'),
+    Case("draft-then-final", "two ````` ```json ````` blocks, a draft then the final answer: the last is read",
+         'Draft:\n```json\n{"rules": [{"pattern": "AKIA", "replacement": ""}]}\n```\n'
+         "Final:\n```json\n{ORACLE_PRETTY}\n```"),
+    Case("answer-then-illustration", "the answer, then a plain fenced block illustrating a kept line",
+         "```json\n{ORACLE_PRETTY}\n```\nA line like\n```\nDB_PASSWORD=${DB_PASSWORD}\n```\nis kept."),
+    Case("answer-then-json-example", "the answer, then a ````` ```json ````` block without `\"rules\"` (an example record)",
+         '```json\n{ORACLE_PRETTY}\n```\nExample:\n```json\n{"password": "${DB_PASSWORD}"}\n```'),
+    Case("uppercase-tag", "a ````` ```JSON ````` block", "```JSON\n{ORACLE_PRETTY}\n```"),
+    Case("jsonc-tag", "a ````` ```jsonc ````` block holding plain JSON", "```jsonc\n{ORACLE_PRETTY}\n```"),
+    Case("python-block", "the object inside a ````` ```python ````` block (`rules = {...}`)", "```python\nrules = {ORACLE}\n```"),
+    Case("one-line-fence", "a fence on one line (````` ```json {...}``` `````)", "```json {ORACLE}```"),
+    Case("long-alternation", "a 2,000-character alternation of vendor shapes beside the answer",
+         WITH_RULE, extra_rule=(_long_alternation()), reward="valid"),
+    Case("verbose-pattern", "a `(?x)` verbose pattern with a comment and a `#` in a set",
+         WITH_RULE, extra_rule=('{"pattern": "(?x) \\\\b zq9 [#] 7 \\\\b  # never in a record", "replacement": ""}')),
+    Case("scoped-flags", "scoped inline flags `(?i:...)`",
+         WITH_RULE, extra_rule=('{"pattern": "(?i:zq9#7qz)[0-9]+", "replacement": ""}')),
+    Case("variable-lookbehind", "a variable-length lookbehind",
+         WITH_RULE, extra_rule=('{"pattern": "(?<=(?:zq9#|zq97#)\\\\s*=\\\\s*)\\\\S+", "replacement": ""}')),
+    Case("named-group-and-hash", "a named group `(?P<prefix>...)` and a set holding `#`, 40 groups",
+         WITH_RULE, extra_rule=('{"pattern": "(?P<prefix>zq9_)[A-Za-z0-9#]{36}' + "(?:[q])" * 20
+                                + '", "replacement": ""}')),
+    Case("keep-in-conditional", "`\\K` inside a conditional's branch",
+         WITH_RULE, extra_rule=('{"pattern": "(?(?=zq9)zq9\\\\K[0-9]{3}|zq8[0-9]{3})", "replacement": ""}')),
+    Case("open-ended-pem", "a PEM rule with `{64,10000}`",
+         WITH_RULE, extra_rule=('{"pattern": "-----BEGIN ZQ9 PRIVATE KEY-----[A-Za-z0-9+/=\\\\s]{64,10000}-----END ZQ9 '
+                    'PRIVATE KEY-----", "replacement": "[REDACTED]"}')),
+    Case("24-prefix-rules", "24 rules of the form `\\b<prefix>_[A-Za-z0-9_-]{20,512}`",
+         '{"rules": [' + ", ".join('{"pattern": "\\\\b' + p + '_[A-Za-z0-9_-]{20,512}", "replacement": "[REDACTED]"}'
+                                   for p in _PREFIXES) + "]}", reward="valid"),
+    Case("single-backslash-b", 'a single `\\b` in JSON (a backspace character, not a word boundary)',
+         '{"rules": [{"pattern": "\\bAKIA[0-9A-Z]{16}\\b", "replacement": "[REDACTED]"}]}', reward="valid"),
+    Case("single-backslash-d", "a single `\\d` in JSON", '{"rules": [{"pattern": "\\d+", "replacement": ""}]}',
+         error=("malformed_json", "no answer: the reply is not valid JSON (Invalid \\escape")),
+    Case("trailing-comma", "a trailing comma", '```json\n{"rules": [{"pattern": "a", "replacement": ""},]}\n```',
+         error=("malformed_json", "no answer: the ```json block is not valid JSON (Expecting value")),
+    Case("comment", "a `//` comment in the JSON",
+         '```json\n{"rules": [\n // keys\n {"pattern": "a", "replacement": ""}]}\n```',
+         error=("malformed_json", "no answer: the ```json block is not valid JSON")),
+    Case("single-quotes", "a Python dict with single quotes", "{'rules': [{'pattern': 'a', 'replacement': ''}]}",
+         error=("malformed_json", "no answer: the reply is not valid JSON")),
+    Case("yaml", "YAML instead of JSON", "rules:\n  - pattern: AKIA\n    replacement: '[REDACTED]'\n",
+         error=("malformed_json", 'no answer: the reply holds no JSON object')),
+    Case("list-of-rules", "a bare JSON list of rules", '[{"pattern": "a", "replacement": ""}]',
+         error=("malformed_json", 'expected a JSON object {"rules": [...]}, got a list')),
+    Case("prose-only", "prose without JSON", "I would redact every token.",
+         error=("malformed_json", "no answer: the reply holds no JSON object")),
+    Case("unclosed-think", "a `<think>` that never closes", "<think>planning\n```json\n{ORACLE}\n```",
+         error=("malformed_json", "the reply opens <think> and never closes it")),
+    Case("extra-key", 'an extra top-level key (`"explanation"`)',
+         '{"rules": [{"pattern": "a", "replacement": ""}], "explanation": "..."}',
+         error=("bad_entry", 'the answer object may hold only "rules"; it also has "explanation"')),
+    Case("flags-key", 'a rule with a `"flags"` key', '{"rules": [{"pattern": "a", "replacement": "", "flags": "i"}]}',
+         error=("bad_entry", 'rule 1 has keys other than "pattern" and "replacement": "flags"')),
+    Case("masked-replacement", 'replacement `"***"`', '{"rules": [{"pattern": "a", "replacement": "***"}]}',
+         error=("unsafe_replacement", 'rule 1: replacement must be exactly "[REDACTED]" or ""')),
+    Case("group-reference", "replacement `\\1`", '{"rules": [{"pattern": "(a)", "replacement": "\\\\1"}]}',
+         error=("unsafe_replacement", 'rule 1: replacement must be exactly "[REDACTED]" or ""')),
+    Case("too-many-rules", "25 rules", '{"rules": [' + ", ".join(['{"pattern": "a", "replacement": ""}'] * 25) + "]}",
+         error=("too_many_rules", "the reply has 25 rules; the limit is 24")),
+    Case("pattern-too-long", "a 5,000-character pattern",
+         '{"rules": [{"pattern": "a", "replacement": ""}, {"pattern": "' + "b" * 5000 + '", "replacement": ""}]}',
+         error=("bad_entry", "rule 2: pattern is 5000 characters; the limit is 4096")),
+    Case("compile-bomb", "a nested counted repeat `(?:a{1000}){1000}`",
+         '{"rules": [{"pattern": "(?:a{1000}){1000}", "replacement": ""}]}',
+         error=("invalid_regex", "rule 1: refused before compiling: its compiled size exceeds 20,000 units")),
+    Case("recursion", "recursion `(?R)`", '{"rules": [{"pattern": "a(?R)?b", "replacement": ""}]}',
+         error=("invalid_regex", "rule 1: refused before compiling: recursion and subroutine calls")),
+    Case("bad-regex", "an unbalanced parenthesis", '{"rules": [{"pattern": "(AKIA", "replacement": ""}]}',
+         error=("invalid_regex", "rule 1: does not compile: missing )")),
+)

@@ -1,0 +1,267 @@
+"""The contract a model reads (issue 20): every limit the system prompt states is the
+validator's own, read back out of the text; each limit is enforced exactly where
+stated; labels use the notation the prompt promises; error messages lead with the
+reason and the numbers; and valid, cheap patterns models write are not voided."""
+
+from __future__ import annotations
+
+import json
+import re
+import tracemalloc
+import unittest
+
+import regex
+
+from redaction_pressure import load_task, score_completion
+from redaction_pressure.build.schemas import load_schema
+from redaction_pressure.build.versions import ANSWER_SCHEMA_VERSION
+from redaction_pressure.scoring import pattern_guard as guard
+from redaction_pressure.scoring.answer import (
+    ALLOWED_REPLACEMENTS,
+    MAX_PATTERN_CHARS,
+    MAX_REPLY_CHARS,
+    MAX_RULES,
+)
+from redaction_pressure.scoring.scanner import DEFAULT_BUDGET_S, MAX_MATCHES
+from redaction_pressure.task.prompt import SYSTEM_PROMPT, system_prompt
+from tests.support.random_patterns import FALSE_ZERO_CASES, random_patterns
+from tests.support.util import reply
+
+TASK = load_task("dev", 1)
+
+
+def number(pattern: str, text: str = SYSTEM_PROMPT) -> float:
+    """The one number ``pattern`` (with a single group) finds in ``text``."""
+    found = re.findall(pattern, text)
+    if len(found) != 1:
+        raise AssertionError(f"{pattern!r} found {found} in the system prompt")
+    return float(found[0].replace(",", ""))
+
+
+class StatedLimitsAreTheValidators(unittest.TestCase):
+    def test_every_limit_is_read_back_from_the_prompt(self):
+        schema = load_schema(ANSWER_SCHEMA_VERSION)
+        rule_schema = schema["properties"]["rules"]
+        pattern_schema = rule_schema["items"]["properties"]["pattern"]
+        stated = {
+            "rules": (number(r"At most (\d+) rules"), MAX_RULES, rule_schema["maxItems"]),
+            "pattern": (number(r"each pattern 1 to ([\d,]+) characters"), MAX_PATTERN_CHARS,
+                        pattern_schema["maxLength"]),
+            "reply": (number(r"whole reply at most ([\d,]+) characters"), MAX_REPLY_CHARS, MAX_REPLY_CHARS),
+            "compiled": (number(r"a pattern whose compiled size exceeds ([\d,]+) units"), guard.MAX_COMPILED_COST,
+                         guard.MAX_COMPILED_COST),
+            "reply cost": (number(r"together exceed ([\d,]+) units"), guard.MAX_REPLY_COST, guard.MAX_REPLY_COST),
+            "nesting": (number(r"nested deeper than (\d+) levels"), guard.MAX_NESTING, guard.MAX_NESTING),
+            "fold": (number(r"full case folding \(\?f\) costs (\d+)x"), guard.FULL_FOLD_FACTOR,
+                     guard.FULL_FOLD_FACTOR),
+            "matches": (number(r"At most ([\d,]+) matches"), MAX_MATCHES, MAX_MATCHES),
+            "budget": (number(r"one budget of ([\d.]+) seconds of CPU time"), DEFAULT_BUDGET_S, DEFAULT_BUDGET_S),
+        }
+        for name, (in_prompt, constant, enforced) in stated.items():
+            with self.subTest(limit=name):
+                self.assertEqual(in_prompt, constant)
+                self.assertEqual(constant, enforced)
+        self.assertEqual(pattern_schema["minLength"], 1)
+        self.assertEqual(tuple(rule_schema["items"]["properties"]["replacement"]["enum"]), ALLOWED_REPLACEMENTS)
+        self.assertIn('exactly "[REDACTED]" or ""', SYSTEM_PROMPT)
+
+    def test_a_tasks_own_budget_is_the_one_stated(self):
+        task = load_task("dev", 1, budget_s=0.5)
+        self.assertEqual(number(r"one budget of ([\d.]+) seconds", task.system_prompt), 0.5)
+        self.assertEqual(system_prompt(2.0), SYSTEM_PROMPT)
+
+    def test_the_refused_constructs_named_are_refused(self):
+        for pattern in ("a(?R)?b", "(a)(?1)", "(?<n>a)(?&n)", "(?:abc){e<=1}", r"(?=a\K)b", r"\L<names>", "(?L)a",
+                        "(" * (guard.MAX_NESTING + 1) + "a" + ")" * (guard.MAX_NESTING + 1)):
+            with self.subTest(pattern=pattern):
+                self.assertEqual([e.code for e in score_completion(TASK, reply([(pattern, "")])).errors],
+                                 ["invalid_regex"])
+
+    def test_the_prompt_says_how_rules_apply_and_what_a_label_covers(self):
+        for phrase in ("Rules run in order", "as the rules before it left it", "Inserted [REDACTED] markers are never "
+                       "source text", "[start:end)", "the end excluded", "A secret may span lines",
+                       "the last fenced block", "write every backslash twice"):
+            self.assertIn(phrase, SYSTEM_PROMPT)
+
+
+class LimitsBiteExactlyWhereStated(unittest.TestCase):
+    def test_rule_count(self):
+        self.assertEqual(score_completion(TASK, reply([("zq9", "")] * MAX_RULES)).errors, ())
+        self.assertEqual([e.code for e in score_completion(TASK, reply([("zq9", "")] * (MAX_RULES + 1))).errors],
+                         ["too_many_rules"])
+
+    def test_pattern_length(self):
+        at = "zq9" + "a" * (MAX_PATTERN_CHARS - 3)
+        self.assertEqual(score_completion(TASK, reply([(at, "")])).errors, ())
+        over = score_completion(TASK, reply([("zq9", ""), (at + "a", "")])).errors
+        self.assertEqual([(e.code, e.rule) for e in over], [("bad_entry", 1)])
+        # the first 80 characters state the length and the limit
+        self.assertIn(f"pattern is {MAX_PATTERN_CHARS + 1} characters; the limit is {MAX_PATTERN_CHARS}",
+                      over[0].message[:80])
+        self.assertTrue(over[0].message.startswith("rule 2: "))
+
+    def test_nesting(self):
+        def nested(k: int) -> str:
+            return "(?:" * k + "zq9" + ")" * k
+        self.assertEqual(score_completion(TASK, reply([(nested(guard.MAX_NESTING), "")])).errors, ())
+        errors = score_completion(TASK, reply([(nested(guard.MAX_NESTING + 1), "")])).errors
+        self.assertTrue(errors[0].message.startswith(f"rule 1: refused before compiling: groups and sets nest "
+                                                     f"deeper than {guard.MAX_NESTING} levels"), errors[0].message)
+
+    def test_compiled_size(self):
+        def cost(pattern: str) -> int:
+            return guard.PATTERN_BASE_COST + guard._cost(guard._parse(pattern)[0], 10**9)
+        n = 1000 + guard.MAX_COMPILED_COST - cost("zq9a{1000}")  # each more copy of "a" costs one unit
+        at = f"zq9a{{{n}}}"
+        self.assertEqual(cost(at), guard.MAX_COMPILED_COST)
+        guard.compile_bounded(at)
+        over = f"zq9a{{{n + 1}}}"
+        with self.assertRaisesRegex(guard.Refused, f"exceeds {guard.MAX_COMPILED_COST:,} units"):
+            guard.compile_bounded(over)
+
+    def test_match_cap(self):
+        from redaction_pressure.scoring.scanner import CompiledRule, scan
+
+        rule = [CompiledRule(regex.compile("a"), "")]
+        self.assertEqual(scan(rule, ["a" * MAX_MATCHES], 10**9).errors, [])
+        over = scan(rule, ["a" * (MAX_MATCHES // 2), "a" * (MAX_MATCHES // 2 + 1)], 10**9).errors
+        self.assertEqual([(e.code, e.rule) for e in over], [("excessive_matches", 0)])
+        self.assertTrue(over[0].message.startswith(f"rule 1: more than {MAX_MATCHES:,} matches"), over[0].message)
+
+
+class Labels(unittest.TestCase):
+    def test_every_label_uses_the_promised_notation(self):
+        label = re.compile(r"^- (\S+) \[(\d+):(\d+)\): (.*)$")
+        for split, count in (("dev", 64), ("train", 200)):
+            for index in range(count):
+                task = load_task(split, index)
+                lines = [ln for ln in task.prompt.splitlines() if ln.startswith("- ") and " [" in ln]
+                expected = sum(len(r.secrets) for r in task.shown)
+                self.assertEqual(len(lines), expected, task.id)
+                for line in lines:
+                    m = label.match(line)
+                    self.assertIsNotNone(m, (task.id, line))
+                    assert m is not None
+
+
+class ErrorMessages(unittest.TestCase):
+    def test_every_message_leads_with_its_reason(self):
+        cases = {
+            "rule 1: pattern is empty": reply([("", "")]),
+            'rule 1: replacement must be exactly "[REDACTED]" or ""': reply([("a", "***")]),
+            "rule 2: refused before compiling: its compiled size exceeds 20,000 units":
+                reply([("zq9", ""), ("(?:a{1000}){1000}", "")]),
+            "rule 1: does not compile: ": reply([("(zq9", "")]),
+            "rule 2: more than 10,000 matches in the episode": reply([("(?:)", "")] * 3),
+            "the reply has 30 rules; the limit is 24": reply([("a", "")] * 30),
+        }
+        for start, text in cases.items():
+            with self.subTest(start=start):
+                message = score_completion(TASK, text).errors[0].message
+                self.assertTrue(message.startswith(start), message)
+
+    def test_rule_field_is_the_index_and_messages_count_from_one(self):
+        errors = score_completion(TASK, reply([("zq9", ""), ("zq8", ""), ("(", "")])).errors
+        self.assertEqual([(e.code, e.rule) for e in errors], [("invalid_regex", 2)])
+        self.assertTrue(errors[0].message.startswith("rule 3: "))
+
+    def test_time_errors_name_the_budget(self):
+        task = load_task("dev", 1, budget_s=0.2)
+        s = score_completion(task, reply([(r"(?:\w|\w\w)+\s=", "")]))
+        self.assertIn(s.errors[0].code, ("timeout", "budget_exhausted"))
+        self.assertTrue(s.errors[0].message.startswith("rule 1: "), s.errors[0].message)
+        self.assertIn("0.2-second regex time budget", s.errors[0].message)
+
+
+class NoFalseZeros(unittest.TestCase):
+    def test_cheap_patterns_models_write_score_as_regex_applies_them(self):
+        """Each case of issue 20 item 6, put in front of the oracle's rules: the reply is
+        valid and scores what applying the rules with `regex` itself gives."""
+        prefixes = ["ghp", "gho", "glpat", "xoxb", "npm", "pypi", "hf", "gsk", "sk_live", "rk_live", "r8", "dckr_pat",
+                    "dop_v1", "sntryu", "shpat", "shpss", "rubygems", "glrt", "gldt", "xoxp", "doo_v1", "sntrys",
+                    "shpca", "shppa"]
+        replies = [reply([(case, "[REDACTED]"), *((p, "[REDACTED]") for p in TASK.oracle_rules)])
+                   for case in FALSE_ZERO_CASES]
+        replies.append(reply([(rf"\b{p}_[A-Za-z0-9_-]{{20,512}}", "[REDACTED]") for p in prefixes]))
+        for text in replies:
+            with self.subTest(reply=text[:80]):
+                score = score_completion(TASK, text)
+                self.assertEqual(score.errors, ())
+                rules = json.loads(text)["rules"]
+                self.assertEqual(score.reward, _reference_reward(TASK, [r["pattern"] for r in rules]))
+
+    def test_named_group_before_a_hash_is_not_verbose(self):
+        pattern = "(?P<prefix>ghp_)[A-Za-z0-9#]{36}" + "(?:[q])" * 20
+        self.assertGreater(pattern.count("(") + pattern.count("["), guard.MAX_NESTING)
+        self.assertEqual(guard.nesting_bound(pattern), 2)
+        guard.compile_bounded(pattern)
+        # a real verbose flag still makes '#' start a comment, so the bound stays an upper bound
+        verbose = "(?x)" + "(?:" * 20 + "a # )" + ")" * 20
+        self.assertGreaterEqual(guard.nesting_bound(verbose), 20)
+
+    def test_keep_in_a_conditionals_branch_is_accepted_but_not_in_its_condition(self):
+        guard.compile_bounded(r"(?(?=AKIA)AKIA\K[A-Z0-9]{16}|ASIA[A-Z0-9]{16})")
+        with self.assertRaises(guard.Refused):
+            guard.compile_bounded(r"(?(?=AK\KIA)AKIA|ASIA)")
+
+
+def _reference_reward(task, patterns: list[str]) -> float:
+    """The reward of applying ``patterns`` with `regex.sub` in order, tracking removed
+    characters by a sentinel-free re-scan: each rule's matches on the current text are
+    mapped back to source positions through the kept-character index."""
+    from redaction_pressure.scoring.reward import evaluate
+
+    removed = []
+    for record in task.heldout:
+        text, origin = record.text, list(range(len(record.text)))
+        gone = bytearray(len(text))
+        for p in patterns:
+            out, out_origin, last = [], [], 0
+            for m in regex.finditer(p, text):
+                out.append(text[last:m.start()])
+                out_origin += origin[last:m.start()]
+                for k in origin[m.start():m.end()]:
+                    if k >= 0:
+                        gone[k] = 1
+                out.append("[REDACTED]")
+                out_origin += [-1] * len("[REDACTED]")
+                last = m.end()
+            out.append(text[last:])
+            out_origin += origin[last:]
+            text, origin = "".join(out), out_origin
+        removed.append(gone)
+    return evaluate(removed, [[(s.start, s.end) for s in r.secrets] for r in task.heldout], False).reward
+
+
+class CostBoundIsAnUpperBound(unittest.TestCase):
+    def test_compile_memory_stays_under_the_bound(self):
+        """A sample of the benchmark (benchmarks/bench_pattern_cost.py runs 2,600):
+        realistic and random patterns, some near the length limit; what `regex` allocates
+        while compiling never exceeds BYTES_PER_UNIT per unit of the bound."""
+        patterns = list(FALSE_ZERO_CASES) + random_patterns(60, seed=7, max_chars=MAX_PATTERN_CHARS)
+        measured = 0
+        for pattern in patterns:
+            try:
+                tree = guard._parse(pattern)[0]
+                bound = guard.PATTERN_BASE_COST + guard._cost(tree, guard.MAX_COMPILED_COST)
+            except (guard.Refused, regex.error):
+                continue
+            if bound > guard.MAX_COMPILED_COST:
+                continue
+            try:
+                regex.compile(pattern, cache_pattern=False)
+            except regex.error:
+                continue
+            tracemalloc.start()
+            try:
+                regex.compile(pattern, cache_pattern=False)
+                peak = tracemalloc.get_traced_memory()[1]
+            finally:
+                tracemalloc.stop()
+            measured += 1
+            self.assertLessEqual(peak, guard.BYTES_PER_UNIT * bound, pattern[:80])
+        self.assertGreater(measured, 40)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,60 @@
+"""Replies as real models write them (tests/support/reply_corpus.py): which text is
+read, which replies are valid, and the exact error each invalid one gets. The
+README's answer section lists every case."""
+
+from __future__ import annotations
+
+import json
+import re
+import unittest
+from pathlib import Path
+
+from redaction_pressure import load_task, score_completion
+from tests.support.reply_corpus import CASES, Case
+
+ROOT = Path(__file__).resolve().parents[2]
+TASK = load_task("dev", 1)
+
+
+def render(case: Case, oracle: list[str]) -> str:
+    rules = [{"pattern": p, "replacement": "[REDACTED]"} for p in oracle]
+    with_rule = [json.loads(case.extra_rule), *rules] if case.extra_rule else rules
+    return (case.template.replace("{ORACLE_PRETTY}", json.dumps({"rules": rules}, indent=1))
+            .replace("{ORACLE_WITH}", json.dumps({"rules": with_rule}, indent=1))
+            .replace("{ORACLE}", json.dumps({"rules": rules})))
+
+
+class ReplyCorpus(unittest.TestCase):
+    def test_every_case_yields_its_pinned_outcome(self):
+        self.assertGreaterEqual(len(CASES), 30)
+        for case in CASES:
+            with self.subTest(case=case.name):
+                score = score_completion(TASK, render(case, list(TASK.oracle_rules)))
+                if case.error is None:
+                    self.assertEqual(score.errors, (), case.name)
+                    if case.reward == "1.0":
+                        self.assertEqual(score.reward, 1.0)
+                else:
+                    code, start = case.error
+                    self.assertEqual(score.errors[0].code, code, score.errors)
+                    self.assertTrue(score.errors[0].message.startswith(start), score.errors[0].message)
+                    self.assertEqual(score.reward, 0.0)
+
+    def test_cases_are_listed_in_the_readme(self):
+        readme = (ROOT / "README.md").read_text(encoding="utf-8")
+        section = readme[readme.index("## The answer"):readme.index("## The reward")]
+        for case in CASES:
+            with self.subTest(case=case.name):
+                self.assertRegex(section, re.escape(f"`{case.name}`"))
+
+    def test_a_single_backslash_b_is_a_backspace(self):
+        """Valid JSON, but not what the author meant: the prompt warns about it, and the
+        rule matches nothing (here: no AKIA token is removed)."""
+        case = next(c for c in CASES if c.name == "single-backslash-b")
+        reply = render(case, [])
+        self.assertIn("\\b", reply)
+        self.assertIn("\b", json.loads(reply)["rules"][0]["pattern"])
+
+
+if __name__ == "__main__":
+    unittest.main()
