@@ -327,7 +327,8 @@ class Score(unittest.TestCase):
         p = run("score", "--index", "2", "-", stdin=reply)
         self.assertEqual(p.returncode, 0, p.stderr)
         no_traceback(self, p)
-        for needle in ("error unsafe_replacement: rule 2: replacement must be", 'error bad_entry: rule 4 has no "replacement"',
+        for needle in ("error unsafe_replacement: rule 2: replacement must be",
+                       'error bad_entry: rule 4 has no "replacement"',
                        "invalid_regex: rule 1: does not compile", "invalid_regex: rule 3: does not compile"):
             self.assertIn(needle, p.stdout)
         self.assertIn("INVALID (4 problems above)", p.stdout.strip().splitlines()[-1])
