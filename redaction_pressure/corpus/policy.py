@@ -141,7 +141,9 @@ def _maker(policy: Policy, category: str) -> Make:
 
 def draw_policy(r: Rng) -> Policy:
     secret = tuple(c for c in CATEGORIES if r.chance(1, 3))
-    domains = tuple(f"{service_name(r)}.{r.choice(_TLDS)}" for _ in range(r.between(1, 2)))
+    # One mail domain: an address at a domain the shown records never showed could not
+    # be told from a decoy's.
+    domains = (f"{service_name(r)}.{r.choice(_TLDS)}",)
     corp, suffix = service_name(r), r.choice(_HOST_SUFFIXES)
     hosts = tuple(sorted({f"{r.choice(_ROLES)}-{r.between(1, 12):02d}.{r.choice(_ENVS)}.{corp}.{suffix}"
                           for _ in range(r.between(3, 5))}))

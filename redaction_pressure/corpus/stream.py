@@ -15,20 +15,21 @@ never labelled. So labels, oracle and fairness cannot disagree.
 
 from __future__ import annotations
 
-import string
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import lru_cache
 from typing import Any
 
 import regex
 
 from ..build.versions import CORPUS_VERSION
 from ..scoring.pattern_guard import compile_bounded
-from .families import DECOYS, SECRETS, Family, Fragment
+from .families import DECOYS, SECRETS, Family
+from .families.decoys import PLACEHOLDER_TARGETS, PLACEHOLDERS
+from .formats import WRITERS, CannotPlace, Item
 from .levels import LEVELS
 from .rng import Rng
-from .templates import FIELDS, TEMPLATES, Template
+from .templates import TEMPLATES, Template
 from .world import World, draw_world
 
 MAX_REDRAWS = 50
@@ -42,7 +43,7 @@ class Span:
     group: str = ""  # the family's summary class (Family.summary_group); "" = the family itself
 
     def as_dict(self) -> dict[str, Any]:
-        return {"start": self.start, "end": self.end, "family": self.family}
+        return {"start": self.start, "end": self.end, "family": self.family, "group": self.group or self.family}
 
 
 @dataclass(frozen=True)
@@ -72,46 +73,19 @@ class Stream:
 
 @dataclass(frozen=True)
 class Instance:
-    """A family as one stream uses it: one variant and one or two of its keys."""
+    """A family as one stream uses it: one variant, one or two of its keys, and the
+    contexts that variant can sit in."""
     family: Family
     variant: str
     keys: tuple[str, ...]
+    contexts: frozenset[str]
 
 
-_FORMATTER = string.Formatter()
 Labelled = list[tuple[int, int, Family]]
-
-
-@cache
-def _parsed(fmt: str) -> tuple[tuple[str, str | None], ...]:
-    return tuple((literal, name) for literal, name, _, _ in _FORMATTER.parse(fmt))
-
-
-def _fill(fmt: str, r: Rng, world: World, **fixed: str) -> tuple[str, Labelled]:
-    """Fills a template line; a field that draws a policy category (``{host}``,
-    ``{ip}``) comes back as a labelled span, secret or decoy as the policy says."""
-    out: list[str] = []
-    spans: Labelled = []
-    drawn: dict[str, tuple[str, Family | None]] = {}
-    pos = 0
-    for literal, name in _parsed(fmt):
-        out.append(literal)
-        pos += len(literal)
-        if name is None:
-            continue
-        if name in fixed:
-            value, family = fixed[name], None
-        elif name in drawn:
-            value, family = drawn[name]
-        else:
-            labelled = world.field(name, r)
-            value, family = labelled if labelled else (FIELDS[name](r), None)
-            drawn[name] = (value, family)
-        if family is not None:
-            spans.append((pos, pos + len(value), family))
-        out.append(value)
-        pos += len(value)
-    return "".join(out), spans
+# Which context a value takes in a template hosting several of its contexts: the
+# template's own slot first (a .npmrc's auth token, a service-account key), a plain
+# key/value last.
+_PREFERENCE = ("npmrc", "pypirc", "gcp_sa", "k8s", "escaped", "block", "shell", "kv")
 
 
 # (compiled pattern, literal it requires, lowercase hints one of which it requires,
@@ -162,69 +136,38 @@ def _oracle_agrees(text: str, secrets: list[Span], oracles: tuple[Oracle, ...]) 
     return marked == want
 
 
-def _place(template: Template, inst: Instance, frag: Fragment, r: Rng, world: World) -> tuple[str, int, Labelled]:
-    """Renders one fragment as a line of ``template``; returns the line, the offset of
-    the fragment inside it, and the category spans its surroundings drew."""
-    family = inst.family
-    key = frag.key or r.choice(inst.keys)
-    key = key.upper() if template.key_case == "upper" else key.lower()
-    if "block" in family.contexts:
-        fmt, value = template.block, frag.text.replace("\n", "\n" + template.block_indent)
-    elif "shell" in family.contexts:
-        fmt, value = template.shell, frag.text
-    else:
-        options = [f for f in template.kv if " " not in frag.text or ('"{v}"' in f or "'{v}'" in f)]
-        fmt, value = r.choice(options), frag.text
-    assert fmt is not None
-    head, tail = fmt.split("{v}")
-    head, head_spans = _fill(head, r, world, k=key)
-    tail, tail_spans = _fill(tail, r, world, k=key)
-    shift = len(head) + len(value)
-    return (head + value + tail, len(head),
-            head_spans + [(s + shift, e + shift, f) for s, e, f in tail_spans])
-
-
-def _indented_spans(frag: Fragment, indent: str, family: Family) -> tuple[tuple[int, int], ...]:
-    if not indent or "block" not in family.contexts:
-        return frag.spans
-    # Block fragments are labelled whole, so indentation only stretches the one span.
-    grown = len(frag.text) + frag.text.count("\n") * len(indent)
-    return tuple((0, grown) for _ in frag.spans)
-
-
-def _render(template: Template, instances: list[Instance], r: Rng, world: World) -> Record:
-    lines: list[tuple[str, Labelled]] = []
-    for inst in instances:
+def _render(template: Template, instances: list[Instance], r: Rng, world: World,
+            keys: dict[int, str] | None = None) -> Record:
+    """One record of ``template`` holding ``instances`` (and fillers), laid out by the
+    template's format writer; raises `CannotPlace` when the format cannot carry a
+    value verbatim (the caller draws the record again). ``keys`` fixes the key of some
+    instances (by position)."""
+    items = []
+    for k, inst in enumerate(instances):
         frag = inst.family.make(r, inst.variant)
-        line, offset, around = _place(template, inst, frag, r, world)
-        spans = _indented_spans(frag, template.block_indent, inst.family)
-        lines.append((line, [(offset + s, offset + e, inst.family) for s, e in spans] + around))
-    for _ in range(r.between(1, 4)):
-        if template.fillers:
-            lines.append(_fill(r.choice(template.fillers), r, world))
-    body = r.shuffled(lines)
-    head = [_fill(h, r, world) for h in template.header]
-    foot = [_fill(f, r, world) for f in template.footer]
-    text_parts: list[str] = []
+        context = next(c for c in _PREFERENCE if c in template.hosts and c in inst.contexts)
+        key = frag.key or (keys[k] if keys and k in keys else r.choice(inst.keys))
+        items.append(Item(key, frag.text, [(s, e, inst.family) for s, e in frag.spans], context, inst.variant))
+    out = WRITERS[template.format](template, items, r, world)
     secrets: list[Span] = []
     decoys: list[Span] = []
-    pos = 0
-    for line, line_spans in head + body + foot:
-        for s, e, fam in sorted(line_spans, key=lambda x: x[0]):
-            (secrets if fam.kind == "secret" else decoys).append(Span(pos + s, pos + e, fam.name,
-                                                                         fam.summary_group))
-        text_parts.append(line)
-        pos += len(line) + 1
-    return Record("\n".join(text_parts) + "\n", template.name, tuple(secrets), tuple(decoys))
+    for s, e, fam in sorted(out.labels, key=lambda x: (x[0], x[1])):
+        (secrets if fam.kind == "secret" else decoys).append(Span(s, e, fam.name, fam.summary_group))
+    return Record(out.text, template.name, tuple(secrets), tuple(decoys))
 
 
 def _fits(template: Template, inst: Instance) -> bool:
-    return bool(template.contexts & inst.family.contexts)
+    return bool(template.hosts & inst.contexts)
 
 
-def _instances(families: list[Family], r: Rng) -> list[Instance]:
-    return [Instance(f, r.choice(f.variants), tuple(r.sample(f.keys, min(len(f.keys), r.between(1, 2)))))
-            for f in families]
+def _instances(families: list[Family], r: Rng, contexts: frozenset[str]) -> list[Instance]:
+    """Each family with one variant whose contexts the stream's templates host."""
+    out = []
+    for f in families:
+        variant = r.choice([v for v in f.variants if f.contexts_of(v) & contexts])
+        keys = tuple(r.sample(f.keys, min(len(f.keys), r.between(1, 2))))
+        out.append(Instance(f, variant, keys, f.contexts_of(variant)))
+    return out
 
 
 # How much likelier an evaluated record is to carry one of the stream's own families
@@ -241,11 +184,22 @@ def _plan(r: Rng, n_shown: int, n_eval: int, templates: list[Template], world: W
     shown_templates = [templates[i % len(templates)] for i in range(n_shown)]
     contexts = frozenset().union(*(t.contexts for t in templates))
     static_s = r.sample([f for f in SECRETS if f.contexts & contexts], r.between(2, 4))
-    static_d = r.sample([f for f in DECOYS if f.contexts & contexts], r.between(2, 4))
+    for t in templates:  # a template that exists for one kind of credential gets one
+        if t.required and not any(t.required in f.contexts for f in static_s):
+            static_s.append(r.choice([f for f in SECRETS if t.required in f.contexts and f not in static_s]))
+    static_d = r.sample([f for f in DECOYS if f.contexts & contexts and f.name != PLACEHOLDERS.name],
+                        r.between(2, 4))
     own_s = [f for f in world.secret_families if f.contexts & contexts]
     own_d = [f for f in world.decoy_families if f.contexts & contexts]
-    secrets = _instances(static_s + own_s, r)
-    decoys = _instances(static_d + own_d, r)
+    secrets = _instances(static_s + own_s, r, contexts)
+    decoys = _instances(static_d + own_d, r, contexts)
+    # Placeholders of the stream's own vendors, under the same keys, as real files have
+    # them beside the real thing (an .env.example line, a template, a sample config).
+    for inst in secrets[:len(static_s)]:
+        if inst.family.name in PLACEHOLDER_TARGETS and r.chance(1, 2):
+            where = inst.contexts & PLACEHOLDERS.contexts_of(inst.family.name) & contexts
+            if where:
+                decoys.append(Instance(PLACEHOLDERS, inst.family.name, inst.keys, where))
     own = {f.name for f in own_s + own_d}
     plan: list[tuple[Template, list[Instance]]] = []
     for i in range(n_shown + n_eval):
@@ -256,7 +210,7 @@ def _plan(r: Rng, n_shown: int, n_eval: int, templates: list[Template], world: W
             t = r.choice([t for t in templates if any(_fits(t, s) and s.family.name in own for s in secrets)])
             chosen = [r.choice([s for s in secrets if _fits(t, s) and s.family.name in own])]
         else:
-            t, chosen = r.choice(templates), []
+            t, chosen = r.choice([t for t in templates for _ in range(_weight(t))]), []
         pool_s = _weighted([s for s in secrets if _fits(t, s)], own)
         pool_d = _weighted([d for d in decoys if _fits(t, d)], own)
         # Decoys outnumber secrets: a rule set that removes every candidate must pay
@@ -265,20 +219,41 @@ def _plan(r: Rng, n_shown: int, n_eval: int, templates: list[Template], world: W
             chosen += [r.choice(pool_s) for _ in range(r.between(1, 2))]
         if pool_d:
             chosen += [r.choice(pool_d) for _ in range(r.between(3, 5))]
-        plan.append((t, chosen))
+        plan.append((t, chosen[:t.capacity]))
     # Fairness: every secret is shown at least twice (so a shape can be read off two
     # examples), every decoy at least once.
     for inst, times in [(s, 2) for s in secrets] + [(d, 1) for d in decoys]:
-        slots = [i for i in range(n_shown) if _fits(plan[i][0], inst)]
+        slots = [i for i in range(n_shown) if _fits(plan[i][0], inst) and len(plan[i][1]) < plan[i][0].capacity]
         for i in r.sample(slots, min(times, len(slots))) if len(slots) >= times else [r.choice(slots)] * times:
             plan[i][1].append(inst)
+    # A file that exists for one kind of credential (a service-account key, a .pypirc)
+    # holds one.
+    for t, chosen in plan:
+        if t.required and not any(t.required in c.contexts for c in chosen):
+            chosen.append(r.choice([s for s in secrets if t.required in s.contexts]))
     return secrets, decoys, plan
+
+
+def _weight(template: Template) -> int:
+    return 1 if template.required else 3
+
+
+def _weighted_sample(r: Rng, templates: tuple[Template, ...], k: int) -> list[Template]:
+    pool = list(templates)
+    out: list[Template] = []
+    for _ in range(k):
+        pick = r.choice([t for t in pool for _ in range(_weight(t))])
+        out.append(pick)
+        pool.remove(pick)
+    return out
 
 
 def _pick_templates(r: Rng, n_shown: int) -> list[Template]:
     # At most one template per two shown records: each template then hosts at least two
     # shown records, so a family that fits only one template is still shown in two.
-    templates = r.sample(TEMPLATES, min(r.between(3, 5), max(1, n_shown // 2)))
+    # Files that exist for one kind of credential (a service-account key, a .pypirc) are
+    # rarer than configs and logs, as in real repositories: drawn with a third of the weight.
+    templates = _weighted_sample(r, TEMPLATES, min(r.between(3, 5), max(1, n_shown // 2)))
     if not any("kv" in t.contexts for t in templates):  # the stream's own formats live in kv lines
         templates[0] = r.choice([t for t in TEMPLATES if "kv" in t.contexts])
     return templates
@@ -301,10 +276,22 @@ def build_stream(seed: int, n_shown: int, n_eval: int, level: int = 1) -> Stream
     oracles = _oracles(SECRETS) + _oracles(world.secret_families)
     records: list[Record] = []
     shown_secrets: set[str] = set()
+    # The shown records write each instance's keys in turn, so every key a held-out
+    # record may use is shown (a value secret by its key alone is learnable only so).
+    turns: dict[int, int] = {}
     for i, (template, instances) in enumerate(plan):
         r = root.fork(f"record/{i}")
+        keys = None
+        if i < n_shown:
+            keys = {}
+            for k, inst in enumerate(instances):
+                turn = turns.get(id(inst), 0)
+                keys[k], turns[id(inst)] = inst.keys[turn % len(inst.keys)], turn + 1
         for _ in range(MAX_REDRAWS):
-            record = _render(template, instances, r, world)
+            try:
+                record = _render(template, instances, r, world, keys)
+            except CannotPlace:
+                continue
             if not _oracle_agrees(record.text, list(record.secrets), oracles):
                 continue
             if i >= n_shown and not {s.family for s in record.secrets} <= shown_secrets:

@@ -1,14 +1,12 @@
-"""Record templates of corpus-v2, declared as data.
+"""Record templates of corpus-v3, declared as data.
 
-A template says how a record of one kind looks: its header lines, how it renders a
-``key``/value pair (several alternative line formats), a PEM block, or a shell
-command, and the filler lines that make up the rest of the record. ``{v}`` marks
-where a family's fragment goes; every other ``{field}`` is filled from the record's
-random context (``FIELDS`` below).
-
-A template's key/value lines accept families of context ``kv`` unless it names
-another: a Kubernetes Secret's ``data:`` section holds only base64 values, so it
-takes only ``k8s`` families and its fillers are comments.
+A template names its format (the writer in ``formats`` that lays a record out as a
+valid file of that format), the contexts of the values it takes (``kv``: a value under
+a key; ``escaped``: a JSON-escaped multi-line value; ``block``: a multi-line block;
+``shell``: a whole command line; ``k8s``: a Kubernetes Secret's data; ``npmrc``,
+``pypirc``, ``gcp_sa``: the credential slots of those files), its header and footer
+lines, and its fillers. Every ``{field}`` is filled from the record's random context
+(``FIELDS`` below); ``{v}`` and ``{k}`` mark a value and its key in line formats.
 """
 
 from __future__ import annotations
@@ -60,79 +58,91 @@ FIELDS: dict[str, Callable[[Rng], str]] = {
     "job": lambda r: str(r.between(1000000, 9999999)),
     "runner": lambda r: r.choice(("14.9.1", "16.11.2", "17.4.0")),
     "tf_version": lambda r: r.choice(("1.5.7", "1.7.5", "1.9.8")),
+    "digits21": lambda r: r.chars(DIGITS[1:], 1) + r.chars(DIGITS, 20),
 }
 
 
 @dataclass(frozen=True)
 class Template:
+    """A kind of record: its format (which writer lays it out, `formats.WRITERS`), the
+    contexts of values it hosts, and its own lines. ``entries`` are filler key/values of
+    structured formats ((key, value format, literal): a literal is a typed number or
+    boolean); ``kv`` are line formats of log-like ones, each with what it can carry
+    verbatim (`formats.CARRIES`)."""
     name: str
-    key_case: str  # "upper" | "lower"
-    kv: tuple[str, ...]
-    fillers: tuple[str, ...]
+    format: str
+    key_case: str  # "upper" | "lower" | "keep"
+    hosts: frozenset[str]  # contexts of the values it takes: kv, escaped, block, shell, k8s, npmrc, pypirc, gcp_sa
     header: tuple[str, ...] = ()
     footer: tuple[str, ...] = ()
-    block: str | None = None  # format of a PEM block; {indent} is applied to its lines
+    entries: tuple[tuple[str, str, bool], ...] = ()
+    sections: tuple[str, ...] = ()
+    kv: tuple[tuple[str, str], ...] = ()
+    fillers: tuple[str, ...] = ()
+    block: str | None = None  # line format of a multi-line value; block_indent is applied to its lines
     block_indent: str = ""
     shell: str | None = None
-    kv_context: str = "kv"  # the family context its key/value lines accept
+    required: str = ""  # a context the template exists for: a stream using it draws a family of it
+    capacity: int = 1000  # family values one record holds at most (a service-account file holds one key)
 
     @cached_property  # asked tens of thousands of times per 64 tasks
     def contexts(self) -> frozenset[str]:
-        return frozenset({self.kv_context} if self.kv else set()) | frozenset(
-            c for c, f in (("block", self.block), ("shell", self.shell)) if f)
+        return self.hosts
+
+
+_KV, _BLOCK, _SHELL = "kv", "block", "shell"
+_SECTIONS = ("database", "server", "cache", "auth", "mail", "production", "staging", "sandbox", "default", "api",
+             "integrations", "billing")
+
+
+def _hosts(*contexts: str) -> frozenset[str]:
+    return frozenset(contexts)
 
 
 TEMPLATES: tuple[Template, ...] = (
-    Template("dotenv", "upper",
-             kv=("{k}={v}", '{k}="{v}"', "export {k}={v}"),
+    Template("dotenv", "dotenv", "upper", _hosts(_KV, "escaped"),
              header=("# {app} — environment for {env}",),
-             fillers=("NODE_ENV={env}", "PORT={port}", "LOG_LEVEL={level}", "AWS_REGION={region}",
-                      "FEATURE_FLAGS=checkout_v2,{feature}", "WORKERS={small}", "# rotated {date}")),
-    Template("yaml_config", "lower",
-             kv=("  {k}: {v}", '  {k}: "{v}"'),
-             header=("# {app}.yaml", "service:", "  name: {app}"),
-             fillers=("  replicas: {small}", "  region: {region}", "  timeout_ms: {n}",
-                      "  log_level: {level}", "  image: ghcr.io/acme/{app}:1.{small}.{n}"),
-             block="  {k}: |\n    {v}", block_indent="    "),
-    Template("json_config", "lower",
-             kv=('  "{k}": "{v}",',),
-             header=("{{", '  "service": "{app}",'),
-             footer=('  "version": {small}', "}}"),
-             fillers=('  "region": "{region}",', '  "port": {port},', '  "retries": {small},',
-                      '  "debug": false,', '  "owner": "{user}",')),
-    Template("ini_config", "lower",
-             kv=("{k} = {v}", "{k}={v}", '{k} = "{v}"'),
-             header=("; {app} settings", "[{section}]"),
-             fillers=("host = {host}", "port = {port}", "pool_size = {small}", "timeout = {n}",
-                      "charset = utf8mb4", "[{section}]")),
-    Template("toml_config", "lower",
-             kv=('{k} = "{v}"',),
-             header=("[{section}]",),
-             fillers=('name = "{app}"', "port = {port}", "workers = {small}", 'region = "{region}"',
-                      'log_level = "{level}"')),
-    Template("http_access_log", "lower",
-             kv=('{ip} - - [{clf}] "GET /{path}?{k}={v} HTTP/1.1" {status} {n} "-" "{ua}"',
-                 '{ip} - - [{clf}] "{method} /{path} HTTP/1.1" {status} {n} "{ua}" {k}="{v}"'),
+             entries=(("NODE_ENV", "{env}", False), ("PORT", "{port}", False), ("LOG_LEVEL", "{level}", False),
+                      ("AWS_REGION", "{region}", False), ("FEATURE_FLAGS", "checkout_v2,{feature}", False),
+                      ("WORKERS", "{small}", False))),
+    Template("yaml_config", "yaml", "lower", _hosts(_KV, _BLOCK),
+             header=("# {app}.yaml", "service:", "  name: {app}", "  image: ghcr.io/acme/{app}:1.{small}.{n}"),
+             entries=(("replicas", "{small}", True), ("region", "{region}", False), ("timeout_ms", "{n}", True),
+                      ("log_level", "{level}", False), ("host", "{host}", False)),
+             sections=_SECTIONS),
+    Template("json_config", "json", "lower", _hosts(_KV, "escaped"),
+             entries=(("region", "{region}", False), ("port", "{port}", True), ("retries", "{small}", True),
+                      ("debug", "false", True), ("owner", "{user}", False)),
+             sections=_SECTIONS),
+    Template("ini_config", "ini", "lower", _hosts(_KV),
+             header=("; {app} settings",),
+             entries=(("host", "{host}", False), ("port", "{port}", False), ("pool_size", "{small}", False),
+                      ("timeout", "{n}", False), ("charset", "utf8mb4", False)),
+             sections=_SECTIONS),
+    Template("toml_config", "toml", "lower", _hosts(_KV),
+             header=("# {app}.toml",),
+             entries=(("name", "{app}", False), ("port", "{port}", True), ("workers", "{small}", True),
+                      ("region", "{region}", False), ("log_level", "{level}", False)),
+             sections=_SECTIONS),
+    Template("http_access_log", "lines", "lower", _hosts(_KV),
+             kv=(('{ip} - - [{clf}] "GET /{path}?{k}={v} HTTP/1.1" {status} {n} "-" "{ua}"', "url"),
+                 ('{ip} - - [{clf}] "{method} /{path} HTTP/1.1" {status} {n} "{ua}" {k}="{v}"', "dquote")),
              fillers=('{ip} - - [{clf}] "GET /{path} HTTP/1.1" {status} {n} "-" "{ua}"',
                       '{ip} - - [{clf}] "{method} /{path}?page={small} HTTP/1.1" {status} {n} "-" "{ua}" rt={ms}')),
-    Template("shell_history", "upper",
-             kv=("export {k}={v}", "export {k}='{v}'"),
+    Template("shell_history", "lines", "upper", _hosts(_KV, _SHELL),
+             kv=(("export {k}={v}", "shell"), ("export {k}='{v}'", "squote")),
              fillers=("cd ~/src/{app}", "git pull --rebase origin main", "kubectl get pods -n {env}",
                       "make test", "ls -la", "tail -f /var/log/{app}.log", "git log -1 --format=%H"),
              shell="{v}"),
-    Template("python_source", "upper",
-             kv=('{k} = "{v}"', "{k} = '{v}'"),
+    Template("python_source", "python", "upper", _hosts(_KV, _BLOCK),
              header=('"""Settings for {app}."""', "import os", ""),
-             fillers=("DEBUG = False", "TIMEOUT_SECONDS = {small}", 'REGION = "{region}"',
-                      'ALLOWED_HOSTS = ["{host}"]', "MAX_RETRIES = {small}"),
-             block='{k} = """{v}"""'),
-    Template("js_source", "upper",
-             kv=("const {k} = '{v}';", 'export const {k} = "{v}";'),
+             entries=(("DEBUG", "False", True), ("TIMEOUT_SECONDS", "{small}", True), ("REGION", "{region}", False),
+                      ("ALLOWED_HOSTS", '["{host}"]', True), ("MAX_RETRIES", "{small}", True))),
+    Template("js_source", "js", "upper", _hosts(_KV),
              header=("// {app} client config",),
-             fillers=("const TIMEOUT = {n};", "const REGION = '{region}';", "module.exports = {{ TIMEOUT, REGION }};",
-                      "const RETRIES = {small};")),
-    Template("stack_trace", "lower",
-             kv=("    {k} = '{v}'",),
+             entries=(("TIMEOUT", "{n}", True), ("REGION", "{region}", False), ("RETRIES", "{small}", True))),
+    Template("stack_trace", "lines", "lower", _hosts(_KV),
+             kv=(("    {k} = '{v}'", "squote"),),
              header=("Traceback (most recent call last):",
                      '  File "/srv/{app}/db.py", line {n}, in connect',
                      "    engine = create_engine(settings.database_url, pool_size={small})",
@@ -141,60 +151,44 @@ TEMPLATES: tuple[Template, ...] = (
                      "server at \"{host}\", port {port} failed: timeout expired",),
              fillers=("    attempt = {small}", "    elapsed_ms = {ms}", "    pool_size = {small}",
                       "    host = '{host}'")),
-    Template("ci_log", "upper",
-             kv=("{ts} ##[debug]Setting env {k}={v}", "{ts} {k}: {v}", '{ts} ##[debug]Setting env {k}="{v}"'),
+    Template("ci_log", "lines", "upper", _hosts(_KV, _SHELL),
+             kv=(("{ts} ##[debug]Setting env {k}={v}", "bare"), ("{ts} {k}: {v}", "any"),
+                 ('{ts} ##[debug]Setting env {k}="{v}"', "dquote")),
              header=("{ts} ##[group]Run {app} deploy",),
              footer=("{ts} ##[endgroup]",),
              fillers=("{ts} Downloading action repository 'actions/checkout@v4'", "{ts} Step {small}/9 : RUN make build",
                       "{ts} ---> Running in {short}", "{ts} Successfully built {short}", "{ts} ok  {app}/internal {ms}s"),
              shell="{ts} + {v}"),
-    Template("logfmt", "lower",
-             kv=('ts={ts} level={level} msg="config loaded" {k}={v} request_id={uuid}',
-                 'ts={ts} level=debug msg="outbound request" {k}="{v}" duration_ms={ms}'),
+    Template("logfmt", "lines", "lower", _hosts(_KV),
+             kv=(('ts={ts} level={level} msg="config loaded" {k}={v} request_id={uuid}', "bare"),
+                 ('ts={ts} level=debug msg="outbound request" {k}="{v}" duration_ms={ms}', "dquote")),
              fillers=('ts={ts} level={level} msg="request done" request_id={uuid} status={status} duration_ms={ms}',
                       'ts={ts} level=info msg="cache warm" keys={n} host={host}')),
-    Template("syslog", "lower",
-             kv=("{syslog_ts} {host} {app}[{pid}]: loaded {k}={v}", '{syslog_ts} {host} {app}[{pid}]: {k}="{v}" rejected by upstream'),
-             fillers=("{syslog_ts} {host} {app}[{pid}]: listening on :{port}", "{syslog_ts} {host} systemd[1]: Started {app}.service.",
+    Template("syslog", "lines", "lower", _hosts(_KV),
+             kv=(("{syslog_ts} {host} {app}[{pid}]: loaded {k}={v}", "bare"),
+                 ('{syslog_ts} {host} {app}[{pid}]: {k}="{v}" rejected by upstream', "dquote")),
+             fillers=("{syslog_ts} {host} {app}[{pid}]: listening on :{port}",
+                      "{syslog_ts} {host} systemd[1]: Started {app}.service.",
                       "{syslog_ts} {host} sshd[{pid}]: Accepted publickey for {user} from {ip} port {port}")),
-    Template("pem_file", "lower",
-             kv=(),
+    Template("pem_file", "lines", "lower", _hosts(_BLOCK),
              header=("# {app} TLS material, {date}",),
              fillers=("# owner: {user}", ""),
              block="{v}"),
-    # --- corpus-v2
-    Template("k8s_secret", "lower",
-             kv=("  {k}: {v}",),
-             header=("apiVersion: v1", "kind: Secret", "metadata:", "  name: {app}-credentials",
-                     "  namespace: {env}", "type: Opaque", "data:"),
-             fillers=("  # rotated {date}", "  # managed by {app}-operator"),
-             kv_context="k8s"),
-    Template("gcp_service_account", "lower",
-             kv=('  "{k}": "{v}",',),
-             header=("{{", '  "type": "service_account",', '  "project_id": "{app}-{env}",',
-                     '  "private_key_id": "{hex40}",'),
-             footer=('  "universe_domain": "googleapis.com"', "}}"),
-             fillers=('  "auth_uri": "https://accounts.google.com/o/oauth2/auth",',
-                      '  "token_uri": "https://oauth2.googleapis.com/token",',
-                      '  "auth_provider_x509_cert_url": "https://www.googleapis.com/oauth2/v1/certs",')),
-    Template("npmrc", "lower",
-             kv=("//registry.npmjs.org/:{k}={v}", "//{host}/npm/:{k}={v}", '{k}="{v}"'),
+    Template("k8s_secret", "k8s", "keep", _hosts("k8s"), required="k8s"),
+    Template("k8s_secret_json", "k8s_json", "keep", _hosts("k8s"), required="k8s"),
+    Template("gcp_service_account", "gcp_sa", "keep", _hosts("gcp_sa"), required="gcp_sa", capacity=1),
+    Template("npmrc", "npmrc", "keep", _hosts("npmrc"), required="npmrc",
              header=("registry=https://registry.npmjs.org/",),
-             fillers=("always-auth=true", "save-exact=true", "fund=false", "@acme:registry=https://{host}/npm/",
-                      "engine-strict=true")),
-    Template("pypirc", "lower",
-             kv=("{k} = {v}", '{k} = "{v}"'),
-             header=("[distutils]", "index-servers =", "    pypi", "    internal", "", "[pypi]",
-                     "username = __token__"),
-             fillers=("repository = https://upload.pypi.org/legacy/", "[internal]",
-                      "repository = https://{host}/simple/", "username = {user}")),
-    Template("terraform", "lower",
-             kv=('{k} = "{v}"', '  {k} = "{v}"'),
+             entries=(("always-auth", "true", False), ("save-exact", "true", False), ("fund", "false", False),
+                      ("@acme:registry", "https://{host}/npm/", False), ("engine-strict", "true", False))),
+    Template("pypirc", "pypirc", "keep", _hosts("pypirc"), required="pypirc"),
+    Template("terraform", "hcl", "lower", _hosts(_KV),
              header=("# terraform.tfvars for {app} ({env})", 'region = "{region}"'),
-             fillers=('instance_type = "t3.medium"', 'environment = "{env}"', "replicas = {small}",
-                      'tags = {{ team = "{app}", managed_by = "terraform" }}', 'terraform_version = "{tf_version}"')),
-    Template("gitlab_ci_log", "upper",
-             kv=("$ export {k}={v}", '$ echo "{k}={v}" >> .env', "{k}: {v}", '{k}: "{v}"'),
+             entries=(("instance_type", "t3.medium", False), ("environment", "{env}", False),
+                      ("replicas", "{small}", True), ("terraform_version", "{tf_version}", False))),
+    Template("gitlab_ci_log", "lines", "upper", _hosts(_KV, _SHELL),
+             kv=(("$ export {k}={v}", "shell"), ('$ echo "{k}={v}" >> .env', "dquote"), ("{k}: {v}", "any"),
+                 ('{k}: "{v}"', "dquote")),
              header=("Running with gitlab-runner {runner} (abc123de)", "  on docker-{app} {short}, system ID: s_{short}",
                      "Preparing the \"docker\" executor"),
              footer=("Cleaning up project directory and file based variables", "Job succeeded"),

@@ -42,9 +42,18 @@ _EMAIL = r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"
 _IPV4 = r"(?:[0-9]{1,3}\.){3}[0-9]{1,3}"
 # A key, flag or header name right before a value: not a URL's user name (after "/").
 # A ":" may precede it too (an .npmrc line: ``//host/npm/:key=value``).
-_KEY_BEFORE = regex.compile(r"""(?:^|[\s"'{(,;?&\[:])(-{0,2}[A-Za-z][A-Za-z0-9_.-]*)["']?\s*[:=]?\s*["']?$""")
+_KEY_BEFORE = regex.compile(r"""(?:^|[\s"'{(,;?&\[:])(-{0,2}\.?[A-Za-z][A-Za-z0-9_.-]*)["']?\s*[:=]?\s*["']?$""")
 _BROAD = r"""[^\s"'`,;&<>]"""  # a value's characters when its key, not its shape, marks it
 MAX_RULES = 24
+# What a placeholder body looks like to anyone who has read config templates: one
+# character six times in a row (xxxxxx, 000000), or a run of the alphabet.
+_RUNS = "abcdefgh|ABCDEFGH|01234567|12345678"
+_DIGIT_RUN = regex.compile(r"(?:\[0-9\]){2,}")
+_DELIMITED = r"""(?=[\s"'`,;<>)\]}]|$)"""
+
+
+def _no_placeholder(cls: str) -> str:
+    return f"(?!{cls}*?(?:({cls})\\1{{5}}|{_RUNS}))"
 
 
 @dataclass(frozen=True)
@@ -126,12 +135,21 @@ def _shape_rules(fam: _Family) -> tuple[list[str], list[str]]:
     values = fam.values
     if all(regex.fullmatch(_EMAIL, v) for v in values):
         out.append(rf"(?<![A-Za-z0-9._%+/:@!*~#$&-]){_EMAIL}(?![A-Za-z0-9_.@-])")
+        domains = "|".join(regex.escape(d) for d in sorted({v.rsplit("@", 1)[1] for v in values}))
+        out.append(rf"(?<![A-Za-z0-9._%+/:@!*~#$&-])[A-Za-z0-9._%+-]+@(?:{domains})(?![A-Za-z0-9_.@-])")
     if all(regex.fullmatch(_IPV4, v) for v in values):
         out.append(rf"(?<![0-9.]){_IPV4}(?![0-9.])")
     labels = {v.rsplit(".", 1)[-1] for v in values}
     if len(labels) == 1 and all(regex.fullmatch(r"[a-z0-9-]+(?:\.[a-z0-9-]+)+", v) for v in values):
         tld = regex.escape(labels.pop())
         out.append(rf"(?<![A-Za-z0-9_.@-])[a-z0-9-]+(?:\.[a-z0-9-]+)*\.{tld}(?![A-Za-z0-9_.-])")
+    # Numbers written in one layout (a phone style, an id with a fixed number of digits):
+    # every digit becomes [0-9], everything else stays.
+    layouts = {regex.sub(r"[0-9]", "9", v) for v in values}
+    if len(layouts) == 1 and sum(c.isdigit() for c in values[0]) >= 6 and not regex.search(r"[A-Za-z]", values[0]):
+        layout = "".join("[0-9]" if c == "9" else regex.escape(c) for c in layouts.pop())
+        layout = _DIGIT_RUN.sub(lambda m: f"[0-9]{{{len(m[0]) // 5}}}", layout)
+        out.append(rf"(?<![0-9A-Za-z+(-]){layout}(?![0-9])")
     prefix = _trim_prefix(_common_prefix(values))
     if prefix and all(c in _ALNUM for c in prefix):
         # No separator: keep only what the body's own alphabet cannot produce, since
@@ -145,9 +163,14 @@ def _shape_rules(fam: _Family) -> tuple[list[str], list[str]]:
         body = _char_class(bodies)
         before, after = _guards(body, prefix, suffix)
         lazy = "?" if "\\s" in body or "\\x00" in body else ""
+        guard = _no_placeholder(body) if "\\s" not in body and "\\x00" not in body else ""
         for q in _lengths([len(b) for b in bodies]):
-            rule = f"{before}{regex.escape(prefix)}{body}{q}{lazy}{regex.escape(suffix)}{after}"
-            (out if prefix or suffix else bare).append(rule)
+            for g in (guard, "") if guard else ("",):
+                rule = f"{before}{regex.escape(prefix)}{g}{body}{q}{lazy}{regex.escape(suffix)}{after}"
+                (out if prefix or suffix else bare).append(rule)
+                if q == "+" and not suffix and not lazy:  # the whole token, up to a delimiter
+                    whole = f"{before}{regex.escape(prefix)}{g}{body}+{_DELIMITED}"
+                    (out if prefix else bare).append(whole)
     return out, bare
 
 
@@ -168,7 +191,7 @@ def _context_rules(fam: _Family) -> list[str]:
         keys.append(m.group(1).lower())
     if keys:
         names = "|".join(regex.escape(k) for k in sorted(set(keys)))
-        anchors.append(rf"""(?<=(?<![A-Za-z0-9_-])(?i:{names})["']?\s*[:=]?\s*["']?)""")
+        anchors.append(rf"""(?<=(?<![A-Za-z0-9_-])(?i:{names})(?![A-Za-z0-9_-])["']?\s*[:=]?\s*["']?)""")
     left = _common_suffix(fam.lefts)
     starts = sorted({i for i in range(len(left)) if i == 0 or (left[i - 1] in " \t=:\"'/" and left[i] not in " ")},
                     reverse=True)
@@ -178,14 +201,21 @@ def _context_rules(fam: _Family) -> list[str]:
     anchors += [f"(?<={regex.escape(left[i:])})" for i in starts if left[i:].strip()]
     lengths = _lengths([len(v) for v in fam.values])
     lookahead = tails[1] if len(tails) > 1 else None
+    quotes = {r[:1] for r in fam.rights}
+    quoted = [(f"(?<={q})", f"[^{q}\\n]") for q in quotes if len(quotes) == 1 and q in ("'", '"')]
+    guard = _no_placeholder(body) if "\\s" not in body else ""
     for anchor in anchors:
         start = "(?![:=])" if anchor.startswith("(?<=(?<!") else ""
         # Any length before the observed lengths; a lookahead on the next character
-        # only when the value's own alphabet does not end it.
-        for cls, q in [(_BROAD, "+"), (body, "+")] + [(body, q) for q in lengths[1:]]:
-            out.append(f"{anchor}{start}{cls}{q}(?!{cls})")
-            if lookahead:
-                out.append(f"{anchor}{start}{cls}{q}{lookahead}")
+        # only when the value's own alphabet does not end it; inside quotes, anything
+        # but the closing quote; without a placeholder body when that is what differs.
+        classes = [("", _BROAD, "+"), ("", body, "+")] + [("", body, q) for q in lengths[1:]] + \
+            [(opened, c, "+") for opened, c in quoted]
+        for opened, cls, q in classes:
+            for g in (guard, "") if guard and cls == body else ("",):
+                out.append(f"{anchor}{start}{opened}{g}{cls}{q}(?!{cls})")
+                if lookahead:
+                    out.append(f"{anchor}{start}{opened}{g}{cls}{q}{lookahead}")
     return out
 
 

@@ -7,6 +7,8 @@ import json
 
 import regex
 
+from redaction_pressure.scoring import pattern_guard as guard
+
 
 def fingerprint(task) -> str:
     """SHA-256 of the canonical JSON of a task's corpus content (records, labels,
@@ -30,7 +32,7 @@ def positional_rules(task, cut) -> str:
     (start, end) relative to the secret. Each removal is anchored by 16 characters of
     literal context before it and characters from its middle (random, so unique) and
     matches an exact count of characters, so patterns stay short for any secret."""
-    alts = []
+    alts = []  # (alternative, the compiled size its counted repeats cost)
     for record in task.heldout:
         for s in reversed(record.secrets):  # later first: a removal never breaks a later anchor
             a, b = cut(s.end - s.start)
@@ -38,13 +40,15 @@ def positional_rules(task, cut) -> str:
             before = record.text[max(0, start - 16):start]
             mid = start + (b - a) // 2  # the middle of a secret is random, so unique
             probe = regex.escape(record.text[mid:min(mid + 10, s.start + b)])
-            alts.append(f"(?<={regex.escape(before)})(?=[\\s\\S]{{{mid - start}}}{probe})[\\s\\S]{{{b - a}}}")
-    rules, current = [], []
-    for alt in alts:
-        if current and len("|".join([*current, alt])) > 500:
+            alt = f"(?<={regex.escape(before)})(?=(?s:.){{{mid - start}}}{probe})(?s:.){{{b - a}}}"
+            alts.append((alt, guard._cost(guard._parse(alt)[0], 10**9)))
+    rules, current, cost = [], [], 0
+    for alt, alt_cost in alts:
+        if current and (len("|".join([*current, alt])) > 2000 or cost + alt_cost > guard.MAX_COMPILED_COST // 2):
             rules.append(("|".join(current), ""))
-            current = []
+            current, cost = [], 0
         current.append(alt)
+        cost += alt_cost
     if current:
         rules.append(("|".join(current), ""))
     assert len(rules) <= 24

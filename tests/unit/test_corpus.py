@@ -17,21 +17,23 @@ from tests.support.util import fingerprint
 ROOT = Path(__file__).resolve().parents[2]
 
 # Changing any of these means the corpus changed: bump CORPUS_VERSION and update them
-# in the same commit, saying why. (They cover the prompt's text too: environment 0.3.0
-# changed the system prompt and the label notation, [s:e] -> [s:e), with the records,
-# labels and seeds of corpus-v2 unchanged.)
+# in the same commit, saying why. (They cover the prompt's text too.) corpus-v3: every
+# structured record a valid file of its format, vendor structure (npm CRC32, Slack
+# configuration tokens, Azure secret versions), percent-encoded URL passwords,
+# placeholders of the stream's vendors, Datadog keys in the environment, Kubernetes
+# Secrets as JSON.
 GOLDEN = {
-    ("dev", 0): "d87ee13ed2c8df1c45552c73f142fa3bda52b8e0ea267950a8b398209af60764",
-    ("dev", 31): "b989e96528fe1bf2a39ab99471f3abec18946a22a22170997f6b72d1cf0128a5",
-    ("dev", 63): "4a34529812c0b33603e277f834dc9b969d6a82bbf53988045d921d5584f38f6d",
-    ("train", 0): "cafd5447655cb218b54603693124f5e9137d1e9d979d391642a53bee29377676",
-    ("train", 123456): "0a1ce8b7a67eda7d6e696ab7b8f017cf7500d06a67637a8f4531a41969655f3f",
+    ("dev", 0): "dd4645c31af66e7b9eeeff426dc132d5598e743276118cead7bf964a025e5769",
+    ("dev", 31): "0e0d9ac64ac66dd7c5de6607064ceffcc2af55eff9b5b7d0c0920b9c5367b10d",
+    ("dev", 63): "fe1445a050063b3d9a9aa1328989c51225cff1b7315ae0232078763399ba1703",
+    ("train", 0): "6268425b8d10425f66aa5c4dd871de24d28d57f5214bebb678c9e6844af9ce44",
+    ("train", 123456): "face04a976e84d51e0bde909390cd34fbdecc860bc7d4ee53ebd738bee5d6ccd",
 }
 
 
 class GoldenFingerprints(unittest.TestCase):
     def test_version(self):
-        self.assertEqual(CORPUS_VERSION, "corpus-v2")
+        self.assertEqual(CORPUS_VERSION, "corpus-v3")
 
     def test_golden_fingerprints(self):
         for (split, index), want in GOLDEN.items():

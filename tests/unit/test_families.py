@@ -15,6 +15,7 @@ from redaction_pressure.corpus.families import make as mk
 from redaction_pressure.corpus.families.base import BASE62, bech32_valid, crc24, github_checksum
 from redaction_pressure.corpus.families.secrets import _GENERIC_KEYS
 from redaction_pressure.corpus.rng import Rng
+from redaction_pressure.scoring.answer import MAX_PATTERN_CHARS
 from redaction_pressure.scoring.pattern_guard import compile_bounded
 
 V1_DECOYS = {"aws_documented_example", "aws_non_credential_id", "git_sha_or_digest", "uuid_request_id",
@@ -25,7 +26,10 @@ V1_DECOYS = {"aws_documented_example", "aws_non_credential_id", "git_sha_or_dige
 NO_PREFIX = {"aws_secret_access_key", "azure_ad_client_secret", "discord_bot_token", "telegram_bot_token",
              "mailchimp_api_key", "terraform_cloud_token", "generic_secret_assignment", "kubernetes_secret_data",
              "url_password", "basic_auth", "bearer_token", "cli_password", "connection_string_password"}
+# Variants recognised by their key alone: a Datadog key set as DD_API_KEY is bare hex.
+NO_PREFIX_VARIANTS = {("datadog_api_key", "env-api"), ("datadog_api_key", "env-app")}
 N_GENERATED = 200
+CONTEXTS = {"kv", "escaped", "block", "shell", "k8s", "npmrc", "pypirc", "gcp_sa"}
 
 COMPILED = {f.name: [compile_bounded(p) for p in f.oracle] for f in SECRETS}
 
@@ -45,13 +49,14 @@ def touched_by(text: str, skip: str = "") -> dict[str, list[str]]:
     return out
 
 
-def place(family: Family, frag: Fragment) -> tuple[str, int]:
-    """The fragment in the simplest record line of its context; returns the text and
-    the fragment's offset in it."""
+def place(family: Family, frag: Fragment, variant: str = "") -> tuple[str, int]:
+    """The fragment in the simplest record line of its variant's context; returns the
+    text and the fragment's offset in it."""
     key = frag.key or family.keys[0]
-    if "k8s" in family.contexts:
+    contexts = family.contexts_of(variant)
+    if "k8s" in contexts:
         head = f"apiVersion: v1\nkind: Secret\ntype: Opaque\ndata:\n  {key}: "
-    elif family.contexts & {"block", "shell"}:
+    elif contexts & {"block", "shell"} and not contexts & {"kv"}:
         head = ""
     else:
         head = f"{key.upper()}="
@@ -72,7 +77,7 @@ class Tables(unittest.TestCase):
             with self.subTest(f.name):
                 self.assertGreaterEqual(len(f.examples), 3)
                 self.assertGreaterEqual(len(f.negatives), 2)
-                self.assertTrue(f.contexts <= {"kv", "block", "shell", "k8s"} and f.contexts)
+                self.assertTrue(f.contexts <= CONTEXTS and f.contexts)
                 self.assertTrue(f.variants)
                 if f.kind == "decoy":
                     self.assertGreater(len(f.why), 40)
@@ -87,7 +92,7 @@ class Tables(unittest.TestCase):
         for f in SECRETS:
             self.assertTrue(1 <= len(f.oracle) <= 2, f.name)
             for pattern in f.oracle:
-                self.assertLessEqual(len(pattern), 512, f.name)  # the answer schema's cap
+                self.assertLessEqual(len(pattern), MAX_PATTERN_CHARS, f.name)  # the answer schema's cap
                 compiled = compile_bounded(pattern)  # accepted by the scanner's guard
                 if not compiled.required:
                     literal_free.add(f.name)
@@ -128,7 +133,7 @@ class Generated(unittest.TestCase):
                 r = Rng(f"test/{f.name}/{variant}", 0)
                 for _ in range(N_GENERATED):
                     frag = f.make(r, variant)
-                    text, offset = place(f, frag)
+                    text, offset = place(f, frag, variant)
                     want = sorted((a + offset, b + offset) for a, b in frag.spans)
                     with self.subTest(f.name, variant=variant, text=frag.text[:60]):
                         self.assertEqual(matches(f.name, text), want)
@@ -139,7 +144,7 @@ class Generated(unittest.TestCase):
             for variant in f.variants:
                 r = Rng(f"test/{f.name}/{variant}", 0)
                 for _ in range(N_GENERATED):
-                    text, _ = place(f, f.make(r, variant))
+                    text, _ = place(f, f.make(r, variant), variant)
                     with self.subTest(f.name, variant=variant, text=text[:60]):
                         self.assertEqual(touched_by(text), {})
 
@@ -148,7 +153,7 @@ class Generated(unittest.TestCase):
             for variant in f.variants:
                 r = Rng(f"prefix/{f.name}/{variant}", 0)
                 values = [f.make(r, variant).text for _ in range(40)]
-                if f.kind == "secret" and f.name not in NO_PREFIX:
+                if f.kind == "secret" and f.name not in NO_PREFIX and (f.name, variant) not in NO_PREFIX_VARIANTS:
                     prefix = values[0]
                     for v in values[1:]:
                         while not v.startswith(prefix):
@@ -182,6 +187,50 @@ class Formats(unittest.TestCase):
                     crc = crc * 62 + BASE62.index(c)
                 self.assertEqual(crc, zlib.crc32(body.encode()))
         self.assertNotEqual(github_checksum("a" * 30), github_checksum("b" + "a" * 29))
+
+    def test_npm_tokens_carry_githubs_crc32_checksum(self):
+        tokens = self.values("npm_token", "")
+        for token in tokens:
+            body, check = token[4:34], token[34:]
+            self.assertTrue(token.startswith("npm_") and len(token) == 40, token)
+            self.assertEqual(check, github_checksum(body))
+        self.assertEqual(len(set(tokens)), len(tokens))
+
+    def test_slack_configuration_tokens_and_their_refresh_tokens(self):
+        for token in self.values("slack_token", "xoxe"):
+            self.assertRegex(token, r"^xoxe\.xoxp-1-[A-Z0-9]{163,166}$")
+        lengths = {len(t) for t in self.values("slack_token", "xoxe", 200)}
+        self.assertEqual(lengths, {12 + n for n in range(163, 167)})
+        for token in self.values("slack_token", "xoxe-refresh"):
+            self.assertRegex(token, r"^xoxe-1-[A-Z0-9]{146}$")
+
+    def test_azure_client_secrets_carry_a_real_format_version(self):
+        versions = [s[3] for s in self.values("azure_ad_client_secret", "", 400)]
+        self.assertEqual(set(versions), {"7", "8"})
+        self.assertGreater(versions.count("8"), versions.count("7") * 2)  # current secrets are 8Q~
+        for secret in self.values("azure_ad_client_secret", ""):
+            self.assertEqual((len(secret), secret[4:6]), (40, "Q~"))
+
+    def test_url_passwords_are_valid_percent_encoding(self):
+        import urllib.parse
+        encoded = 0
+        for name, variants in (("connection_string_password", mk.CONN_VARIANTS), ("url_password", ("",))):
+            for variant in variants:
+                for url in self.values(name, variant, 60):
+                    userinfo = urllib.parse.urlsplit(url).netloc.rsplit("@", 1)[0]
+                    self.assertNotRegex(userinfo, r"%(?![0-9A-F]{2})", url)
+                    self.assertRegex(userinfo, r"^[A-Za-z0-9!*_.~$&+=%-]+:[A-Za-z0-9!*_.~$&+=%-]+$", url)
+                    encoded += "%" in userinfo
+        self.assertGreater(encoded, 20)  # passwords with @ : / % # ? are written encoded
+
+    def test_datadog_keys_sit_in_headers_and_in_the_environment(self):
+        family = FAMILIES["datadog_api_key"]
+        self.assertEqual(family.contexts_of("api"), frozenset({"shell"}))
+        self.assertEqual(family.contexts_of("env-api"), frozenset({"kv"}))
+        for key in self.values("datadog_api_key", "env-api"):
+            self.assertRegex(key, r"^[0-9a-f]{32}$")
+        for key in self.values("datadog_api_key", "env-app"):
+            self.assertRegex(key, r"^[0-9a-f]{40}$")
 
     def test_aws_key_ids_use_every_real_prefix(self):
         for prefix in mk.AWS_ID_VARIANTS:

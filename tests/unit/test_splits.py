@@ -9,6 +9,7 @@ import unittest
 from unittest import mock
 
 from redaction_pressure import PRIVATE_SEED_ENV, PrivateSeedError, load_task
+from redaction_pressure.build.versions import CORPUS_VERSION
 from redaction_pressure.task.splits import PUBLIC, private_commitment, private_seed
 
 SECRET = "correct horse battery staple / 0123456789abcdef"
@@ -65,7 +66,7 @@ class PrivateSplit(unittest.TestCase):
     def test_hmac_message_is_domain_separated_and_fixed_width(self):
         import hashlib
         import hmac
-        msg = b"redaction-pressure/private-seed/v1\x00corpus-v2\x00000000000005"
+        msg = b"redaction-pressure/private-seed/v1\x00" + CORPUS_VERSION.encode() + b"\x00000000000005"
         want = int.from_bytes(hmac.new(SECRET.encode(), msg, hashlib.sha256).digest()[:8], "big") | (1 << 63)
         self.assertEqual(private(5).seed, want)
 

@@ -14,6 +14,8 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import regex
+
 from ..rng import Rng
 
 UPPER32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
@@ -71,10 +73,19 @@ class Family:
     # ``house_key_id``, ``context_secret``, ``email_address``, ...), whose per-stream
     # names mean nothing across tasks.
     group: str = ""
+    # Variants that only sit in some of the family's contexts (a Datadog key in a curl
+    # header is a whole command line; under DD_API_KEY it is a value): variant -> contexts.
+    variant_contexts: tuple[tuple[str, frozenset[str]], ...] = ()
 
     @property
     def summary_group(self) -> str:
         return self.group or self.name
+
+    def contexts_of(self, variant: str) -> frozenset[str]:
+        for name, contexts in self.variant_contexts:
+            if name == variant:
+                return contexts
+        return self.contexts
 
 
 def whole(text: str, key: str | None = None) -> Fragment:
@@ -108,7 +119,11 @@ def b64(data: bytes) -> str:
     return base64.b64encode(data).decode()
 
 
-_LOW = ("xxxxxx", "XXXXXX", "000000", "EXAMPLE", "example")
+# What a placeholder body looks like (six equal characters in a row, a run of the
+# alphabet) and the words of vendors' documentation examples: a random body holding
+# one is drawn again, so real secrets and placeholders never share a shape and the
+# oracles (``secrets._real``) can tell them apart.
+_PLACEHOLDER_LIKE = regex.compile(r"(.)\1{5}|abcdefgh|ABCDEFGH|01234567|12345678|EXAMPLE|example")
 
 
 _STD64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
@@ -157,11 +172,12 @@ def fast_chars(r: Rng, alphabet: str, n: int) -> str:
 
 
 def random_body(r: Rng, alphabet: str, n: int) -> str:
-    """``n`` characters of ``alphabet`` that never look like a placeholder (a run of
-    six x, X or 0, or the word EXAMPLE), so decoys and secrets never share a value."""
+    """``n`` characters of ``alphabet`` that never look like a placeholder (six equal
+    characters, a run of the alphabet, the word EXAMPLE), so decoys and secrets never
+    share a value."""
     while True:
         value = fast_chars(r, alphabet, n)
-        if not any(low in value for low in _LOW):
+        if not _PLACEHOLDER_LIKE.search(value):
             return value
 
 

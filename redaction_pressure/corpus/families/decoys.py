@@ -20,6 +20,7 @@ from .base import (
     Family,
     Fragment,
     Make,
+    b64,
     bech32,
     pick,
     rbytes,
@@ -27,7 +28,8 @@ from .base import (
 )
 from .examples import EXAMPLES, NEGATIVES
 
-KV, BLOCK = frozenset({"kv"}), frozenset({"block"})
+KV, BLOCK, SHELL, K8S = frozenset({"kv"}), frozenset({"block"}), frozenset({"shell"}), frozenset({"k8s"})
+NPMRC, PYPIRC = frozenset({"npmrc"}), frozenset({"pypirc"})
 
 
 def _pem(r: Rng, label: str, lines: int) -> str:
@@ -51,25 +53,66 @@ def _url_port_or_path_at(r: Rng, v: str) -> Fragment:
         f"https://{r.choice(USERS)}@{r.choice(HOSTS)}/profile")))
 
 
-PLACEHOLDER_VARIANTS = ("github", "aws", "stripe", "slack", "gitlab", "npm", "huggingface", "digitalocean")
-_PLACEHOLDERS = {
-    "github": ("github_token", ("ghp_" + "x" * 36, "ghp_" + "X" * 36, "gho_" + "0" * 36)),
-    "aws": ("aws_access_key_id", ("AKIAXXXXXXXXXXXXXXXX", "AKIA" + "X" * 12 + "XXXX", "ASIAXXXXXXXXXXXXXXXX")),
-    "stripe": ("stripe_secret_key", ("sk_live_" + "0" * 24, "sk_test_" + "x" * 24, "rk_live_" + "0" * 99)),
-    "slack": ("slack_bot_token", ("xoxb-000000000000-0000000000000-" + "x" * 24,
-                                  "xoxp-0000000000-0000000000-0000000000-" + "0" * 32)),
-    "gitlab": ("gitlab_token", ("glpat-" + "x" * 20, "glpat-" + "X" * 20, "gldt-" + "0" * 20)),
-    "npm": ("npm_token", ("npm_" + "x" * 36, "npm_" + "0" * 36)),
-    "huggingface": ("hf_token", ("hf_" + "x" * 34, "hf_" + "X" * 34)),
-    "digitalocean": ("digitalocean_token", ("dop_v1_" + "0" * 64, "doo_v1_" + "0" * 64)),
+# Placeholders of a vendor's format: its prefix and separators with '#' where the
+# random body goes. Written from the vendors' documented formats (facts), one per
+# family a scanner recognises by shape; the bodies are filled as placeholders are.
+SHAPES: dict[str, tuple[str, ...]] = {
+    "aws_access_key_id": ("AKIA" + "#" * 16, "ASIA" + "#" * 16),
+    "aws_secret_access_key": ("#" * 40,),
+    "gcp_api_key": ("AIzaSy" + "#" * 33,),
+    "azure_ad_client_secret": ("###8Q~" + "#" * 34,),
+    "digitalocean_token": ("dop_v1_" + "#" * 64,),
+    "heroku_api_key": ("HRKU-AA" + "#" * 58,),
+    "databricks_token": ("dapi" + "#" * 32,),
+    "github_token": ("ghp_" + "#" * 36, "gho_" + "#" * 36),
+    "github_fine_grained_pat": ("github_pat_11" + "#" * 20 + "_" + "#" * 59,),
+    "gitlab_token": ("glpat-" + "#" * 20,),
+    "npm_token": ("npm_" + "#" * 36,),
+    "pypi_token": ("pypi-AgEIcHlwaS5vcmc" + "#" * 80,),
+    "rubygems_api_key": ("rubygems_" + "#" * 48,),
+    "docker_hub_pat": ("dckr_pat_" + "#" * 27,),
+    "slack_token": ("xoxb-" + "#" * 12 + "-" + "#" * 13 + "-" + "#" * 24, "xoxp-" + "#" * 10 + "-" + "#" * 10 + "-"
+                    + "#" * 10 + "-" + "#" * 32),
+    "slack_webhook": ("https://hooks.slack.com/services/T########/B########/" + "#" * 24,),
+    "discord_webhook": ("https://discord.com/api/webhooks/" + "#" * 19 + "/" + "#" * 68,),
+    "telegram_bot_token": ("#" * 10 + ":AA" + "#" * 33,),
+    "stripe_secret_key": ("sk_live_" + "#" * 24, "sk_test_" + "#" * 24, "rk_live_" + "#" * 99),
+    "square_token": ("EAAA" + "#" * 60,),
+    "shopify_token": ("shpat_" + "#" * 32,),
+    "openai_api_key": ("sk-proj-" + "#" * 48, "sk-" + "#" * 48),
+    "anthropic_api_key": ("sk-ant-api03-" + "#" * 93 + "AA",),
+    "huggingface_token": ("hf_" + "#" * 34,),
+    "groq_api_key": ("gsk_" + "#" * 52,),
+    "replicate_api_token": ("r8_" + "#" * 37,),
+    "sendgrid_api_key": ("SG." + "#" * 22 + "." + "#" * 43,),
+    "mailgun_api_key": ("key-" + "#" * 32,),
+    "mailchimp_api_key": ("#" * 32 + "-us6",),
+    "twilio_api_key": ("SK" + "#" * 32,),
+    "sentry_auth_token": ("sntryu_" + "#" * 64,),
+    "datadog_api_key": ("#" * 32,),
+    "vault_token": ("hvs." + "#" * 90,),
+    "age_secret_key": ("AGE-SECRET-KEY-1" + "#" * 58,),
 }
+PLACEHOLDER_TARGETS = frozenset(SHAPES)
+_SEQUENTIAL = "1234567890abcdefghijklmnopqrstuvwxyz"
 
 
 def _placeholder(r: Rng, v: str) -> Fragment:
-    key, values = _PLACEHOLDERS[pick(r, v, PLACEHOLDER_VARIANTS)]
-    return whole(r.choice(values), key)
-
-
+    """A placeholder of family ``v``'s format: its prefix with the body filled by x, X, 0
+    or * (documentation and .env.example files), one repeated character, or a run of
+    the alphabet (``1234567890abcdef...``); decimal-only bodies with 0."""
+    shape = r.choice(SHAPES[pick(r, v, tuple(SHAPES))])
+    kind = r.below(6)
+    if kind < 4:
+        body = "xX0*"[kind] * shape.count("#")
+    elif kind == 4:
+        body = r.choice("aAxz7") * shape.count("#")
+    else:  # from the start of the digits or of the letters, as people type them
+        run = r.choice((_SEQUENTIAL, _SEQUENTIAL[10:] + _SEQUENTIAL[:10]))
+        body = (run * (shape.count("#") // len(run) + 1))[:shape.count("#")]
+        body = body if r.chance(1, 2) else body.upper()
+    chars = iter(body)
+    return whole("".join(next(chars) if c == "#" else c for c in shape))
 # Published by the vendors themselves, in documentation that anyone can read.
 PUBLISHED_VARIANTS = ("stripe", "slack", "azure_emulator")
 _AZURITE_KEY = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
@@ -115,9 +158,51 @@ def _age_recipient(r: Rng, v: str) -> Fragment:
 
 
 def _family(name: str, contexts: frozenset[str], keys: tuple[str, ...], make: Make, why: str,
-            variants: tuple[str, ...] = ("",)) -> Family:
+            variants: tuple[str, ...] = ("",),
+            variant_contexts: tuple[tuple[str, frozenset[str]], ...] = ()) -> Family:
     return Family(name, "decoy", contexts, keys, make, why=why, variants=variants,
-                  examples=EXAMPLES[name], negatives=NEGATIVES[name])
+                  examples=EXAMPLES[name], negatives=NEGATIVES[name], variant_contexts=variant_contexts)
+
+
+def _k8s_config(r: Rng, v: str) -> Fragment:
+    key = r.choice(("username", "host", "port", "database", "ca.crt"))
+    if key == "ca.crt":
+        body = "\n".join(r.chars(B64, 64) for _ in range(3))
+        raw = f"-----BEGIN CERTIFICATE-----\n{body}\n-----END CERTIFICATE-----\n"
+    else:
+        raw = {"username": r.choice(USERS), "host": r.choice(HOSTS), "port": r.choice(("5432", "3306", "6379")),
+               "database": r.choice(("orders", "app", "analytics"))}[key]
+    return whole(b64(raw.encode()), key=key)
+
+
+CLI_REFERENCE_VARIANTS = ("mysql", "docker", "sshpass", "curl")
+
+
+def _cli_reference(r: Rng, v: str) -> Fragment:
+    host, user = r.choice(HOSTS), r.choice(USERS)
+    variant = pick(r, v, CLI_REFERENCE_VARIANTS)
+    if variant == "mysql":
+        text = r.choice((f'mysql -h {host} -u {user} -p"$MYSQL_PWD" -e \'SELECT 1\'',
+                         f"mysqldump -h {host} -u {user} -p$DB_PASSWORD orders > orders.sql"))
+    elif variant == "docker":
+        text = r.choice((f'echo "$REGISTRY_TOKEN" | docker login -u {user} --password-stdin {r.choice(HOSTS)}',
+                         f'docker login -u {user} -p "$DOCKER_PASSWORD" {r.choice(HOSTS)}'))
+    elif variant == "sshpass":
+        text = f"SSHPASS=$DEPLOY_PASS sshpass -e ssh {user}@{host}"
+    else:
+        text = f"curl -sS -u {user}:{r.choice(('password', 'changeme'))} https://{host}/api/health"
+    return whole(text)
+
+
+PLACEHOLDERS = _family(
+    "format_valid_placeholder", KV | NPMRC | PYPIRC, ("github_token", "aws_access_key_id", "stripe_secret_key"),
+    _placeholder,
+    "A vendor's exact prefix and length with a placeholder body (x, X, 0 or * throughout, one "
+    "repeated character, or a run of the alphabet): documentation, .env.example files and config "
+    "templates write these where the real token goes, under the token's own key. It "
+    "authenticates nothing; a rule that checks only prefix and length destroys it.",
+    tuple(SHAPES), variant_contexts=tuple((name, NPMRC | KV if name == "npm_token" else
+                                           PYPIRC | KV if name == "pypi_token" else KV) for name in SHAPES))
 
 
 DECOYS: tuple[Family, ...] = (
@@ -176,11 +261,15 @@ DECOYS: tuple[Family, ...] = (
     _family("subresource_integrity", KV, ("integrity",), lambda r, v: whole("sha512-" + r.chars(B64, 86) + "=="),
             "npm/HTML integrity hashes are long base64 but are public hashes of public files."),
     # --- corpus-v2
-    _family("format_valid_placeholder", KV, ("github_token", "aws_access_key_id", "stripe_secret_key"),
-            _placeholder,
-            "A vendor's exact prefix and length with a body of x, X or 0: documentation and "
-            "config templates write these where the real token goes. It authenticates nothing; "
-            "a rule that checks only prefix and length destroys it.", PLACEHOLDER_VARIANTS),
+    PLACEHOLDERS,
+    _family("k8s_config_data", K8S, ("username", "host", "port", "database", "ca.crt"), _k8s_config,
+            "Configuration a Kubernetes Secret carries beside its credentials (a user name, a host, a "
+            "port, a database name, the CA's public certificate): base64-encoded like the password, "
+            "but not secret; a rule that removes every data: value destroys it."),
+    _family("cli_secret_reference", SHELL, ("",), _cli_reference,
+            "A command that takes its password from a variable (mysql -p\"$MYSQL_PWD\", docker login "
+            "--password-stdin, sshpass -e) or shows a placeholder word (curl -u admin:password): the "
+            "secret is not on the command line.", CLI_REFERENCE_VARIANTS),
     _family("vendor_published_example", KV, ("stripe_secret_key", "slack_bot_token"), _published,
             "Keys that vendors print in their own documentation (Stripe's sample test key, "
             "Slack's 'not-a-real-token', the Azure Storage emulator's well-known account key): "

@@ -137,7 +137,10 @@ def gcp_service_account_key(r: Rng, v: str) -> Fragment:
 
 
 def azure_client_secret(r: Rng, v: str) -> Fragment:
-    return whole(r.chars(ALNUM + "_~.", 3) + r.choice(DIGITS) + "Q~" + random_body(r, ALNUM + "_~.-", 34))
+    # The digit before Q~ is the secret's format version: 8 for secrets issued now, 7
+    # for older ones; 40 characters in all.
+    version = "8" if r.chance(3, 4) else "7"
+    return whole(random_body(r, ALNUM + "_~.", 3) + version + "Q~" + random_body(r, ALNUM + "_~.-", 34))
 
 
 def azure_storage(r: Rng, v: str) -> Fragment:
@@ -188,7 +191,10 @@ def gitlab(r: Rng, v: str) -> Fragment:
 
 
 def npm(r: Rng, v: str) -> Fragment:
-    return whole("npm_" + random_body(r, ALNUM, 36))
+    """npm's granular tokens follow GitHub's format: 30 random base62 characters and
+    their CRC32 in 6 more."""
+    body = random_body(r, ALNUM, 30)
+    return whole("npm_" + body + github_checksum(body))
 
 
 PYPI_VARIANTS = ("pypi", "testpypi")
@@ -211,7 +217,7 @@ def docker_hub(r: Rng, v: str) -> Fragment:
     return whole("dckr_pat_" + random_body(r, B64URL, 27))
 
 
-SLACK_VARIANTS = ("xoxb", "xoxp", "xoxe", "xoxs", "xapp", "xoxb-legacy")
+SLACK_VARIANTS = ("xoxb", "xoxp", "xoxe", "xoxe-refresh", "xoxs", "xapp", "xoxb-legacy")
 
 
 def _digits(r: Rng, lo: int, hi: int) -> str:
@@ -224,8 +230,10 @@ def slack_token(r: Rng, v: str) -> Fragment:
         return whole(f"xoxb-{_digits(r, 10, 13)}-{_digits(r, 10, 13)}-{random_body(r, ALNUM, 24)}")
     if variant == "xoxp":
         return whole(f"xoxp-{_digits(r, 10, 13)}-{_digits(r, 10, 13)}-{_digits(r, 10, 13)}-{random_body(r, HEX, 32)}")
-    if variant == "xoxe":
-        return whole(f"xoxe.xoxp-1-{random_body(r, ALNUM, 148)}")
+    if variant == "xoxe":  # a configuration token: 163-166 upper-case letters and digits
+        return whole(f"xoxe.xoxp-1-{random_body(r, UPPER + DIGITS, r.between(163, 166))}")
+    if variant == "xoxe-refresh":  # its refresh token: 146
+        return whole(f"xoxe-1-{random_body(r, UPPER + DIGITS, 146)}")
     if variant == "xoxs":
         return whole(f"xoxs-{_digits(r, 10, 12)}-{_digits(r, 10, 12)}-{_digits(r, 10, 12)}-{random_body(r, HEX, 64)}")
     if variant == "xapp":
@@ -340,14 +348,21 @@ def sentry(r: Rng, v: str) -> Fragment:
     return whole(f"sntrys_{body}_{random_body(r, B64, 43)}")
 
 
-DATADOG_VARIANTS = ("api", "api+app")
+DATADOG_VARIANTS = ("api", "api+app", "env-api", "env-app")
 
 
 def datadog(r: Rng, v: str) -> Fragment:
+    """A curl call with the DD-API-KEY (and DD-APPLICATION-KEY) header, or the key alone
+    as the agent's environment sets it."""
+    variant = pick(r, v, DATADOG_VARIANTS)
+    if variant == "env-api":  # under the stream's own key, DD_API_KEY or DATADOG_API_KEY
+        return whole(random_body(r, HEX, 32))
+    if variant == "env-app":
+        return whole(random_body(r, HEX, 40), key="dd_app_key")
     api = random_body(r, HEX, 32)
     head = ('curl -sS -X POST "https://api.datadoghq.com/api/v2/series" '
             '-H "Content-Type: application/json" -H "DD-API-KEY: ')
-    if pick(r, v, DATADOG_VARIANTS) == "api":
+    if variant == "api":
         return inner(head, api, '" -d @metrics.json')
     app = random_body(r, HEX, 40)
     text = head + api + '" -H "DD-APPLICATION-KEY: ' + app + '" https://api.datadoghq.com/api/v1/monitor'
@@ -392,16 +407,29 @@ CONN_VARIANTS = ("postgresql", "mysql", "mongodb+srv", "redis", "amqp", "mssql")
 _PORTS = {"postgresql": 5432, "mysql": 3306, "mongodb+srv": None, "redis": 6379, "amqp": 5672, "mssql": 1433}
 
 
+# A URL's userinfo holds unreserved characters, sub-delimiters and percent-escapes
+# (RFC 3986, 3.2.1): a password with '@', ':', '/', '%', '#' or '?' is written
+# percent-encoded, and that encoded text is what leaks (and what the label covers).
+_URL_PASSWORD = ALNUM + "!*_-.~$&+=@:/%#?"
+_USERINFO_SAFE = frozenset(ALNUM + "!*_-.~$&+=")
+
+
+def url_encoded_password(r: Rng, lo: int, hi: int) -> str:
+    raw = random_body(r, ALNUM, 4) + random_body(r, _URL_PASSWORD, r.between(lo, hi) - 4) \
+        if r.chance(1, 3) else random_body(r, ALNUM + "!*_-.~", r.between(lo, hi))
+    return "".join(c if c in _USERINFO_SAFE else f"%{ord(c):02X}" for c in raw)
+
+
 def conn_password(r: Rng, v: str) -> Fragment:
     scheme = pick(r, v, CONN_VARIANTS)
     port = _PORTS[scheme]
     host = r.choice(HOSTS) + (f":{port}" if port else "")
     path = {"redis": "0", "amqp": "vhost"}.get(scheme, r.choice(("orders", "app", "analytics")))
-    return inner(f"{scheme}://{r.choice(USERS)}:", random_body(r, PASSWORD, r.between(12, 28)), f"@{host}/{path}")
+    return inner(f"{scheme}://{r.choice(USERS)}:", url_encoded_password(r, 12, 28), f"@{host}/{path}")
 
 
 def url_password(r: Rng, v: str) -> Fragment:
-    return inner(f"https://{r.choice(USERS)}:", random_body(r, PASSWORD, r.between(10, 24)),
+    return inner(f"https://{r.choice(USERS)}:", url_encoded_password(r, 10, 24),
                  f"@{r.choice(HOSTS)}/{r.choice(('repo.git', 'api/v2/upload', 'simple/'))}")
 
 

@@ -1,0 +1,632 @@
+"""How a record's values are written so that the record is a valid file of its format.
+
+corpus-v2 wrote every value as one template line, which gave half of its structured
+records a repeated key (a house credential and its sandbox look-alike under one key of
+one TOML table, say) and unquoted YAML that does not parse. Here every structured
+template has a writer that knows its format:
+
+- keys are unique where the format requires it: a value whose key is already taken
+  moves to another section of the file (``[sandbox]``, a second YAML or JSON block, a
+  second Kubernetes Secret), or, in a flat file (.env, .npmrc, tfvars, source code),
+  becomes a commented-out line, as a previous value kept for reference does;
+- every value is quoted the way its format reads it back verbatim (a YAML value that
+  would read as a number, a boolean or an alias is quoted; a shell value with ``!`` or
+  ``$`` is single-quoted), so a labelled span is exactly the characters the file holds
+  and its parser returns; a value no quoting of the format can carry verbatim is
+  refused (`CannotPlace`) and the record is drawn again;
+- Kubernetes Secrets carry the ``type`` their data needs, pypirc files the index
+  servers they name, service-account key files their fixed fields.
+
+Log-like templates (access logs, CI logs, syslog, logfmt, stack traces, shell
+history) keep line formats; each format says which values it can carry (a URL query
+takes only characters that need no percent-encoding).
+
+Tests parse every structured record of dev and train tasks with its format's own
+parser (json with a duplicate-key hook, PyYAML with a duplicate-key check, tomllib,
+configparser strict, python-dotenv, python-hcl2 and a duplicate check, shlex, ast).
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from typing import TYPE_CHECKING
+
+import regex
+
+from .families import Family
+from .rng import Rng
+
+if TYPE_CHECKING:
+    from .templates import Template
+    from .world import World
+
+Labels = list[tuple[int, int, Family]]
+
+
+class CannotPlace(Exception):
+    """A value this format cannot carry verbatim here: the record is drawn again."""
+
+
+@dataclass
+class Item:
+    """One value to write: a family's fragment under its key, or a filler."""
+    key: str
+    value: str
+    labels: Labels  # spans inside ``value``, with their families
+    context: str  # kv | escaped | block | shell | k8s | npmrc | pypirc | gcp_sa | filler
+    variant: str = ""
+    literal: bool = False  # a filler number or boolean: unquoted where the format has types
+
+
+@dataclass
+class Out:
+    """The record's text as it is written, and the absolute spans of its labels."""
+    parts: list[str] = field(default_factory=list)
+    labels: Labels = field(default_factory=list)
+    pos: int = 0
+
+    def add(self, text: str, labels: Sequence[tuple[int, int, Family]] = ()) -> None:
+        self.labels += [(self.pos + s, self.pos + e, f) for s, e, f in labels]
+        self.parts.append(text)
+        self.pos += len(text)
+
+    def line(self, text: str = "", labels: Sequence[tuple[int, int, Family]] = ()) -> None:
+        self.add(text, labels)
+        self.add("\n")
+
+    def value_line(self, head: str, item: Item, quote: tuple[str, str], tail: str = "") -> None:
+        """``head`` + quoted value + ``tail`` on one line, the value's labels kept."""
+        self.add(head + quote[0])
+        self.add(item.value, item.labels)
+        self.line(quote[1] + tail)
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)
+
+
+# -- filling {field}s ------------------------------------------------------------------
+
+_FORMATTER = string.Formatter()
+
+
+@cache
+def _parsed(fmt: str) -> tuple[tuple[str, str | None], ...]:
+    return tuple((literal, name) for literal, name, _, _ in _FORMATTER.parse(fmt))
+
+
+def fill(fmt: str, r: Rng, world: World, **fixed: str) -> tuple[str, Labels]:
+    """Fills a template line; a field that draws a policy category (``{host}``,
+    ``{ip}``) comes back as a labelled span, secret or decoy as the policy says."""
+    from .templates import FIELDS
+
+    out: list[str] = []
+    spans: Labels = []
+    drawn: dict[str, tuple[str, Family | None]] = {}
+    pos = 0
+    for literal, name in _parsed(fmt):
+        out.append(literal)
+        pos += len(literal)
+        if name is None:
+            continue
+        if name in fixed:
+            value, family = fixed[name], None
+        elif name in drawn:
+            value, family = drawn[name]
+        else:
+            labelled = world.field(name, r)
+            value, family = labelled if labelled else (FIELDS[name](r), None)
+            drawn[name] = (value, family)
+        if family is not None:
+            spans.append((pos, pos + len(value), family))
+        out.append(value)
+        pos += len(value)
+    return "".join(out), spans
+
+
+def filler_items(template: Template, r: Rng, world: World) -> list[Item]:
+    """One to four of the template's filler entries, each key at most once."""
+    chosen = r.sample(template.entries, min(len(template.entries), r.between(1, 4)))
+    items = []
+    for key, fmt, literal in chosen:
+        value, labels = fill(fmt, r, world)
+        items.append(Item(key, value, labels, "filler", literal=literal))
+    return items
+
+
+# -- quoting: how each format carries a value verbatim -----------------------------------
+
+_YAML_PLAIN = regex.compile(r"[A-Za-z_/$<][A-Za-z0-9_./@+=~$<>()-]*")
+_YAML_WORDS = frozenset({"true", "false", "yes", "no", "on", "off", "null", "y", "n", "~"})
+_DOTENV_BARE = regex.compile(r"[A-Za-z0-9_./:@%+,~=*-]+")
+_SHELL_BARE = regex.compile(r"[A-Za-z0-9_./:@%+,~=-]+")
+_NPMRC_BARE = regex.compile(r"[A-Za-z0-9_./:@%+,~=*!${}-]+")
+
+
+def _has(value: str, chars: str) -> bool:
+    return any(c in value for c in chars)
+
+
+def yaml_quote(value: str, r: Rng) -> tuple[str, str]:
+    if "\n" in value:
+        raise CannotPlace
+    plain = _YAML_PLAIN.fullmatch(value) is not None and value.lower() not in _YAML_WORDS
+    if plain and not r.chance(1, 3):
+        return "", ""
+    if not _has(value, '"\\'):
+        return '"', '"'
+    if "'" not in value:
+        return "'", "'"
+    raise CannotPlace
+
+
+def json_quote(value: str, escaped: bool) -> tuple[str, str]:
+    """Verbatim inside a JSON string: no quote, no control character, and a backslash
+    only where the value is itself JSON-escaped text (``\\n`` in a service-account key)."""
+    if '"' in value or any(ord(c) < 32 for c in value):
+        raise CannotPlace
+    if "\\" in value and (not escaped or regex.search(r"\\(?!n)", value)):
+        raise CannotPlace
+    return '"', '"'
+
+
+def toml_quote(value: str) -> tuple[str, str]:
+    if "\n" in value or any(ord(c) < 32 for c in value):
+        raise CannotPlace
+    if not _has(value, '"\\'):
+        return '"', '"'
+    if "'" not in value:
+        return "'", "'"
+    raise CannotPlace
+
+
+def dotenv_quote(value: str, r: Rng, escaped: bool = False) -> tuple[str, str]:
+    if escaped:  # python-dotenv decodes \n inside double quotes, as dotenv files mean it
+        if _has(value, '"$') or "\n" in value:
+            raise CannotPlace
+        return '"', '"'
+    if "\n" in value:
+        raise CannotPlace
+    if _DOTENV_BARE.fullmatch(value) and r.chance(1, 2):
+        return "", ""
+    if "'" not in value:
+        return "'", "'"
+    if not _has(value, '"\\$`'):
+        return '"', '"'
+    raise CannotPlace
+
+
+def shell_quote(value: str) -> tuple[str, str]:
+    if "\n" in value:
+        raise CannotPlace
+    if _SHELL_BARE.fullmatch(value):
+        return "", ""
+    if "'" not in value:
+        return "'", "'"
+    raise CannotPlace
+
+
+def python_quote(value: str, r: Rng) -> tuple[str, str]:
+    if "\n" in value or "\\" in value:
+        raise CannotPlace
+    options = [q for q in ('"', "'") if q not in value]
+    if not options:
+        raise CannotPlace
+    q = r.choice(options)
+    return q, q
+
+
+def hcl_quote(value: str) -> tuple[str, str]:
+    if _has(value, '"\\\n') or "${" in value or "%{" in value:
+        raise CannotPlace
+    return '"', '"'
+
+
+def ini_quote(value: str, r: Rng) -> tuple[str, str]:
+    if "\n" in value or value != value.strip() or not value:
+        raise CannotPlace
+    if '"' not in value and r.chance(1, 4):
+        return '"', '"'
+    return "", ""
+
+
+def npmrc_quote(value: str) -> tuple[str, str]:
+    if "\n" in value:
+        raise CannotPlace
+    if _NPMRC_BARE.fullmatch(value):
+        return "", ""
+    if not _has(value, '"\\'):
+        return '"', '"'
+    raise CannotPlace
+
+
+# -- layout: unique keys -----------------------------------------------------------------
+
+def sections(items: list[Item], first: str, pool: tuple[str, ...], r: Rng,
+             fold: Callable[[str], str] = str.lower) -> list[tuple[str, list[Item]]]:
+    """Items in sections where each key occurs once: an item whose key its section
+    already holds goes to the next section without it, or to a new one from ``pool``."""
+    out: list[tuple[str, list[Item], set[str]]] = [(first, [], set())]
+    spare = [name for name in r.shuffled(pool) if name != first]
+    for item in items:
+        key = fold(item.key)
+        for _, members, keys in out:
+            if key not in keys:
+                members.append(item)
+                keys.add(key)
+                break
+        else:
+            if not spare:
+                raise CannotPlace
+            out.append((spare.pop(), [item], {key}))
+    return [(name, members) for name, members, _ in out]
+
+
+def flat(items: list[Item], fold: Callable[[str], str] = str.lower) -> list[tuple[Item, bool]]:
+    """Items with, for each, whether its line is commented out: a key's later values
+    are kept as comments, as a previous value kept for reference is."""
+    seen: set[str] = set()
+    out = []
+    for item in items:
+        key = fold(item.key)
+        out.append((item, key in seen))
+        seen.add(key)
+    return out
+
+
+def _key(template: Template, key: str) -> str:
+    if template.key_case == "keep":
+        return key
+    return key.upper() if template.key_case == "upper" else key.lower()
+
+
+def _header(template: Template, out: Out, r: Rng, world: World) -> None:
+    for fmt in template.header:
+        out.line(*fill(fmt, r, world))
+
+
+def _footer(template: Template, out: Out, r: Rng, world: World) -> None:
+    for fmt in template.footer:
+        out.line(*fill(fmt, r, world))
+
+
+def _mix(template: Template, items: list[Item], r: Rng, world: World) -> list[Item]:
+    for item in items:
+        item.key = _key(template, item.key)
+    return r.shuffled(items + filler_items(template, r, world))
+
+
+# -- structured writers ------------------------------------------------------------------
+
+def write_dotenv(template: Template, items: list[Item], r: Rng, world: World) -> Out:
+    out = Out()
+    _header(template, out, r, world)
+    for item, commented in flat(_mix(template, items, r, world), fold=str):
+        head = ("# " if commented else "") + ("export " if r.chance(1, 5) else "") + item.key + "="
+        out.value_line(head, item, dotenv_quote(item.value, r, escaped=item.context == "escaped"))
+    if r.chance(1, 3):
+        out.line(*fill("# rotated {date}", r, world))
+    return out
+
+
+def write_yaml(template: Template, items: list[Item], r: Rng, world: World) -> Out:
+    out = Out()
+    _header(template, out, r, world)
+    mixed = _mix(template, items, r, world)
+    for name, members in sections(mixed, r.choice(template.sections), template.sections, r):
+        out.line(f"{name}:")
+        for item in members:
+            if item.context == "block":
+                out.line(f"  {item.key}: |")
+                indented = item.value.replace("\n", "\n    ")
+                shift = _indent_labels(item.value, item.labels, "    ")
+                out.line("    " + indented, [(s + 4, e + 4, f) for s, e, f in shift])
+            elif item.literal:
+                out.value_line(f"  {item.key}: ", item, ("", ""))
+            else:
+                out.value_line(f"  {item.key}: ", item, yaml_quote(item.value, r))
+    return out
+
+
+def _indent_labels(value: str, labels: Labels, indent: str) -> Labels:
+    """Labels of a multi-line value once every line after the first is indented: a
+    label grows by the indentation inside it and moves by the indentation before it."""
+    out = []
+    for s, e, f in labels:
+        before, inside = value.count("\n", 0, s), value.count("\n", s, e)
+        out.append((s + before * len(indent), e + (before + inside) * len(indent), f))
+    return out
+
+
+def write_json(template: Template, items: list[Item], r: Rng, world: World) -> Out:
+    out = Out()
+    groups = sections(_mix(template, items, r, world), r.choice(template.sections), template.sections, r)
+    app, labels = fill("{app}", r, world)
+    out.line("{")
+    out.line(f'  "service": "{app}",', [(s + 14, e + 14, f) for s, e, f in labels])
+    for name, members in groups:
+        out.line(f'  "{name}": {{')
+        for i, item in enumerate(members):
+            tail = "," if i < len(members) - 1 else ""
+            quote = ("", "") if item.literal else json_quote(item.value, item.context == "escaped")
+            out.value_line(f'    "{item.key}": ', item, quote, tail)
+        out.line("  },")
+    out.line(*fill('  "version": {small}', r, world))
+    out.line("}")
+    return out
+
+
+def write_ini(template: Template, items: list[Item], r: Rng, world: World) -> Out:
+    out = Out()
+    _header(template, out, r, world)
+    style = r.choice(("{k} = ", "{k}=", "{k} = "))
+    for g, (name, members) in enumerate(sections(_mix(template, items, r, world), r.choice(template.sections),
+                                                 template.sections, r)):
+        if g:
+            out.line()
+        out.line(f"[{name}]")
+        for item in members:
+            out.value_line(style.format(k=item.key), item, ini_quote(item.value, r))
+    return out
+
+
+def write_toml(template: Template, items: list[Item], r: Rng, world: World) -> Out:
+    out = Out()
+    _header(template, out, r, world)
+    for g, (name, members) in enumerate(sections(_mix(template, items, r, world), r.choice(template.sections),
+                                                 template.sections, r, fold=str)):
+        if g:
+            out.line()
+        out.line(f"[{name}]")
+        for item in members:
+            out.value_line(f"{item.key} = ", item, ("", "") if item.literal else toml_quote(item.value))
+    return out
+
+
+def write_hcl(template: Template, items: list[Item], r: Rng, world: World) -> Out:
+    out = Out()
+    _header(template, out, r, world)
+    for item, commented in flat(_mix(template, items, r, world), fold=str):
+        head = ("# " if commented else "") + item.key + " = "
+        out.value_line(head, item, ("", "") if item.literal else hcl_quote(item.value))
+    if r.chance(1, 2):
+        out.line(*fill('tags = {{ team = "{app}", managed_by = "terraform" }}', r, world))
+    return out
+
+
+def write_python(template: Template, items: list[Item], r: Rng, world: World) -> Out:
+    out = Out()
+    _header(template, out, r, world)
+    for item, commented in flat(_mix(template, items, r, world), fold=str):
+        head = ("# " if commented else "") + item.key + " = "
+        if item.context == "block":
+            if '"""' in item.value or "\\" in item.value:
+                raise CannotPlace
+            # a second block under one name is kept as the previous one, not commented out
+            out.value_line(f"{item.key}_PREVIOUS = " if commented else head, item, ('"""', '"""'))
+        elif item.literal:
+            out.value_line(head, item, ("", ""))
+        else:
+            out.value_line(head, item, python_quote(item.value, r))
+    return out
+
+
+def write_js(template: Template, items: list[Item], r: Rng, world: World) -> Out:
+    out = Out()
+    _header(template, out, r, world)
+    names = []
+    for item, commented in flat(_mix(template, items, r, world), fold=str):
+        exported = r.chance(1, 3)
+        head = ("// " if commented else "") + ("export const " if exported else "const ") + item.key + " = "
+        if not commented and not exported:
+            names.append(item.key)
+        out.value_line(head, item, ("", "") if item.literal else python_quote(item.value, r), ";")
+    if names:
+        out.line(f"module.exports = {{ {', '.join(names)} }};")
+    return out
+
+
+def write_npmrc(template: Template, items: list[Item], r: Rng, world: World) -> Out:
+    out = Out()
+    _header(template, out, r, world)
+    mixed = []
+    for item in _mix(template, items, r, world):
+        if item.context == "npmrc" and item.key.lower().endswith("_authtoken"):
+            registry = r.choice(("//registry.npmjs.org/", "//npm.pkg.github.com/", "//registry.acme.io/npm/"))
+            item.key = f"{registry}:_authToken"
+        mixed.append(item)
+    for item, commented in flat(mixed, fold=str):
+        out.value_line(("; " if commented else "") + item.key + "=", item, npmrc_quote(item.value))
+    return out
+
+
+_PYPI_SECTIONS = {"pypi": "https://upload.pypi.org/legacy/", "testpypi": "https://test.pypi.org/legacy/"}
+
+
+def write_pypirc(template: Template, items: list[Item], r: Rng, world: World) -> Out:
+    """A .pypirc: [distutils] names the index servers; each server's section holds its
+    repository, username and password, once. A PyPI token goes to the index it names
+    (its macaroon says pypi.org or test.pypi.org), other passwords to a private index."""
+    by_section: dict[str, list[Item]] = {}
+    for item in items:
+        # a pypi-AgEI... placeholder stands where the PyPI token goes
+        section = "pypi" if item.variant == "pypi_token" else item.variant if item.variant in _PYPI_SECTIONS \
+            else "internal"
+        by_section.setdefault(section, []).append(item)
+    names = sorted(by_section) or ["pypi"]
+    out = Out()
+    out.line("[distutils]")
+    out.line("index-servers =")
+    for name in names:
+        out.line(f"    {name}")
+    for name in names:
+        out.line()
+        out.line(f"[{name}]")
+        if name in _PYPI_SECTIONS:
+            out.line(f"repository = {_PYPI_SECTIONS[name]}")
+            out.line("username = __token__")
+        else:
+            out.line(*fill("repository = https://{host}/simple/", r, world))
+            out.line(*fill("username = {user}", r, world))
+        for k, item in enumerate(by_section.get(name, [])):
+            out.value_line(("# " if k else "") + "password = ", item, ini_quote(item.value, r))
+    return out
+
+
+def _secrets(items: list[Item], r: Rng) -> list[tuple[str, str, list[Item]]]:
+    """Kubernetes Secrets whose type matches their data: Opaque for plain keys (a key
+    once per Secret), one ``kubernetes.io/dockerconfigjson`` Secret per registry
+    credential, whose only key is ``.dockerconfigjson``."""
+    opaque = [i for i in items if i.key != ".dockerconfigjson"]
+    docker = [i for i in items if i.key == ".dockerconfigjson"]
+    docs: list[tuple[str, str, list[Item]]] = []
+    if opaque or not docker:
+        for name, members in sections(opaque, "credentials", ("credentials", "config", "extra", "legacy"), r):
+            docs.append(("Opaque", name, members))
+    docs += [("kubernetes.io/dockerconfigjson", "registry" if k == 0 else f"registry-{k + 1}", [item])
+             for k, item in enumerate(docker)]
+    return docs
+
+
+def write_k8s_json(template: Template, items: list[Item], r: Rng, world: World) -> Out:
+    """What ``kubectl get secret -o json`` prints: one Secret, or a List of them, with
+    kubectl's indentation and key order."""
+    docs = _secrets(items, r)
+    app, env = FIELDS_OF(r, world)
+    out = Out()
+    pad = "" if len(docs) == 1 else "        "
+    if len(docs) > 1:
+        out.line("{")
+        out.line('    "apiVersion": "v1",')
+        out.line('    "items": [')
+    for d, (kind, suffix, members) in enumerate(docs):
+        out.line(pad + "{")
+        out.line(pad + '    "apiVersion": "v1",')
+        out.line(pad + '    "data": {')
+        for k, item in enumerate(members):
+            out.value_line(pad + f'        "{item.key}": ', item, ('"', '"'), "," if k < len(members) - 1 else "")
+        out.line(pad + "    },")
+        out.line(pad + '    "kind": "Secret",')
+        out.line(pad + '    "metadata": {')
+        out.line(pad + f'        "name": "{app}-{suffix}",')
+        out.line(pad + f'        "namespace": "{env}"')
+        out.line(pad + "    },")
+        out.line(pad + f'    "type": "{kind}"')
+        out.line(pad + "}" + ("," if len(docs) > 1 and d < len(docs) - 1 else ""))
+    if len(docs) > 1:
+        out.line("    ],")
+        out.line('    "kind": "List"')
+        out.line("}")
+    return out
+
+
+def FIELDS_OF(r: Rng, world: World) -> tuple[str, str]:
+    text, _ = fill("{app}\x00{env}", r, world)
+    app, env = text.split("\x00")
+    return app, env
+
+
+def write_k8s(template: Template, items: list[Item], r: Rng, world: World) -> Out:
+    """A manifest of Kubernetes Secrets (`_secrets`), several documents in one file."""
+    docs = _secrets(items, r)
+    out = Out()
+    for d, (kind, suffix, members) in enumerate(docs):
+        if d:
+            out.line("---")
+        out.line("apiVersion: v1")
+        out.line("kind: Secret")
+        out.line("metadata:")
+        out.line(*fill(f"  name: {{app}}-{suffix}", r, world))
+        out.line(*fill("  namespace: {env}", r, world))
+        out.line(f"type: {kind}")
+        out.line("data:")
+        for item in members:
+            out.value_line(f"  {item.key}: ", item, ("", ""))
+        if kind == "Opaque" and not members:
+            out.line(*fill("  # managed by {app}-operator", r, world))
+    return out
+
+
+_SA_FIELDS = ('  "type": "service_account",', '  "project_id": "{app}-{env}",', '  "private_key_id": "{hex40}",')
+_SA_TAIL = ('  "client_email": "{app}-deployer@{app}-{env}.iam.gserviceaccount.com",',
+            '  "client_id": "{digits21}",',
+            '  "auth_uri": "https://accounts.google.com/o/oauth2/auth",',
+            '  "token_uri": "https://oauth2.googleapis.com/token",',
+            '  "auth_provider_x509_cert_url": "https://www.googleapis.com/oauth2/v1/certs",',
+            '  "client_x509_cert_url": "https://www.googleapis.com/robot/v1/metadata/x509/{app}-deployer%40{app}-{env}'
+            '.iam.gserviceaccount.com",',
+            '  "universe_domain": "googleapis.com"')
+
+
+def write_gcp_sa(template: Template, items: list[Item], r: Rng, world: World) -> Out:
+    """A service-account key file: its fixed fields, each once, the private key among
+    them (a second key in one record is another file's: refused). The fields are
+    filled together, so the project, account and e-mail agree."""
+    if len(items) != 1:
+        raise CannotPlace
+    text, _ = fill("\n".join(_SA_FIELDS) + "\x00" + "\n".join(_SA_TAIL), r, world)
+    head, tail = text.split("\x00")
+    out = Out()
+    out.line("{")
+    out.line(head)
+    out.value_line('  "private_key": ', items[0], json_quote(items[0].value, True), ",")
+    out.line(tail)
+    out.line("}")
+    return out
+
+
+# -- line formats (logs, shell history, PEM files) ----------------------------------------
+
+# What a line format can carry verbatim, by the name it declares.
+CARRIES: dict[str, Callable[[str], bool]] = {
+    "any": lambda v: "\n" not in v,
+    "bare": lambda v: not regex.search(r"[\s\"'\\]", v),
+    "url": lambda v: regex.fullmatch(r"[A-Za-z0-9._~!$'()*,;:@/-]+", v) is not None,
+    "squote": lambda v: not regex.search(r"['\n]", v),
+    "dquote": lambda v: not regex.search(r"[\"\\\n]", v),
+    "shell": lambda v: _SHELL_BARE.fullmatch(v) is not None,
+}
+
+
+def write_lines(template: Template, items: list[Item], r: Rng, world: World) -> Out:
+    lines: list[tuple[str, Labels]] = []
+    for item in items:
+        key = _key(template, item.key)
+        if item.context == "block":
+            assert template.block is not None
+            fmt, value = template.block, item.value.replace("\n", "\n" + template.block_indent)
+            labels = _indent_labels(item.value, item.labels, template.block_indent)
+        elif item.context == "shell":
+            assert template.shell is not None
+            fmt, value, labels = template.shell, item.value, item.labels
+        else:
+            options = [f for f, carries in template.kv if CARRIES[carries](item.value)]
+            if not options:
+                raise CannotPlace
+            fmt, value, labels = r.choice(options), item.value, item.labels
+        head, tail = fmt.split("{v}")
+        head_text, head_labels = fill(head, r, world, k=key)
+        tail_text, tail_labels = fill(tail, r, world, k=key)
+        shift = len(head_text) + len(value)
+        lines.append((head_text + value + tail_text,
+                      head_labels + [(len(head_text) + s, len(head_text) + e, f) for s, e, f in labels]
+                      + [(s + shift, e + shift, f) for s, e, f in tail_labels]))
+    for _ in range(r.between(1, 4)):
+        if template.fillers:
+            lines.append(fill(r.choice(template.fillers), r, world))
+    out = Out()
+    _header(template, out, r, world)
+    for text, labels in r.shuffled(lines):
+        out.line(text, labels)
+    _footer(template, out, r, world)
+    return out
+
+
+WRITERS: dict[str, Callable[[Template, list[Item], Rng, World], Out]] = {
+    "dotenv": write_dotenv, "yaml": write_yaml, "json": write_json, "ini": write_ini, "toml": write_toml,
+    "hcl": write_hcl, "python": write_python, "js": write_js, "npmrc": write_npmrc, "pypirc": write_pypirc,
+    "k8s": write_k8s, "k8s_json": write_k8s_json, "gcp_sa": write_gcp_sa, "lines": write_lines,
+}

@@ -1,0 +1,227 @@
+"""Each structured template's records read by its format's own parser (issue 21).
+
+`check(record)` returns the problems of one record ([] when it is a valid file of its
+format): the parser's error, a repeated key (JSON objects, YAML mappings, TOML tables,
+INI sections and options, .env, .npmrc and tfvars keys, module-level Python names), a
+Kubernetes Secret whose type does not match its data or whose data is not base64 of
+what it claims, a .pypirc whose index servers are not its sections, and any labelled
+value that the parser does not return verbatim (escaped values decoded as the format
+decodes them). Log-like templates have no parser; every URL with a userinfo in any
+record must still be valid percent-encoding (`url_problems`).
+"""
+
+from __future__ import annotations
+
+import ast
+import base64
+import binascii
+import configparser
+import io
+import json
+import re
+import shlex
+import tomllib
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import hcl2
+import yaml
+from dotenv import dotenv_values
+
+STRUCTURED = ("dotenv", "yaml_config", "json_config", "ini_config", "toml_config", "k8s_secret", "k8s_secret_json",
+              "gcp_service_account", "npmrc", "pypirc", "terraform", "python_source", "shell_history")
+_USERINFO_URL = re.compile(r"[a-z][a-z0-9+.-]*://([^\s/@\"']*)@")
+_BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
+
+
+class Problem(Exception):
+    pass
+
+
+def _no_dup_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [k for k, _ in pairs]
+    dups = {k for k in keys if keys.count(k) > 1}
+    if dups:
+        raise Problem(f"duplicate JSON keys {sorted(dups)}")
+    return dict(pairs)
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        keys = [self.construct_object(k, deep=deep) for k, _ in node.value]
+        dups = {k for k in keys if keys.count(k) > 1}
+        if dups:
+            raise Problem(f"duplicate YAML keys {sorted(map(str, dups))}")
+        return super().construct_mapping(node, deep)
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield str(k)
+            yield from _strings(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _strings(v)
+
+
+def _uncommented_keys(text: str, comment: str, pattern: str) -> list[str]:
+    keys = []
+    for line in text.splitlines():
+        if line.lstrip().startswith(comment):
+            continue
+        m = re.match(pattern, line)
+        if m:
+            keys.append(m.group(1))
+    return keys
+
+
+def _no_dup(keys: list[str], what: str) -> None:
+    dups = {k for k in keys if keys.count(k) > 1}
+    if dups:
+        raise Problem(f"duplicate {what} {sorted(dups)}")
+
+
+def _ini(text: str, prefix: str = "", **kw: Any) -> list[str]:
+    parser = configparser.ConfigParser(strict=True, interpolation=None, **kw)
+    parser.read_string(prefix + text)
+    return [v for s in parser.sections() for v in parser[s].values()]
+
+
+def _pypirc(text: str) -> list[str]:
+    parser = configparser.ConfigParser(strict=True, interpolation=None)
+    parser.read_string(text)
+    servers = parser["distutils"]["index-servers"].split()
+    if sorted(servers) != sorted(s for s in parser.sections() if s != "distutils"):
+        raise Problem(f"index-servers {servers} are not the sections {parser.sections()}")
+    return [v for s in parser.sections() for v in parser[s].values()]
+
+
+def _k8s_json(text: str) -> list[str]:
+    obj = json.loads(text, object_pairs_hook=_no_dup_pairs)
+    docs = obj["items"] if obj.get("kind") == "List" else [obj]
+    return _secret_docs(docs)
+
+
+def _k8s(text: str) -> list[str]:
+    return _secret_docs(list(yaml.load_all(text, Loader=_UniqueKeyLoader)))
+
+
+def _secret_docs(docs: list[Any]) -> list[str]:
+    values = []
+    for doc in docs:
+        if doc.get("kind") != "Secret" or doc.get("apiVersion") != "v1":
+            raise Problem("not a v1 Secret")
+        data, kind = doc.get("data") or {}, doc.get("type")
+        if kind == "kubernetes.io/dockerconfigjson":
+            if list(data) != [".dockerconfigjson"]:
+                raise Problem(f"a dockerconfigjson Secret holds {sorted(data)}")
+        elif kind != "Opaque" or ".dockerconfigjson" in data:
+            raise Problem(f"type {kind} with keys {sorted(data)}")
+        for key, value in data.items():
+            try:
+                decoded = base64.b64decode(value, validate=True)
+            except binascii.Error as exc:
+                raise Problem(f"{key} is not base64: {exc}") from None
+            if key == ".dockerconfigjson" and "auths" not in json.loads(decoded):
+                raise Problem("a .dockerconfigjson without auths")
+            values.append(value)
+        values += [str(doc["metadata"]["name"]), str(doc["metadata"]["namespace"])]
+    return values
+
+
+def _gcp_sa(text: str) -> list[str]:
+    obj = json.loads(text, object_pairs_hook=_no_dup_pairs)
+    required = {"type", "project_id", "private_key_id", "private_key", "client_email", "client_id", "auth_uri",
+                "token_uri", "auth_provider_x509_cert_url", "client_x509_cert_url"}
+    if obj.get("type") != "service_account" or not required <= set(obj):
+        raise Problem(f"not a service-account key file: {sorted(obj)}")
+    if not obj["private_key"].startswith("-----BEGIN PRIVATE KEY-----\n"):
+        raise Problem("private_key is not a PEM")
+    return list(_strings(obj))
+
+
+def _hcl(text: str) -> list[str]:
+    parsed = hcl2.loads(text)
+    _no_dup(_uncommented_keys(text, "#", r"\s*([A-Za-z_][A-Za-z0-9_-]*)\s*="), "tfvars attributes")
+    return [s[1:-1] if s.startswith('"') and s.endswith('"') else s for s in _strings(parsed)]
+
+
+def _python(text: str) -> list[str]:
+    tree = ast.parse(text)
+    names = [t.id for node in tree.body if isinstance(node, ast.Assign) for t in node.targets
+             if isinstance(t, ast.Name)]
+    _no_dup(names, "module-level names")
+    return [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+
+
+def _shell(text: str) -> list[str]:
+    words = []
+    for line in text.splitlines():
+        words += shlex.split(line, comments=True)
+    return words
+
+
+def _dotenv(text: str) -> list[str]:
+    _no_dup(_uncommented_keys(text, "#", r"\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.]*)\s*="), ".env keys")
+    return [v for v in dotenv_values(stream=io.StringIO(text), interpolate=False).values() if v is not None]
+
+
+def _npmrc(text: str) -> list[str]:
+    _no_dup(_uncommented_keys(text, ";", r"\s*([^=#;\s]+)\s*="), ".npmrc keys")
+    return _ini(text, "[npmrc]\n", delimiters=("=",), comment_prefixes=("#", ";"))
+
+
+PARSERS: dict[str, Callable[[str], list[str]]] = {
+    "dotenv": _dotenv,
+    "yaml_config": lambda t: list(_strings(yaml.load(t, Loader=_UniqueKeyLoader))),
+    "json_config": lambda t: list(_strings(json.loads(t, object_pairs_hook=_no_dup_pairs))),
+    "ini_config": _ini,
+    "toml_config": lambda t: list(_strings(tomllib.loads(t))),
+    "k8s_secret": _k8s,
+    "k8s_secret_json": _k8s_json,
+    "gcp_service_account": _gcp_sa,
+    "npmrc": _npmrc,
+    "pypirc": _pypirc,
+    "terraform": _hcl,
+    "python_source": _python,
+    "shell_history": _shell,
+}
+
+
+def _commented(text: str, start: int) -> bool:
+    line = text[text.rfind("\n", 0, start) + 1:start].lstrip()
+    return line.startswith(("#", ";", "//"))
+
+
+def check(record: Any) -> list[str]:
+    """Problems of ``record`` as a file of its template's format ([] if valid)."""
+    parse = PARSERS.get(record.template)
+    if parse is None:
+        return []
+    try:
+        values = parse(record.text)
+    except (Problem, ValueError, SyntaxError, yaml.YAMLError, configparser.Error, tomllib.TOMLDecodeError,
+            KeyError, TypeError, AttributeError) as exc:
+        return [f"{record.template}: {type(exc).__name__}: {str(exc)[:200]}"]
+    except Exception as exc:  # noqa: BLE001 - hcl2's parser raises lark's own errors
+        return [f"{record.template}: {type(exc).__name__}: {str(exc)[:200]}"]
+    problems = []
+    for span in record.secrets + record.decoys:
+        label = record.text[span.start:span.end]
+        line_start = record.text.rfind("\n", 0, span.start) + 1
+        line_end = record.text.find("\n", span.end)
+        whole_line = record.text[line_start:line_end if line_end >= 0 else None] == label
+        if _commented(record.text, span.start) or "\n" in label.strip("\n") or whole_line:
+            continue  # a comment keeps text, not a value; blocks and whole command lines are no one value
+        wanted = {label, label.replace("\\n", "\n")}
+        if not any(w in v for v in values for w in wanted):
+            problems.append(f"{record.template}: {span.family} {label[:60]!r} is not a value the parser returns")
+    return problems
+
+
+def url_problems(text: str) -> list[str]:
+    """URLs with a userinfo whose percent-encoding is invalid."""
+    return [m.group(0) for m in _USERINFO_URL.finditer(text) if _BAD_ESCAPE.search(m.group(1))]
