@@ -4,25 +4,31 @@ directories that verifiers' own `vf-replay` accepts (subprocess, ~10 s)."""
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
 import tomllib
 import unittest
 from pathlib import Path
+from unittest import mock
+from urllib.parse import urlparse
 
 from pydantic_config import cli
-from verifiers.v1.cli.output import saved_config_path
+from verifiers.v1.cli.output import saved_config_path, write_config
 from verifiers.v1.cli.resolve import narrow_config
 from verifiers.v1.configs.cli.eval import EvalConfig
+from verifiers.v1.configs.client import resolve_api_key, resolve_headers
 
-from redaction_pressure.run import read_traces, run_policy
+from redaction_pressure.run import eval_config, read_traces, run_policy
 from redaction_pressure.taskset import RedactionConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = "configs/vf-eval-dev.toml"
+VALIDATE_CONFIG = "configs/vf-validate-dev.toml"
 
 
 def parse_eval_config(*argv: str) -> EvalConfig:
@@ -69,6 +75,70 @@ class CommittedConfig(unittest.TestCase):
         self.assertEqual((config.output_dir / config.run.dir).as_posix(), "outputs/dev-my-model")
         self.assertEqual((overridden.model, overridden.env.taskset.split), ("other", "train"))
 
+    def test_validate_config_parses_with_verifiers_loader(self):
+        from verifiers.v1.cli.validate import _narrow
+
+        argv = ["@", str(ROOT / VALIDATE_CONFIG)]
+        config = cli(_narrow(argv), args=argv)
+        self.assertIsInstance(config.taskset, RedactionConfig)
+        self.assertEqual((config.taskset.split, config.runtime.type, config.run.name),
+                         ("dev", "subprocess", "dev-validate"))
+
+
+KEY_VARS = {"PRIME_API_KEY": "sk-prime", "OPENAI_API_KEY": "sk-openai", "ANTHROPIC_API_KEY": "sk-ant",
+            "OPENROUTER_API_KEY": "sk-or"}
+
+
+def endpoint_problems(path: Path) -> list[str]:
+    """Why the resolved config at ``path`` could reach a model endpoint other than this
+    machine, or send a key: every URL anywhere in it must be loopback, and the client
+    vf-eval builds from it (with the usual key variables set) must send none."""
+    def loopback(url: str) -> bool:
+        host = urlparse(url).hostname or ""
+        try:
+            return host == "localhost" or ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            return False
+
+    text = path.read_text(encoding="utf-8")
+    problems = [f"non-loopback URL {url}" for url in re.findall(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s\"']*", text)
+                if not loopback(url)]
+    with mock.patch.dict(os.environ, KEY_VARS):
+        config = parse_eval_config("@", str(path))  # validated as vf-eval does, key variables set
+        clients = [config.client, config.env.agent.client]
+        for client in filter(None, clients):
+            if not loopback(client.base_url):
+                problems.append(f"client base_url {client.base_url}")
+            if resolve_api_key(client) != "EMPTY":
+                problems.append(f"client sends the key in ${client.api_key_var}")
+            if resolve_headers(client) or client.headers_from_env:
+                problems.append(f"client sends headers {sorted(resolve_headers(client))}")
+    if config.env.taskset.task.judges:
+        problems.append("judges (model calls) configured")
+    if config.push:
+        problems.append("push (upload) is on")
+    return problems
+
+
+class PolicyRunConfig(unittest.TestCase):
+    def test_the_check_sees_a_hosted_endpoint(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            config = parse_eval_config("--env.taskset.id", "redaction-pressure")
+            path = write_config(config, Path(tmp))  # verifiers' defaults: the hosted endpoint, $PRIME_API_KEY
+            problems = endpoint_problems(path)
+        self.assertTrue(any("non-loopback URL https://" in p for p in problems), problems)
+        self.assertIn("client sends the key in $PRIME_API_KEY", problems)
+
+    def test_an_eval_config_reaches_no_endpoint_and_names_its_policy(self):
+        cases = [("dev", "baseline", 64, 0, None), ("train", "induce", 5, 100, RedactionConfig(level_mix={1: 1.0})),
+                 ("dev", "oracle", 2, 5, RedactionConfig(n_shown=4, budget_s=1.0))]
+        for split, policy, n, start, taskset in cases:
+            with self.subTest(split=split, policy=policy), tempfile.TemporaryDirectory() as tmp:
+                path = write_config(eval_config(split, policy, n, start, Path(tmp) / "run", taskset), Path(tmp))
+                self.assertEqual(endpoint_problems(path), [])
+                config = parse_eval_config("@", str(path))
+                self.assertEqual((config.model, config.env.policy), (f"policy:{policy}", policy))
+
 
 class RunDirectory(unittest.TestCase):
     def test_eval_run_dir_is_a_vf_run_dir(self):
@@ -81,6 +151,7 @@ class RunDirectory(unittest.TestCase):
             self.assertEqual((config.env.taskset.split, config.env.taskset.num_tasks,
                               config.env.taskset.start_index), ("dev", 2, 5))
             self.assertEqual(config.output_dir / config.run.dir, run_dir)
+            self.assertEqual(endpoint_problems(saved), [])
             recorded = {t["task"]["data"]["index"]: t["rewards"] for t in read_traces(run_dir / "traces.jsonl")}
 
             vf_replay = Path(sys.executable).parent / "vf-replay"
