@@ -1,5 +1,5 @@
 """The `redaction-pressure` command: eval (the embedded default job), tasks show, reply, score,
-report, rescore, export.
+report, rescore, export, serve.
 
 Every usage error is one line on stderr and exit status 2, found before verifiers is
 imported (importing it takes seconds); `eval`, `reply` and `score` exit 0 when they ran.
@@ -444,6 +444,44 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+class _AddressPrinter:
+    """What `serve_env` reports the bound address to (it calls ``put``)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def put(self, address: str) -> None:
+        print(self.text.format(address=address), flush=True)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    if not Path(args.recipe).is_file():
+        raise UsageError(f"recipe {args.recipe} is not a file (the committed one is configs/train-rl.toml)")
+    if args.workers is not None and args.workers < 1:
+        raise UsageError("--workers must be at least 1")
+    overrides: dict[str, Any] = {"serve": {}}
+    if args.address:
+        overrides["serve"]["address"] = args.address
+    if args.workers:
+        overrides["serve"]["pool"] = {"type": "static", "num_workers": args.workers}
+    from functools import partial
+
+    from verifiers.v1.utils.logging import setup_logging
+
+    from .recipe import RecipeError, load_recipe, serve
+
+    try:
+        recipe = load_recipe(args.recipe, stage=args.stage, overrides=overrides)
+    except RecipeError as exc:
+        raise UsageError(str(exc)) from None
+    t = recipe.env.taskset
+    mix = ", ".join(f"level {k}: {v:g}" for k, v in sorted(t.level_mix.items()))
+    printer = _AddressPrinter(f"serving redaction-pressure {t.split} (stage {args.stage}: {mix}) on {{address}}; "
+                              "Ctrl-C stops")
+    serve(recipe, address_queue=printer, log_setup=partial(setup_logging, "INFO"))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="redaction-pressure", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -535,6 +573,19 @@ def build_parser() -> argparse.ArgumentParser:
                                                  "(default: stdout, which must not be a terminal)")
     x.add_argument("--jobs", type=int, metavar="N", help="worker processes (default: all cores)")
     x.set_defaults(fn=cmd_export)
+
+    sv = sub.add_parser("serve", help="start the verifiers env servers of a training recipe (configs/train-rl.toml)",
+                        description="Serves the environment of a training recipe as verifiers env servers (a "
+                                    "pool of worker processes behind one ZMQ address, from its [env] and [serve] "
+                                    "blocks) and prints the address a trainer's EnvClient connects to. Runs until "
+                                    "Ctrl-C or SIGTERM.")
+    sv.add_argument("recipe", metavar="RECIPE", help="the recipe file, e.g. configs/train-rl.toml")
+    sv.add_argument("--stage", type=int, default=1, metavar="N",
+                    help="curriculum stage whose level mix the taskset carries (default: 1)")
+    sv.add_argument("--address", metavar="ADDR", help="ZMQ address to bind (default: the recipe's [serve] address)")
+    sv.add_argument("--workers", type=int, metavar="N",
+                    help="a static pool of N worker processes (default: the recipe's [serve.pool])")
+    sv.set_defaults(fn=cmd_serve)
     return p
 
 
