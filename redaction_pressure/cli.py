@@ -415,8 +415,13 @@ def cmd_export(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else None
     if out is None and sys.stdout.isatty():
         raise UsageError("export writes JSONL; give --out FILE or redirect stdout to a file")
-    if out is not None and (out.is_dir() or not out.parent.is_dir()):
-        raise UsageError(f"--out {out}: " + ("is a directory" if out.is_dir() else f"{out.parent} is not a directory"))
+    if out is not None:
+        if out.is_dir():
+            raise UsageError(f"--out {out} is a directory; --out names the JSONL file to write")
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"cannot create the directory of --out {out}: {exc.strerror or exc}") from None
     if args.split == "dev":
         print("redaction-pressure: warning: dev is the evaluation split; a model trained on these lines has "
               "seen its answers, so its dev scores mean nothing", file=sys.stderr)

@@ -72,7 +72,8 @@ class Outcome:
         text = f"{self.reproduced}/{scored} rewards reproduced"
         if self.differences or self.not_rescored:
             text += f", mean {mean(self.recorded):.3f} recorded, {mean(self.recomputed):.3f} recomputed"
-            parts = [f"{len(self.differences)} differ" if self.differences else "",
+            n = len(self.differences)
+            parts = [f"{n} differ{'s' if n == 1 else ''}" if n else "",
                      f"{len(self.not_rescored)} not rescored" if self.not_rescored else ""]
             text += "; " + ", ".join(p for p in parts if p)
         else:

@@ -127,7 +127,7 @@ class Export(unittest.TestCase):
         cases = [(["--split", "private_eval"], "private_eval split is for evaluation only"),
                  (["-n", "0"], "-n must be at least 1"),
                  (["--split", "dev", "--start", "60", "-n", "5"], "the dev split has 64 tasks"),
-                 (["--out", str(self.dir / "no" / "such" / "f.jsonl")], "is not a directory"),
+                 (["--out", str(self.dir / "train-jobs1.jsonl" / "f.jsonl")], "cannot create the directory of --out"),
                  (["--out", str(self.dir)], "is a directory"),
                  (["--jobs", "0", "--out", str(self.dir / "x.jsonl")], "--jobs must be at least 1")]
         for argv, needle in cases:

@@ -1,6 +1,8 @@
 """verifiers' conventions: the dependency range and package metadata trainers expect,
 the committed vf-eval config (parsed by verifiers' own config loader), and eval run
-directories that verifiers' own `vf-replay` accepts (subprocess, ~10 s)."""
+directories that verifiers' own `vf-replay` accepts (its ``main`` in a forked child of
+this process, which has verifiers imported already: a subprocess would spend ~10 s
+importing it again), and the README's tables of arguments and metrics."""
 
 from __future__ import annotations
 
@@ -8,8 +10,6 @@ import ipaddress
 import json
 import os
 import re
-import subprocess
-import sys
 import tempfile
 import tomllib
 import unittest
@@ -19,12 +19,14 @@ from urllib.parse import urlparse
 
 from pydantic_config import cli
 from verifiers.v1.cli.output import saved_config_path, write_config
+from verifiers.v1.cli.replay import main as vf_replay_main
 from verifiers.v1.cli.resolve import narrow_config
 from verifiers.v1.configs.cli.eval import EvalConfig
 from verifiers.v1.configs.client import resolve_api_key, resolve_headers
 
 from redaction_pressure.run import eval_config, read_traces, run_policy
 from redaction_pressure.taskset import RedactionConfig
+from tests.support.forked import run_forked
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = "configs/vf-eval-dev.toml"
@@ -120,6 +122,39 @@ def endpoint_problems(path: Path) -> list[str]:
     return problems
 
 
+def readme_table(heading: str) -> list[list[str]]:
+    """The cells of the first table under ``heading`` in the README, header row and rule skipped."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8").split(f"\n{heading}\n", 1)[1]
+    rows = []
+    for line in text.splitlines():
+        if line.startswith("|"):
+            rows.append([c.strip() for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))])
+        elif rows:
+            break
+    return rows[2:]
+
+
+class ReadmeTables(unittest.TestCase):
+    def test_environment_arguments_are_the_taskset_config(self):
+        import verifiers.v1 as vf
+
+        rows = readme_table("## Environment arguments")
+        fields = {k: f for k, f in RedactionConfig.model_fields.items() if k not in vf.TasksetConfig.model_fields}
+        self.assertEqual([r[0].strip("`") for r in rows], list(fields))
+        for name, _, default, description in rows:
+            with self.subTest(argument=name):
+                self.assertEqual(json.loads(default.strip("`")), fields[name.strip("`")].default)
+                self.assertTrue(description)
+
+    def test_metrics_are_what_traces_record(self):
+        from redaction_pressure import load_task, score_completion
+        from redaction_pressure.scoring.reward import WEIGHTS
+
+        names = [r[0].strip("`") for r in readme_table("## Metrics")]
+        score = score_completion(load_task("dev", 0), "{}")
+        self.assertEqual(names, ["reward", *WEIGHTS, *score.metrics()])
+
+
 class PolicyRunConfig(unittest.TestCase):
     def test_the_check_sees_a_hosted_endpoint(self):
         with tempfile.TemporaryDirectory() as tmp:
@@ -154,12 +189,11 @@ class RunDirectory(unittest.TestCase):
             self.assertEqual(endpoint_problems(saved), [])
             recorded = {t["task"]["data"]["index"]: t["rewards"] for t in read_traces(run_dir / "traces.jsonl")}
 
-            vf_replay = Path(sys.executable).parent / "vf-replay"
             out = Path(tmp) / "replay"
-            p = subprocess.run([str(vf_replay), str(run_dir), "--output-dir", str(out), "--no-rich"],
-                               capture_output=True, text=True, timeout=300, cwd=tmp)
-            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
-            self.assertNotIn("Traceback", p.stdout + p.stderr)
+            code, stdout, stderr = run_forked(vf_replay_main, [str(run_dir), "--output-dir", str(out), "--no-rich"],
+                                              cwd=Path(tmp))
+            self.assertEqual(code, 0, stdout + stderr)
+            self.assertNotIn("Traceback", stdout + stderr)
             replayed = {t["task"]["data"]["index"]: t["rewards"] for t in read_traces(out / "traces.jsonl")}
         self.assertEqual(sorted(recorded), [5, 6])
         self.assertEqual(replayed, recorded)  # re-scored offline, to the same rewards
