@@ -22,7 +22,7 @@ POLICY_RUN_REFUSAL = (
     "this run directory was written by `redaction-pressure eval --policy {policy}`: its replies came from a "
     "built-in policy, not a model, so there is no model to run the {owed} with. Re-create the run with "
     "`redaction-pressure eval --policy {policy} ... --force`, or evaluate a model from configs/vf-eval-dev.toml "
-    "(or pass --env.policy null with your own --model and --client.base-url)"
+    "(or pass --env.policy None with your own --model and --client.base-url)"
 )
 
 

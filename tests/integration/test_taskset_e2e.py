@@ -1,13 +1,15 @@
 """Integration (slow, ~25 s): verifiers' own CLIs in their bare form, with no platform
 login, then `vf-eval --resume` on the runs they and `redaction-pressure eval` write.
 
-`vf-eval redaction-pressure -n 3 -m M --client.base-url URL` runs against a local
-OpenAI-compatible server on 127.0.0.1 with an empty $HOME and no $PRIME_API_KEY: the
-taskset's own env chooses the local runtime, and the upload that vf-eval attempts by
-default fails softly without a login. `vf-validate redaction-pressure --runtime.type
-subprocess` (verifiers gives a taskset no say over vf-validate's runtime) runs beside it.
-Both are real subprocesses. The resumes run vf-eval's own ``main`` in a forked child of
-this process (`tests.support.forked`), which has verifiers imported already.
+`vf-eval redaction-pressure -n 3 -m M --client.base-url URL` runs as a real subprocess
+(the console script, in a fresh interpreter) against a local OpenAI-compatible server on
+127.0.0.1 with an empty $HOME and no $PRIME_API_KEY: the taskset's own env chooses the
+local runtime, and the upload that vf-eval attempts by default fails softly without a
+login. Meanwhile `vf-validate redaction-pressure --runtime.type subprocess` (verifiers
+gives a taskset no say over vf-validate's runtime) and, later, the resumes run
+verifiers' own ``main`` with the same argv in a forked child of this process
+(`tests.support.forked`), which has verifiers imported already: a subprocess would
+spend ~10 s of CPU importing it again.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import unittest
 from pathlib import Path
 
 from verifiers.v1.cli.eval.main import main as vf_eval_main
+from verifiers.v1.cli.validate import main as vf_validate_main
 
 from redaction_pressure import load_task, policies, score_completion
 from redaction_pressure.build.identity import source_digest
@@ -78,19 +81,21 @@ class BareCommands(unittest.TestCase):
         url = f"http://127.0.0.1:{port}/v1"
         evaluate = [str(BIN / "vf-eval"), "redaction-pressure", "-n", str(N), "-m", "fake-model",
                     "--client.base-url", url, "-o", str(tmp / "out"), "--run.name", "e2e"]
-        validate = [str(BIN / "vf-validate"), "redaction-pressure", "--runtime.type", "subprocess", "-n", "2",
-                    "-o", str(tmp / "validate"), "--run.name", "v", "--no-rich"]
-        procs = [subprocess.Popen(cmd, cwd=tmp, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-                 for cmd in (evaluate, validate)]
+        validate = ["redaction-pressure", "--runtime.type", "subprocess", "-n", "2", "-o", str(tmp / "validate"),
+                    "--run.name", "v", "--no-rich"]
+        out, err = tmp / "vf-eval.out", tmp / "vf-eval.err"
+        with open(out, "w") as stdout, open(err, "w") as stderr:  # files: a full pipe would stall vf-eval
+            proc = subprocess.Popen(evaluate, cwd=tmp, env=env, stdout=stdout, stderr=stderr)
         try:
-            (cls.eval_out, cls.eval_err), (cls.validate_out, cls.validate_err) = (
-                p.communicate(timeout=600) for p in procs)
+            cls.validate_code, cls.validate_out, cls.validate_err = run_forked(
+                vf_validate_main, validate, cwd=tmp, environ={"HOME": env["HOME"], "PRIME_API_KEY": None})
+            cls.eval_code = proc.wait(timeout=600)
         except BaseException:
-            for p in procs:
-                p.kill()
+            proc.kill()
+            proc.wait()
             cls.tearDownClass()
             raise
-        cls.eval_code, cls.validate_code = (p.returncode for p in procs)
+        cls.eval_out, cls.eval_err = out.read_text(), err.read_text()
         cls.validate_summary = tmp / "validate" / "v" / "summary.json"
 
     @classmethod

@@ -23,10 +23,11 @@ from typing import Any
 
 
 def run_forked(main: Callable[[list[str]], Any], argv: list[str], *, cwd: Path | None = None,
-               timeout: float = 120.0) -> tuple[int, str, str]:
+               environ: dict[str, str | None] | None = None, timeout: float = 120.0) -> tuple[int, str, str]:
     """(exit status, stdout, stderr) of ``main(argv)`` in a forked child, with a
     SystemExit turned into its status as the interpreter would (a message goes to
-    stderr, status 1). A child that outlives ``timeout`` is killed and reported as -9."""
+    stderr, status 1). ``environ`` changes the child's environment (None unsets a
+    variable). A child that outlives ``timeout`` is killed and reported as -9."""
     sys.stdout.flush()
     sys.stderr.flush()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
@@ -44,6 +45,11 @@ def run_forked(main: Callable[[list[str]], Any], argv: list[str], *, cwd: Path |
                 sys.stderr = open(2, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
                 if cwd is not None:
                     os.chdir(cwd)
+                for name, value in (environ or {}).items():
+                    if value is None:
+                        os.environ.pop(name, None)
+                    else:
+                        os.environ[name] = value
                 result = main(argv)
                 status = result if isinstance(result, int) else 0
             except SystemExit as exc:
