@@ -22,6 +22,7 @@ __all__ = [
     "REWARD_SCHEMA_VERSION",
     "PrivateSeedError",
     "Record",
+    "RedactionEnv",
     "RedactionError",
     "RedactionHarness",
     "RedactionTask",
@@ -42,4 +43,8 @@ def __getattr__(name: str) -> Any:
         from . import taskset
 
         return getattr(taskset, name)
+    if name == "RedactionEnv":
+        from .vf_env import RedactionEnv
+
+        return RedactionEnv
     raise AttributeError(f"module 'redaction_pressure' has no attribute {name!r}")

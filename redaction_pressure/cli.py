@@ -1,4 +1,5 @@
-"""The `redaction-pressure` command: eval (the embedded default job), tasks show, reply, score.
+"""The `redaction-pressure` command: eval (the embedded default job), tasks show, reply, score,
+report, rescore, export, serve.
 
 Every usage error is one line on stderr and exit status 2, found before verifiers is
 imported (importing it takes seconds); `eval`, `reply` and `score` exit 0 when they ran.
@@ -32,6 +33,7 @@ if TYPE_CHECKING:  # rich and the task builder are imported where used: startup 
     from .task.tasks import RedactionTask
 
 TRACES = "traces.jsonl"
+MAX_LISTED = 100  # differences `rescore` prints one by one
 
 
 class UsageError(Exception):
@@ -370,6 +372,120 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_rescore(args: argparse.Namespace) -> int:
+    from .rescore import RescoreError, rescore
+
+    if not 0 < args.max_budget <= 60:
+        raise UsageError("--max-budget must be in (0, 60] seconds")
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("rescoring"), BarColumn(), TextColumn("{task.completed} traces"), TimeElapsedColumn(),
+                  console=_console(stderr=True), disable=not sys.stderr.isatty(), transient=True) as progress:
+        bar = progress.add_task("rescore", total=None)
+        try:
+            outcome = rescore(Path(args.run_dir), args.max_budget, on_trace=lambda: progress.advance(bar))
+        except RescoreError as exc:
+            raise UsageError(str(exc)) from None
+    if args.json:
+        print(json.dumps(outcome.as_dict(), indent=2))
+        return 0 if outcome.ok else 1
+    listed = outcome.differences + outcome.not_rescored
+    for line in listed[:MAX_LISTED]:
+        print(line)
+    if len(listed) > MAX_LISTED:
+        print(f"... and {len(listed) - MAX_LISTED} more (--json lists all)")
+    if outcome.other_builds:
+        print(f"note: {outcome.other_builds} trace(s) were recorded by another build of redaction-pressure "
+              "(another source digest); a difference may come from that")
+    print(outcome.headline())
+    return 0 if outcome.ok else 1
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    if args.split == "private_eval":
+        raise UsageError("export writes training data, and the private_eval split is for evaluation only")
+    if args.n < 1 or args.start < 0:
+        raise UsageError("-n must be at least 1 and --start at least 0")
+    if args.start + args.n > PUBLIC[args.split].size:
+        raise UsageError(f"the {args.split} split has {PUBLIC[args.split].size} tasks; --start {args.start} "
+                         f"-n {args.n} runs past its end")
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    out = Path(args.out) if args.out else None
+    if out is None and sys.stdout.isatty():
+        raise UsageError("export writes JSONL; give --out FILE or redirect stdout to a file")
+    if out is not None:
+        if out.is_dir():
+            raise UsageError(f"--out {out} is a directory; --out names the JSONL file to write")
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"cannot create the directory of --out {out}: {exc.strerror or exc}") from None
+    if args.split == "dev":
+        print("redaction-pressure: warning: dev is the evaluation split; a model trained on these lines has "
+              "seen its answers, so its dev scores mean nothing", file=sys.stderr)
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from .export import ExportError, export
+    from .scoring.scan_pool import ScanInfrastructureError, available_cpus
+
+    start = time.perf_counter()
+    with Progress(TextColumn(f"exporting {args.split} ({args.policy})"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=_console(stderr=True), disable=not sys.stderr.isatty(),
+                  transient=True) as progress:
+        bar = progress.add_task("export", total=args.n)
+        try:
+            done = export(args.split, args.policy, args.level, args.start, args.n, out,
+                          args.jobs or available_cpus(), on_line=lambda: progress.advance(bar))
+        except (ExportError, ScanInfrastructureError) as exc:
+            print(f"redaction-pressure: error: {exc}", file=sys.stderr)
+            return 1
+        except OSError as exc:
+            raise UsageError(f"cannot write {out or 'stdout'}: {exc.strerror or exc}") from None
+    print(f"wrote {done['examples']} examples ({args.split} {args.start}..{args.start + args.n - 1}, level "
+          f"{args.level}, policy {args.policy}; mean reward {done['mean_reward']:.3f}) to {out or 'stdout'} in "
+          f"{time.perf_counter() - start:.1f} s", file=sys.stderr)
+    return 0
+
+
+class _AddressPrinter:
+    """What `serve_env` reports the bound address to (it calls ``put``)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def put(self, address: str) -> None:
+        print(self.text.format(address=address), flush=True)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    if not Path(args.recipe).is_file():
+        raise UsageError(f"recipe {args.recipe} is not a file (the committed one is configs/train-rl.toml)")
+    if args.workers is not None and args.workers < 1:
+        raise UsageError("--workers must be at least 1")
+    overrides: dict[str, Any] = {"serve": {}}
+    if args.address:
+        overrides["serve"]["address"] = args.address
+    if args.workers:
+        overrides["serve"]["pool"] = {"type": "static", "num_workers": args.workers}
+    from functools import partial
+
+    from verifiers.v1.utils.logging import setup_logging
+
+    from .recipe import RecipeError, load_recipe, serve
+
+    try:
+        recipe = load_recipe(args.recipe, stage=args.stage, overrides=overrides)
+    except RecipeError as exc:
+        raise UsageError(str(exc)) from None
+    t = recipe.env.taskset
+    mix = ", ".join(f"level {k}: {v:g}" for k, v in sorted(t.level_mix.items()))
+    printer = _AddressPrinter(f"serving redaction-pressure {t.split} (stage {args.stage}: {mix}) on {{address}}; "
+                              "Ctrl-C stops")
+    serve(recipe, address_queue=printer, log_setup=partial(setup_logging, "INFO"))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="redaction-pressure", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -428,6 +544,52 @@ def build_parser() -> argparse.ArgumentParser:
                    help="show every held-out line even in runs of more than 256 episodes (default: off)")
     r.add_argument("--jobs", type=int, metavar="N", help="processes rebuilding tasks (default: all cores)")
     r.set_defaults(fn=cmd_report)
+
+    rs = sub.add_parser("rescore", help="rescore a run's recorded replies with this build; print what differs",
+                        description="Rebuilds each task of a run (of `eval` or `vf-eval`, or a sealed archive) and "
+                                    "rescores its recorded reply with this build. Prints each difference, then "
+                                    "'64/64 rewards reproduced, mean 0.267'. Reads traces.jsonl as data only: "
+                                    "nothing the run names is imported or run. Exit 0 when every reward was "
+                                    "reproduced, 1 when one differs or could not be rescored.")
+    rs.add_argument("run_dir", metavar="RUN_DIR", help="run directory, sealed archive, or traces.jsonl")
+    rs.add_argument("--max-budget", type=float, default=8.0, metavar="S",
+                    help="largest regex budget a trace may ask for, in seconds; traces above it are not "
+                         "rescored (default: 8.0, 4x the standard 2.0)")
+    rs.add_argument("--json", action="store_true", help="print the outcome as JSON (default: off)")
+    rs.set_defaults(fn=cmd_rescore)
+
+    x = sub.add_parser("export", help="write (prompt, reply) pairs from a built-in policy as chat JSONL for "
+                                      "supervised warm starts",
+                       description="Writes one line per task: {\"messages\": [system, user, assistant]} with a "
+                                   "built-in policy's reply, and the task's split, index, level, key and the "
+                                   "reply's reward (schemas/sft-example-v1.schema.json). The bytes depend on the "
+                                   "arguments only, not on --jobs or the machine.")
+    x.add_argument("--policy", choices=("oracle", "induce"), default="oracle", metavar="P",
+                   help="oracle (the generator's exact rules) or induce (rules learned from the shown records "
+                        "alone) (default: oracle)")
+    x.add_argument("--split", choices=SPLITS, default="train",
+                   help="train or dev (default: train; private_eval is refused)")
+    x.add_argument("--level", type=int, choices=LEVELS, default=DEFAULT_LEVEL, metavar="L",
+                   help=f"difficulty level, one of {', '.join(map(str, LEVELS))} (default: {DEFAULT_LEVEL})")
+    x.add_argument("-n", type=int, default=1000, metavar="N", help="number of tasks (default: 1000)")
+    x.add_argument("--start", type=int, default=0, metavar="I", help="index of the first task (default: 0)")
+    x.add_argument("--out", metavar="FILE", help="JSONL file to write, replaced only once complete "
+                                                 "(default: stdout, which must not be a terminal)")
+    x.add_argument("--jobs", type=int, metavar="N", help="worker processes (default: all cores)")
+    x.set_defaults(fn=cmd_export)
+
+    sv = sub.add_parser("serve", help="start the verifiers env servers of a training recipe (configs/train-rl.toml)",
+                        description="Serves the environment of a training recipe as verifiers env servers (a "
+                                    "pool of worker processes behind one ZMQ address, from its [env] and [serve] "
+                                    "blocks) and prints the address a trainer's EnvClient connects to. Runs until "
+                                    "Ctrl-C or SIGTERM.")
+    sv.add_argument("recipe", metavar="RECIPE", help="the recipe file, e.g. configs/train-rl.toml")
+    sv.add_argument("--stage", type=int, default=1, metavar="N",
+                    help="curriculum stage whose level mix the taskset carries (default: 1)")
+    sv.add_argument("--address", metavar="ADDR", help="ZMQ address to bind (default: the recipe's [serve] address)")
+    sv.add_argument("--workers", type=int, metavar="N",
+                    help="a static pool of N worker processes (default: the recipe's [serve.pool])")
+    sv.set_defaults(fn=cmd_serve)
     return p
 
 

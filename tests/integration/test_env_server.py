@@ -1,15 +1,20 @@
-"""verifiers' env-server pool as the scale-out path (issue 15, item 4), end to end.
+"""verifiers' env-server pool as the scale-out path (issue 15, item 4), end to end, started
+from the training recipe as its README section documents (issue 24, item 4).
 
 Trainers (prime-rl) do not score in process: they ship each row's task data to
 verifiers env servers (`serve_env` -> `EnvServerPool`, a ZMQ broker over worker
 processes) through `EnvClient.run`, and the worker that runs a rollout also builds
-its task and scores it. This serves the taskset with a fixed pool of 2 worker
-processes, drives all 64 dev tasks x 2 rollouts through `EnvClient` against a fake
-model on 127.0.0.1 (`tests/support/fake_openai.py`; the model call goes through each
-worker's interception server), once with 2 rollouts in flight and once with 32, and
-checks that every reward, metric and error equals in-process scoring of the same
-reply (`score_completion(load_task("dev", i), reply)`), that both workers scored,
-and that no process outlives the pool.
+its task and scores it. This loads configs/train-rl.toml (`recipe.load_recipe`, with
+the overrides a test needs: the in-process chat harness, a pool of 2 workers on an
+OS-assigned port), serves it with `recipe.serve` (what `redaction-pressure serve`
+runs), and, as a trainer client would, takes the first 64 rows of the recipe's own
+taskset (train, curriculum stage 1) with its sampling settings and drives each x 2
+rollouts through `EnvClient` against a fake model on 127.0.0.1
+(`tests/support/fake_openai.py`; the model call goes through each worker's
+interception server), once with 2 rollouts in flight and once with 32. It checks
+that every reward, metric and error equals in-process scoring of the same reply
+(`score_completion(load_task(...), reply)`), that the model saw the recipe's sampling
+settings, that both workers scored, and that no process outlives the pool.
 
 Each rollout's reply is chosen by (task, rollout) from a mix of built-in policies and
 broken replies, passed to the fake model as the sampling ``seed``, so every trace
@@ -40,13 +45,13 @@ if SUPPORT_DIR not in sys.path:  # env-server workers import the harness by its 
     sys.path.insert(0, SUPPORT_DIR)
 
 import verifiers.v1 as vf  # noqa: E402
-from verifiers.v1.serve import EnvClient, env_config_data, serve_env  # noqa: E402
-from verifiers.v1.utils.loaders import resolve_env_config  # noqa: E402
+from verifiers.v1.serve import EnvClient  # noqa: E402
 
 from redaction_pressure import load_task, policies, score_completion  # noqa: E402
 from redaction_pressure.build.identity import source_digest  # noqa: E402
+from redaction_pressure.recipe import load_recipe, rows  # noqa: E402
+from redaction_pressure.recipe import serve as serve_recipe  # noqa: E402
 from redaction_pressure.scoring.reward import WEIGHTS  # noqa: E402
-from redaction_pressure.taskset import RedactionConfig  # noqa: E402
 from tests.support.fake_openai import HARNESS_ID, serve  # noqa: E402
 
 N_TASKS, ROLLOUTS, WORKERS = 64, 2, 2
@@ -54,6 +59,7 @@ STARTUP_TIMEOUT_S = 120.0  # a spawned broker or worker imports verifiers: secon
 RUN_TIMEOUT_S = 120.0  # all rollouts of one run (`EnvClient.run` itself waits forever)
 STOP_TIMEOUT_S = 30.0
 API_KEY_VAR = "RP_ENV_SERVER_TEST_KEY"
+RECIPE = Path(__file__).resolve().parents[2] / "configs" / "train-rl.toml"
 
 
 def _think_baseline(task) -> str:
@@ -104,11 +110,11 @@ def most_at_once(spans: list[tuple[float, float]]) -> int:
     return most
 
 
-def run_broker(lifeline, **kwargs) -> None:
-    """`serve_env` in a forked child, which first drops its copy of the test's end of
+def run_broker(lifeline, recipe, **kwargs) -> None:
+    """`recipe.serve` in a forked child, which first drops its copy of the test's end of
     the death pipe, so the test's death (EOF) still stops the broker and its workers."""
     lifeline.close()
-    serve_env(**kwargs)
+    serve_recipe(recipe, **kwargs)
 
 
 def sampled_reply(trace) -> str:
@@ -120,7 +126,12 @@ def sampled_reply(trace) -> str:
 class EnvServerPoolEndToEnd(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.tasks = [load_task("dev", i) for i in range(N_TASKS)]
+        cls.recipe = load_recipe(RECIPE, stage=1, overrides={
+            "env": {"agent": {"harness": {"id": HARNESS_ID}}},
+            "serve": {"address": "tcp://127.0.0.1:0", "pool": {"type": "static", "num_workers": WORKERS}}})
+        cls.rows = [row.wire_data() for row in rows(cls.recipe, N_TASKS)]
+        cls.split = cls.recipe.env.taskset.split
+        cls.tasks = [load_task(cls.split, row["index"], level=row["level"]) for row in cls.rows]
         cls.reply = {(i, k): REPLIES[(2 * i + k) % len(REPLIES)][1](task)
                      for i, task in enumerate(cls.tasks) for k in range(ROLLOUTS)}
         by_prompt = {task.prompt: i for i, task in enumerate(cls.tasks)}
@@ -131,16 +142,12 @@ class EnvServerPoolEndToEnd(unittest.TestCase):
 
         cls.model, port, cls.requests = serve(reply_for, whole_body=True)
         cls.client_config = vf.EvalClientConfig(base_url=f"http://127.0.0.1:{port}/v1", api_key_var=API_KEY_VAR)
-        env_config = resolve_env_config({"taskset": {"id": "redaction-pressure", "split": "dev"},
-                                         "agent": {"harness": {"id": HARNESS_ID},
-                                                   "runtime": {"type": "subprocess"}}})
         cls.pool_processes: set[int] = set()  # every process below the broker we have seen
         ctx = mp.get_context("fork")
         addresses = ctx.Queue()
         cls.lifeline, death_pipe = ctx.Pipe()
-        cls.broker = ctx.Process(target=run_broker, args=(cls.lifeline,), daemon=False, kwargs=dict(
-            max_workers=WORKERS, elastic=False, address="tcp://127.0.0.1:0", address_queue=addresses,
-            death_pipe=death_pipe, config_data=env_config_data(env_config)))
+        cls.broker = ctx.Process(target=run_broker, args=(cls.lifeline, cls.recipe), daemon=False,
+                                 kwargs=dict(address_queue=addresses, death_pipe=death_pipe))
         # One scan worker per env-server worker: 2 env workers x 1 = the 2 CPUs of a CI runner (README).
         with mock.patch.dict(os.environ, {"REDACTION_PRESSURE_SCAN_WORKERS": "1", API_KEY_VAR: "sk-test"}):
             cls.broker.start()
@@ -157,8 +164,6 @@ class EnvServerPoolEndToEnd(unittest.TestCase):
                     if not cls.broker.is_alive() or time.monotonic() > deadline:
                         raise RuntimeError(
                             f"the env-server broker did not bind (exit code {cls.broker.exitcode})") from None
-            cls.rows = [row.wire_data() for row in
-                        vf.load_taskset(RedactionConfig(id="redaction-pressure", split="dev", num_tasks=N_TASKS))]
         except BaseException:
             cls.tearDownClass()
             raise
@@ -195,8 +200,8 @@ class EnvServerPoolEndToEnd(unittest.TestCase):
             gate = asyncio.Semaphore(concurrency)
 
             async def one(i: int, k: int):
-                async with gate:
-                    sampling = vf.SamplingConfig(seed=k)
+                async with gate:  # the recipe's sampling settings, and the seed that picks the reply
+                    sampling = self.recipe.sampling.model_copy(update={"seed": k})
                     return (i, k), await client.run(self.client_config, "fake-model", sampling, self.rows[i])
 
             try:
@@ -210,6 +215,11 @@ class EnvServerPoolEndToEnd(unittest.TestCase):
         episodes = asyncio.run(run_all())
         self.__class__.pool_processes |= descendants(self.broker.pid)
         self.assertEqual(len(self.requests) - asked, N_TASKS * ROLLOUTS, "one model call per rollout")
+        want = self.recipe.sampling
+        for body in self.requests[asked:]:
+            self.assertEqual((body.get("temperature"), body.get("top_p"),
+                              body.get("max_tokens", body.get("max_completion_tokens"))),
+                             (want.temperature, want.top_p, want.max_tokens))
         return episodes
 
     def check(self, episodes: dict) -> tuple[set[int], int]:
@@ -237,13 +247,22 @@ class EnvServerPoolEndToEnd(unittest.TestCase):
                 self.assertEqual(info["redaction"]["decoy_families"], want.decoy_families)
                 env = info["environment"]
                 self.assertEqual((env["split"], env["task_index"], env["task_seed"], env["source_digest"]),
-                                 ("dev", i, self.tasks[i].seed, source_digest()))
+                                 (self.split, self.rows[i]["index"], self.tasks[i].seed, source_digest()))
+                self.assertEqual(env["task_params"]["level"], self.rows[i]["level"])
                 pids.add(info["harness_pid"])
                 spans.append((trace.timing.start, trace.timing.scoring.end))
         self.assertNotIn(os.getpid(), pids, "rollouts must run in the pool, not here")
         self.assertNotIn(self.broker.pid, pids, "the broker only routes")
         self.assertLessEqual(pids, descendants(self.broker.pid), "the rollouts ran in the pool's workers")
         return pids, most_at_once(spans)
+
+    def test_the_rows_are_the_recipes(self):
+        """What a trainer ships: the recipe's split from its first index, each row at a
+        level of the stage's mix."""
+        self.assertEqual(self.split, "train")
+        self.assertEqual([r["index"] for r in self.rows], list(range(N_TASKS)))
+        self.assertEqual({r["split"] for r in self.rows}, {"train"})
+        self.assertLessEqual({r["level"] for r in self.rows}, set(self.recipe.curriculum.stages[0].level_mix))
 
     def test_expected_verdicts_are_varied(self):
         """Equality with in-process scoring means something only if the verdicts
