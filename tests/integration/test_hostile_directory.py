@@ -129,7 +129,8 @@ class Walkthrough(unittest.TestCase):
         plant(archive, self.marks)
         key = str(self.clone / "keys" / "signing-key.pub.pem")
         one_cpu = dict(self.env, REDACTION_PRESSURE_SCAN_WORKERS="1")
-        pin = ("taskset", "-c", "0") if shutil.which("taskset") else ()
+        cpu = min(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 0
+        pin = ("taskset", "-c", str(cpu)) if shutil.which("taskset") else ()
         pool = ("import sys; from unittest import mock; from redaction_pressure.report import _view, write_report; "
                 "mock.patch.object(_view, 'PARALLEL_FROM', 1).start(); "
                 f"write_report('archive', 'runs/pool.html', jobs=2, public_key={key!r})")
@@ -137,15 +138,20 @@ class Walkthrough(unittest.TestCase):
             "verify --jobs 1, in the archive": self.start("audit", "verify", ".", "--public-key", key, "--jobs", "1",
                                                           cwd=archive),
             "verify --jobs 2": self.start("audit", "verify", "archive", "--public-key", key, "--jobs", "2"),
-            "verify on one CPU": self.start("audit", "verify", "archive", "--public-key", key, env=one_cpu,
-                                            prefix=pin),
+            "verify on one CPU": self.start("audit", "verify", "archive", "--public-key", key, "--json",
+                                            env=one_cpu, prefix=pin),
             "report --public-key": self.start("redaction-pressure", "report", "archive", "--public-key", key,
                                               "--jobs", "2"),
             "report's job workers": self.start("", "-I", "-c", pool),
         }
         for what, proc in checks.items():
             out = self.finish(proc, what)
-            if what.startswith("verify"):
+            if what == "verify on one CPU":
+                verdict = json.loads(out)
+                self.assertEqual(verdict["verdict"], "passed")
+                if pin:
+                    self.assertEqual(verdict["jobs"], 1)  # the default on one CPU: rescored in process
+            elif what.startswith("verify"):
                 self.assertIn("VERIFIED: every check that ran passed", out, what)
         for page in (archive / "report.html", self.clone / "runs" / "pool.html"):
             self.assertIn("✔ verified: `audit verify` ran here", page.read_text())
