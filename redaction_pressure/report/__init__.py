@@ -74,10 +74,10 @@ def render_report(run_path: Path, *, public_key: Path | None = None, verdict: Pa
                        "--public-key and --verdict apply to archives only")
     if run.archive:
         if public_key is not None:
-            verification = run_verify(run.path, Path(public_key), read_statement, run.traces_sha256, jobs=jobs,
+            verification = run_verify(run.path, Path(public_key), read_statement, run.shown, jobs=jobs,
                                       max_budget_s=max_budget_s, max_cpu_s=max_cpu_s)
         elif verdict is not None:
-            verification = read_verdict_file(Path(verdict), read_statement(run.path), run.traces_sha256)
+            verification = read_verdict_file(Path(verdict), read_statement(run.path), run.shown)
     if full_text is None:
         full_text = len(run.traces) <= FULL_TEXT_UP_TO
     view = build_view(run, verification, full_text, jobs, allowance)

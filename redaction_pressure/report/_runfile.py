@@ -8,7 +8,8 @@ directory are regular files, not followed through links; a traces file the user 
 directly may be a link, but must be a regular file. Sizes are checked from ``fstat``
 before reading (a sparse traces.jsonl of terabytes, or a link to ``/dev/zero``, is a
 one-line error, not a MemoryError), lines are read with a cap, and the traces file's
-SHA-256 is taken over the very bytes shown, so a verification can be bound to them."""
+and manifest's SHA-256 are taken over the very bytes shown, so a verification can be
+bound to them."""
 
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ class Run:
     manifest: dict[str, Any] | None = None
     manifest_problem: str | None = None
     problems: list[str] = field(default_factory=list)
-    traces_sha256: str = ""  # of the bytes the traces were read from
+    shown: dict[str, str] = field(default_factory=dict)  # SHA-256 of the bytes read, by file name
 
 
 def _traces_path(path: Path) -> tuple[Path, Path, bool]:
@@ -69,6 +70,7 @@ def _read_manifest(run: Run) -> None:
         run.manifest_problem = f"{MANIFEST} could not be read: {str(exc)[:300]}"
         return
     run.manifest = manifest
+    run.shown[MANIFEST] = hashlib.sha256(data).hexdigest()
 
 
 def _problem(run: Run, text: str) -> None:
@@ -107,7 +109,7 @@ def read_run(path: Path) -> Run:
                 _problem(run, f"{TRACES} line {number} is longer than {MAX_LINE_BYTES:,} bytes; it is not shown")
                 continue
             _read_line(run, number, raw)
-    run.traces_sha256 = digest.hexdigest()
+    run.shown[TRACES] = digest.hexdigest()
     return run
 
 

@@ -3,9 +3,9 @@
 A badge means a verification. The page says "verified" only when `audit verify` ran
 here, with a key the user pinned, passed, and named the Statement (SHA-256 of the DSSE
 payload) that the report then reads from this very archive, and that Statement's
-``traces.jsonl`` subject is the SHA-256 of the traces the page shows: a verdict of
-another archive, an archive swapped while it was verified, or traces that are not the
-signed ones never get the badge.
+subjects are the SHA-256 of the very ``traces.jsonl`` and ``manifest.toml`` bytes the
+page shows: a verdict of another archive, an archive swapped while it was verified, or
+files that are not the signed ones never get the badge.
 
 A verdict file (``--verdict``, the output of `audit verify --json`) is an unsigned
 claim: anyone can write ``{"verdict": "passed"}``, or copy another archive's genuine
@@ -26,6 +26,7 @@ import binascii
 import hashlib
 import json
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,7 @@ from typing import Any
 from ..boundary.files import InputFileError, read_bounded
 from ..boundary.launch import child_environment, has_package, python_command
 from ..scoring.scan_pool import WORKERS_ENV
-from ._runfile import ENVELOPE, TRACES, RunError
+from ._runfile import ENVELOPE, RunError
 
 MAX_VERDICT_BYTES = 64 << 20
 MAX_ENVELOPE_BYTES = 64 << 20  # as `audit verify` reads it
@@ -59,10 +60,11 @@ NOT_ASKED = Verification(NOT_VERIFIED, "not verified: no --public-key or --verdi
 @dataclass(frozen=True)
 class Statement:
     """This archive's signed Statement as the report reads it: the SHA-256 of the DSSE
-    payload and the SHA-256 its ``traces.jsonl`` subject names (None: ``problem`` says why)."""
+    payload (None: ``problem`` says why) and the SHA-256 of each file it names as a
+    subject (``traces.jsonl``, ``manifest.toml``)."""
 
     sha256: str | None
-    traces_sha256: str | None
+    subjects: dict[str, str] = field(default_factory=dict)
     problem: str | None = None
 
 
@@ -78,18 +80,21 @@ def read_statement(archive: Path) -> Statement:
         envelope = json.loads(read_bounded(archive / ENVELOPE, MAX_ENVELOPE_BYTES))
         payload = _b64(envelope["payload"])
     except InputFileError as exc:
-        return Statement(None, None, f"{ENVELOPE} cannot be read: {exc}")
+        return Statement(None, problem=f"{ENVELOPE} cannot be read: {exc}")
     except OSError as exc:
-        return Statement(None, None, f"{ENVELOPE} cannot be read: {exc.strerror or exc}")
+        return Statement(None, problem=f"{ENVELOPE} cannot be read: {exc.strerror or exc}")
     except (ValueError, RecursionError, TypeError, KeyError, binascii.Error):
-        return Statement(None, None, f"{ENVELOPE} is not a DSSE envelope with a base64 payload")
+        return Statement(None, problem=f"{ENVELOPE} is not a DSSE envelope with a base64 payload")
     sha256 = hashlib.sha256(payload).hexdigest()
+    subjects: dict[str, str] = {}
     try:
-        subjects = json.loads(payload)["subject"]
-        traces = next(s["digest"]["sha256"] for s in subjects if isinstance(s, dict) and s.get("name") == TRACES)
-    except (ValueError, RecursionError, TypeError, KeyError, StopIteration):
-        return Statement(sha256, None, f"the signed Statement names no {TRACES} subject")
-    return Statement(sha256, traces if isinstance(traces, str) else None)
+        for subject in json.loads(payload)["subject"]:
+            name, digest = subject["name"], subject["digest"]["sha256"]
+            if isinstance(name, str) and isinstance(digest, str):
+                subjects[name] = digest
+    except (ValueError, RecursionError, TypeError, KeyError):
+        return Statement(sha256, problem="the signed payload is not a Statement with subjects")
+    return Statement(sha256, subjects)
 
 
 def _failures(verdict: dict[str, Any]) -> list[str]:
@@ -109,8 +114,9 @@ def _short(digest: object) -> str:
     return f"{str(digest)[:16]}…"
 
 
-def _tie(verdict: object, statement: Statement, traces_sha256: str, source: str) -> Verification | None:
-    """Why ``verdict`` is not about this archive's Statement and the traces shown, or None."""
+def _tie(verdict: object, statement: Statement, shown: dict[str, str], source: str) -> Verification | None:
+    """Why ``verdict`` is not about this archive's Statement and the files shown (their
+    SHA-256 by name), or None."""
     if not isinstance(verdict, dict):
         return Verification(NOT_VERIFIED, f"NOT VERIFIED: {source} is not an `audit verify --json` verdict")
     named = verdict.get("statement_sha256")
@@ -124,15 +130,16 @@ def _tie(verdict: object, statement: Statement, traces_sha256: str, source: str)
         return Verification(NOT_VERIFIED, f"NOT VERIFIED: {source} is the verdict of another archive (it names "
                                           f"Statement SHA-256 {_short(named)}, this archive's is "
                                           f"{_short(statement.sha256)})")
-    if statement.traces_sha256 != traces_sha256:
-        why = statement.problem or (f"its {TRACES} subject is {_short(statement.traces_sha256)}, the traces shown "
-                                    f"are {_short(traces_sha256)}")
-        return Verification(NOT_VERIFIED, f"NOT VERIFIED: the traces shown are not the ones this archive's signed "
-                                          f"Statement names ({why})")
+    for name, digest in shown.items():
+        if statement.subjects.get(name) != digest:
+            why = statement.problem or (f"it names {_short(statement.subjects.get(name))}, the page shows "
+                                        f"{_short(digest)}")
+            return Verification(NOT_VERIFIED, f"NOT VERIFIED: the {name} shown is not the one this archive's signed "
+                                              f"Statement names ({why})")
     return None
 
 
-def read_verdict_file(path: Path, statement: Statement, traces_sha256: str) -> Verification:
+def read_verdict_file(path: Path, statement: Statement, shown: dict[str, str]) -> Verification:
     """The claim a verdict file makes about this archive. Raises RunError when the file
     cannot be read (missing, not a regular file, larger than MAX_VERDICT_BYTES)."""
     try:
@@ -146,7 +153,7 @@ def read_verdict_file(path: Path, statement: Statement, traces_sha256: str) -> V
         verdict = json.loads(data)
     except (ValueError, RecursionError):
         return Verification(NOT_VERIFIED, f"NOT VERIFIED: {source} is not JSON")
-    untied = _tie(verdict, statement, traces_sha256, source)
+    untied = _tie(verdict, statement, shown, source)
     if untied is not None:
         return untied
     if not _passed(verdict):
@@ -158,11 +165,11 @@ def read_verdict_file(path: Path, statement: Statement, traces_sha256: str) -> V
                                  f"verification: give --public-key to verify here")
 
 
-def run_verify(archive: Path, public_key: Path, statement_of: Any, traces_sha256: str, *, jobs: int,
-               max_budget_s: float, max_cpu_s: float) -> Verification:
+def run_verify(archive: Path, public_key: Path, statement_of: Callable[[Path], Statement], shown: dict[str, str], *,
+               jobs: int, max_budget_s: float, max_cpu_s: float) -> Verification:
     """Runs `audit verify --json` on ``archive`` with the pinned key, then binds its
-    verdict to the Statement ``statement_of(archive)`` reads afterwards and to the traces
-    shown (``traces_sha256``)."""
+    verdict to the Statement ``statement_of(archive)`` reads afterwards and to the files
+    shown (``shown``: their SHA-256 by name)."""
     if not has_package("audit"):
         return Verification(NOT_VERIFIED, "not verified: the `audit` package is not installed beside "
                                           "redaction_pressure")
@@ -185,10 +192,10 @@ def run_verify(archive: Path, public_key: Path, statement_of: Any, traces_sha256
         return Verification(NOT_VERIFIED, f"NOT VERIFIED: `audit verify` exited {done.returncode}"
                                           + (f": {line}" if line else ""),
                             _failures(verdict) if isinstance(verdict, dict) else [])
-    untied = _tie(verdict, statement_of(archive), traces_sha256, "`audit verify` run now")
+    untied = _tie(verdict, statement_of(archive), shown, "`audit verify` run now")
     if untied is not None:
         return untied
     return Verification(VERIFIED, f"verified: `audit verify` ran here with the pinned key "
                                   f"{_short(verdict.get('pinned_key_id'))} and passed for this archive's Statement "
-                                  f"(SHA-256 {_short(verdict['statement_sha256'])}), which names exactly the traces "
+                                  f"(SHA-256 {_short(verdict['statement_sha256'])}), which names exactly the files "
                                   f"shown — {line}")

@@ -468,7 +468,7 @@ class Archives(ReportTestCase):
         _, page = self.render(self.archive, public_key=self.public_key)
         v = self.verification(page)
         self.assertIn("✔ verified: `audit verify` ran here with the pinned key", v)
-        self.assertIn("which names exactly the traces shown", v)
+        self.assertIn("which names exactly the files shown", v)
         self.assertIn("VERIFIED: every check that ran passed", v)  # audit verify's own verdict line
 
     def test_wrong_key_is_not_verified(self):
@@ -511,18 +511,22 @@ class Archives(ReportTestCase):
         _, page = self.render(self.archive, verdict=path)
         self.assertIn("2 rewards differ", page.text())
 
-    def test_a_verification_binds_the_traces_shown(self):
-        """The archive's traces.jsonl replaced by another run's: `audit verify` fails, and
-        a genuine verdict of the sealed archive names a Statement whose traces are not
-        the ones shown."""
-        swapped = self.tmp / "swapped"
-        shutil.copytree(self.archive, swapped)
-        shutil.copy(self.mixed_run / "traces.jsonl", swapped / "traces.jsonl")
+    def test_a_verification_binds_the_files_shown(self):
+        """The archive's traces.jsonl, or its manifest.toml, replaced: a genuine verdict
+        of the sealed archive names a Statement whose subjects are not the files shown."""
         path = self.tmp / "verdict-of-sealed.json"
         path.write_text(json.dumps(verdict_json(self.archive, self.public_key)))
-        _, page = self.render(swapped, verdict=path)
-        self.assertIn("the traces shown are not the ones this archive's signed Statement names",
-                      self.verification(page))
+        for name, other in (("traces.jsonl", self.mixed_run / "traces.jsonl"), ("manifest.toml", None)):
+            swapped = self.tmp / f"swapped-{name}"
+            shutil.copytree(self.archive, swapped)
+            if other is None:
+                with open(swapped / name, "a") as f:
+                    f.write("# an edit\n")
+            else:
+                shutil.copy(other, swapped / name)
+            _, page = self.render(swapped, verdict=path)
+            self.assertIn(f"the {name} shown is not the one this archive's signed Statement names",
+                          self.verification(page))
 
     def test_unreadable_verdict_files_are_one_line_errors(self):
         fifo, zero, sparse = self.tmp / "verdict.fifo", self.tmp / "verdict-zero.json", self.tmp / "verdict-8g.json"
