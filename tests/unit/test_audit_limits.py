@@ -108,9 +108,12 @@ class RescoringLimits(unittest.TestCase):
         self.assertEqual((report.exit_code, report.not_rescored), (3, 7))  # the first trace's scan spent it
         self.assertIn("7 because the 1e-09 s of scan CPU this reader grants all traces were spent (--max-cpu)",
                       report.check("rescoring").summary)
-        parallel = verify(archive, Limits(max_cpu_s=1e-9), jobs=2)  # one figure, shared by the jobs
+        # One figure shared by the jobs: each job's first trace starts (nothing is spent
+        # yet), and so do replies that never reach a scan (they spend nothing); a job's
+        # traces after its first scan do not.
+        parallel = verify(archive, Limits(max_cpu_s=1e-9), jobs=2)
         self.assertEqual(parallel.exit_code, 3)
-        self.assertGreaterEqual(parallel.not_rescored, 6)
+        self.assertGreaterEqual(parallel.not_rescored, 1)
         self.assertEqual(verify(archive).check("rescoring").status, PASSED)
 
     def test_limits_are_checked_as_usage(self):
