@@ -18,6 +18,8 @@ from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from redaction_pressure.contract import InputFileError, read_bounded
+
 from ._files import write_new
 
 PRIVATE_NAME = "signing-key.pem"
@@ -53,14 +55,14 @@ def keygen(out_dir: Path) -> tuple[Path, Path, str]:
 
 
 def _read(path: Path) -> bytes:
+    """The key file's bytes: the user names it, so a link is followed, but it must be a
+    regular file (a FIFO would block, ``/dev/zero`` never ends) of a key's size."""
     try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_KEY_FILE_BYTES + 1)
+        return read_bounded(path, MAX_KEY_FILE_BYTES, follow_links=True)
+    except InputFileError as exc:
+        raise KeyFileError(f"cannot read key file {path}: {exc}") from None
     except OSError as exc:
         raise KeyFileError(f"cannot read key file {path}: {exc.strerror or exc}") from None
-    if len(data) > MAX_KEY_FILE_BYTES:
-        raise KeyFileError(f"{path} is too large to be a key file")
-    return data
 
 
 def load_private_key(path: Path) -> Ed25519PrivateKey:

@@ -42,6 +42,15 @@ task from its seed (~9-11 ms) and the scan (~3 ms, in a scan worker process). So
 ``jobs == 1`` runs in this process, without a pool. A worker that dies (killed, out of
 memory) breaks the pool; that is reported as a failure of the check that used it,
 never as a pass.
+
+**Nothing from the current directory.** Workers are forked, never spawned: a spawned
+child starts as ``python -c`` with the current directory first on its path, where a
+``redaction_pressure/`` or ``multiprocessing/`` beside an archive would run. Where a
+process cannot fork safely (`contract.fork_context` is None: macOS, Windows) the work
+runs serially here, with the same report. A worker keeps only the minimal environment
+of a fresh process (`contract.scrub_environment`: no private secret; the seeds are
+checked here), and charges its scans to the verification's one allowance
+(`contract.Allowance`, whose CPU figure the workers share).
 """
 
 from __future__ import annotations
@@ -57,7 +66,7 @@ from typing import Any, TypeVar
 
 from redaction_pressure import contract
 
-from ._rescore import Rescored, rescore_many, task_key
+from ._rescore import Rescored, rescore_many, task_key, use_allowance
 
 GUIDE = 4        # a chunk is about remaining / (GUIDE * jobs) items
 MAX_CHUNK = 64   # fewer items pay more in round trips; more hold more memory per chunk
@@ -75,24 +84,21 @@ def default_jobs() -> int:
     return contract.available_cpus()
 
 
-def _context() -> BaseContext:
-    # fork shares the parent's imported scoring core (no re-import per worker); where
-    # fork is unavailable or unsafe (macOS, Windows) the platform default is used.
-    methods = multiprocessing.get_all_start_methods()
-    return multiprocessing.get_context("fork" if "fork" in methods and os.name == "posix"
-                                       and not _is_macos() else None)
+def _context() -> BaseContext | None:
+    """fork, which shares the parent's imported scoring core (no re-import per worker)
+    and never puts the current directory on a path; None where it is not safe."""
+    return contract.fork_context()
 
 
-def _is_macos() -> bool:
-    return os.uname().sysname == "Darwin" if hasattr(os, "uname") else False
-
-
-def _init_worker(fork: bool) -> None:
-    """Once in each worker: one scan worker (this process scores from one thread),
-    forked from this worker when the workers themselves are forked (they then hold the
-    imported scoring core), and started now. A failure to start is not fatal here: the
-    first scan tries again and reports it as that trace's failure."""
-    contract.configure_scan_pool(1, fork=fork)
+def _init_worker(allowance: contract.Allowance | None) -> None:
+    """Once in each (forked) worker: the minimal environment, the verification's
+    allowance, and one scan worker (this process scores from one thread) forked from
+    this worker, which holds the imported scoring core, and started now. A failure to
+    start is not fatal here: the first scan tries again and reports it as that trace's
+    failure."""
+    contract.scrub_environment()
+    use_allowance(allowance)
+    contract.configure_scan_pool(1, fork=True)
     # a pool worker leaves through multiprocessing's exit handlers, not atexit: stop and
     # reap the scan worker there (it would also exit on its own when its pipe closes)
     multiprocessing.util.Finalize(None, contract.stop_scan_pool, exitpriority=10)
@@ -151,11 +157,14 @@ def group_by(items: Sequence[Any], key: Callable[[Any], Any]) -> list[list[int]]
 
 
 class Workers:
-    """``jobs`` worker processes for one verification (none when ``jobs == 1``). Use as a
-    context manager, or call `start` and `close`."""
+    """``jobs`` worker processes for one verification (none when ``jobs == 1``, or where
+    workers cannot be forked). Use as a context manager, or call `start` and `close`.
+    ``allowance``: what each worker's rescoring may spend (shared, so create it with
+    ``shared=True`` before the workers start)."""
 
-    def __init__(self, jobs: int) -> None:
-        self.jobs = max(1, jobs)
+    def __init__(self, jobs: int, allowance: contract.Allowance | None = None) -> None:
+        self.jobs = max(1, jobs) if _context() is not None else 1
+        self.allowance = allowance
         self._pool: ProcessPoolExecutor | None = None
 
     @property
@@ -165,10 +174,10 @@ class Workers:
 
     def start(self) -> Workers:
         """Forks the workers now (each then starts its scan worker), not at the first map."""
-        if self.jobs > 1 and self._pool is None:
-            context = _context()
+        context = _context()
+        if self.jobs > 1 and self._pool is None and context is not None:
             self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=context, initializer=_init_worker,
-                                             initargs=(context.get_start_method() == "fork",))
+                                             initargs=(self.allowance,))
             self._pool.submit(_pid)  # the first submission forks every worker
         return self
 
@@ -197,7 +206,11 @@ class Workers:
         send: Callable[[Any], Any] = prepare if prepare is not None else _same
         if self._pool is None:
             order = [i for g in groups for i in g] if groups is not None else list(range(len(items)))
-            return _put_back(len(items), [order], [fn([send(items[i]) for i in order])])
+            previous = use_allowance(self.allowance)
+            try:
+                return _put_back(len(items), [order], [fn([send(items[i]) for i in order])])
+            finally:
+                use_allowance(previous)
         chunks = plan_chunks(len(items), self.jobs, min_chunk, max_chunk, groups)
         results: list[list[R]] = [[] for _ in chunks]
         pending: dict[Future[list[R]], int] = {}

@@ -11,8 +11,12 @@ label says the same).
 
 The verdict line always says the coverage, recomputed from the traces
 (``complete: all 64 dev tasks, 1 rollout each`` or ``PARTIAL: 3 of 64 dev tasks, ...``),
-and how many episodes are time-dependent; an archive of the 0.1.x releases (manifest
-v1) gets one line saying which release verifies it.
+and, first, whatever the verification tolerated: ``VERIFIED — 1 of 64 rewards reproduced
+only with a 4x budget ...`` or ``... TIME-DEPENDENT episode(s) ...``, never a plain
+VERIFIED then (`--strict` fails such an archive instead). Traces the evaluator's limits
+left unrescored make it ``NOT VERIFIED — k of n traces NOT CHECKED`` (exit 3). The JSON
+report carries the same line (``verdict_line``). An archive of the 0.1.x releases
+(manifest v1) gets one line saying which release verifies it.
 """
 
 from __future__ import annotations
@@ -26,10 +30,11 @@ from rich.table import Table
 from rich.text import Text
 
 from ._labels import STANDARD_TASK_PARAMS, describe_params
-from ._verify import FAILED, PASSED, SKIPPED, V1_MESSAGE, Report
+from ._verify import FAILED, INCOMPLETE, PASSED, SKIPPED, V1_MESSAGE, Report, tolerance_phrases
 
 MAX_HUMAN_DETAILS = 20
-_STYLE = {PASSED: ("PASS", "bold green"), FAILED: ("FAIL", "bold red"), SKIPPED: ("SKIP", "yellow")}
+_STYLE = {PASSED: ("PASS", "bold green"), FAILED: ("FAIL", "bold red"), SKIPPED: ("SKIP", "yellow"),
+          INCOMPLETE: ("NOT CHECKED", "bold yellow")}
 
 
 def safe(text: object) -> str:
@@ -45,7 +50,37 @@ def console(file: TextIO | None = None) -> Console:
 
 
 def render_json(report: Report) -> str:
-    return json.dumps(report.as_dict(), indent=2)
+    return json.dumps(report.as_dict() | {"verdict_line": verdict_line(report)[0]}, indent=2)
+
+
+def verdict_line(report: Report) -> tuple[str, str]:
+    """The one line that says what the verification found, and its style."""
+    m = report.manifest
+    if report.manifest_v1:
+        return f"NOT VERIFIED: this archive was {V1_MESSAGE}.", "bold yellow"
+    if report.failed:
+        names = ", ".join(c.name for c in report.failed)
+        return f"FAILED: {len(report.failed)} check(s) failed ({names}); do not trust this result.", "bold red"
+    not_checked = [c.title for c in report.checks if c.not_checked]
+    tail = f" ({'; '.join(not_checked)}: not checked)" if not_checked else ""
+    if report.coverage:
+        tail += f"; {report.coverage['label']}"
+    label = safe(m["summary"]["label"]) if m else ""
+    if report.incomplete:
+        what = "; ".join(safe(c.summary) for c in report.incomplete)
+        return (f"NOT VERIFIED — {what}: raise --max-budget or --max-cpu to check everything — "
+                f"{label}{tail}", "bold yellow")
+    tolerated = tolerance_phrases(report.budget_extended, report.time_dependent, report.traces,
+                                  m["task_params"]["budget_s"]) if m else []
+    head = "VERIFIED"
+    if m and not report.standard_task_params:
+        head += f" — NON-STANDARD TASK PARAMETERS ({describe_params(m['task_params'])}), NOT THE STANDARD BENCHMARK"
+    if tolerated:
+        return (f"{head} — {'; '.join(tolerated)} (tolerated; --strict refuses it): every check that ran "
+                f"passed — {label}{tail}", "bold yellow")
+    if head != "VERIFIED":
+        return f"{head}: every check that ran passed — {label}{tail}", "bold yellow"
+    return f"VERIFIED: every check that ran passed — {label}{tail}", "bold green"
 
 
 def render_human(report: Report, out: Console) -> None:
@@ -53,7 +88,13 @@ def render_human(report: Report, out: Console) -> None:
     out.print(Text(f"pinned key id: {report.pinned_key_id}"))
     m = report.manifest
     if m:
-        out.print(Text.assemble("split: ", (safe(m["split"]["name"]), "bold"), f" — {safe(m['summary']['label'])}"))
+        labels = next((c for c in report.checks if c.name == "split-labels"), None)
+        if labels is not None and labels.status == FAILED:
+            out.print(Text.assemble("split: ", (f"labelled {safe(m['split']['name'])}", "bold"), " — ",
+                                    ("NOT ESTABLISHED: " + safe(labels.summary), "bold red")))
+        else:
+            out.print(Text.assemble("split: ", (safe(m["split"]["name"]), "bold"),
+                                    f" — {safe(m['summary']['label'])}"))
         out.print(Text(f"run: {safe(m['run_id'])}   sealed: {safe(m['created'])}   "
                        f"traces: {m['counts']['traces']} in {m['counts']['episodes']} episodes"))
         if report.coverage:
@@ -78,32 +119,14 @@ def render_human(report: Report, out: Console) -> None:
         table.add_row(Text(c.title), Text(label, style=style), Text(safe(c.summary)))
     out.print(table)
     for c in report.checks:
-        if c.status != FAILED or not c.details:
+        if c.status not in (FAILED, INCOMPLETE) or not c.details:
             continue
-        out.print(Text(f"{c.title} — {len(c.details)} problem(s):", style="bold red"))
+        what = "problem(s)" if c.status == FAILED else "line(s), traces NOT CHECKED first"
+        out.print(Text(f"{c.title} — {len(c.details)} {what}:", style="bold red" if c.status == FAILED
+                       else "bold yellow"))
         for d in c.details[:MAX_HUMAN_DETAILS]:
             out.print(Text(f"  - {safe(d)}"))
         if len(c.details) > MAX_HUMAN_DETAILS:
             out.print(Text(f"  ... and {len(c.details) - MAX_HUMAN_DETAILS} more (use --json to see them all)"))
-    if report.manifest_v1:
-        out.print(Text(f"NOT VERIFIED: this archive was {V1_MESSAGE}.", style="bold yellow"))
-        return
-    if report.failed:
-        names = ", ".join(c.name for c in report.failed)
-        out.print(Text(f"FAILED: {len(report.failed)} check(s) failed ({names}); do not trust this result.",
-                       style="bold red"))
-    else:
-        not_checked = [c.title for c in report.checks if c.not_checked]
-        tail = f" ({'; '.join(not_checked)}: not checked)" if not_checked else ""
-        if report.coverage:
-            tail += f"; {report.coverage['label']}"
-        if report.time_dependent:
-            tail += (f"; {report.time_dependent} TIME-DEPENDENT episode(s): recorded time-outs (reward 0) that this "
-                     f"machine finishes")
-        label = m["summary"]["label"] if m else ""
-        if m and not report.standard_task_params:
-            out.print(Text(f"VERIFIED — NON-STANDARD TASK PARAMETERS ({describe_params(m['task_params'])}), NOT THE "
-                           f"STANDARD BENCHMARK: every check that ran passed — {safe(label)}{tail}",
-                           style="bold yellow"))
-        else:
-            out.print(Text(f"VERIFIED: every check that ran passed — {safe(label)}{tail}", style="bold green"))
+    line, style = verdict_line(report)
+    out.print(Text(line, style=style))

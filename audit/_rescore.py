@@ -34,6 +34,13 @@ one that sealed it:
 
 Anything else that differs is a mismatch.
 
+What the evaluator grants. A trace states its own budget (up to 60 s), so rescoring
+spends only what the evaluator allows (`contract.Allowance`, set per process with
+``use_allowance``): a trace stating more than ``--max-budget`` (default: the standard
+2.0 s), or met after ``--max-cpu`` of scan CPU is spent, is not rescored and comes back
+``not_checked`` with the reason: never a pass, never a mismatch. The 4x retry above is
+the documented machine-speed tolerance on top of the stated budget, and is counted.
+
 Only the scoring core is imported (no verifiers), and regenerated tasks are cached:
 several rollouts of one task share one regeneration.
 """
@@ -45,7 +52,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from redaction_pressure.contract import WEIGHTS, RedactionTask, score_completion, task_from_seed
+from redaction_pressure.contract import WEIGHTS, Allowance, RedactionTask, score_completion, task_from_seed
 
 TIME_CODES = frozenset({"timeout", "budget_exhausted"})
 BUDGET_EXTENSION = 4.0
@@ -61,6 +68,26 @@ class Rescored:
     problems: list[str]
     time_dependent: bool = False  # recorded a time-out that this machine finishes
     extended: bool = False        # reproduced only with the budget extended
+    not_checked: str | None = None  # why it was not rescored (the evaluator's allowance)
+
+
+_allowance: Allowance | None = None  # None: no limit (a direct call, as in the tests)
+
+
+def use_allowance(allowance: Allowance | None) -> Allowance | None:
+    """What this process grants the traces it rescores from now on (a verification sets
+    it here, or in each job worker it forks); returns what it granted before."""
+    global _allowance
+    previous, _allowance = _allowance, allowance
+    return previous
+
+
+def _scored(task: RedactionTask, reply: str, budget_s: float) -> Any:
+    """``score_completion``, its scan CPU charged to the allowance."""
+    if _allowance is None:
+        return score_completion(task, reply, budget_s=budget_s)
+    with _allowance.charging():
+        return score_completion(task, reply, budget_s=budget_s)
 
 
 @lru_cache(maxsize=1024)
@@ -161,10 +188,13 @@ def rescore_trace(trace: dict[str, Any]) -> Rescored:
             problems.append(f"task data {key}={data[key]!r} but info.environment says {value!r}")
     if problems:
         return Rescored(problems)
+    refusal = _allowance.budget_refusal(float(p["budget_s"])) if _allowance is not None else None
+    if refusal is not None:
+        return Rescored([], not_checked=refusal)
     task = task_of(trace)
     problems = _task_problems(trace, task)
     reply = recorded_reply(trace)
-    score = score_completion(task, reply, budget_s=task.budget_s)
+    score = _scored(task, reply, task.budget_s)
 
     recorded_errors = trace["info"]["redaction_errors"]
     recorded_codes = [e["code"] for e in recorded_errors]
@@ -172,7 +202,11 @@ def rescore_trace(trace: dict[str, Any]) -> Rescored:
     if _timed_out(e.code for e in score.errors) and not _timed_out(recorded_codes):
         extended = True
         budget = task.budget_s * BUDGET_EXTENSION
-        score = score_completion(task, reply, budget_s=budget)
+        refusal = _allowance.cpu_refusal() if _allowance is not None else None
+        if refusal is not None:
+            return Rescored(problems, extended=True, not_checked=f"{refusal} before its retry with the budget "
+                                                                  f"extended {BUDGET_EXTENSION:g}x")
+        score = _scored(task, reply, budget)
         if _timed_out(e.code for e in score.errors):
             return Rescored([
                 *problems,

@@ -96,10 +96,11 @@ def _run_id(tf: TraceFile) -> str:
 
 def seal(run_dir: Path, private_key: Ed25519PrivateKey, out_dir: Path,
          created: dt.datetime | None = None) -> Sealed:
-    """Raises FileNotFoundError (no traces.jsonl), FileExistsError (out_dir not empty)
-    or SealRefused (the run cannot be sealed)."""
+    """Raises FileNotFoundError (no traces.jsonl), MemberError (traces.jsonl is not a
+    regular file, or is larger than a traces file may be: nothing is read), FileExistsError
+    (out_dir not empty) or SealRefused (the run cannot be sealed)."""
     source = run_dir / TRACES_NAME
-    if not source.is_file():
+    if not source.exists():
         raise FileNotFoundError(f"{source} does not exist: RUN_DIR must hold a traces.jsonl")
     if out_dir.is_symlink():
         raise FileExistsError(f"{out_dir} is a symbolic link; refusing to write an archive through it")

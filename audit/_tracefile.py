@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from redaction_pressure.contract import MAX_TRACES_BYTES, open_regular
+
 from ._canonical import StrictJSONError, loads_strict, trace_digest
-from ._files import open_member
 
 TRACES_NAME = "traces.jsonl"
 MAX_LINE_BYTES = 64 * 1024 * 1024
@@ -86,12 +87,14 @@ def describe_task(trace: Any) -> str:
 
 
 def read_trace_file(path: Path, keep_bytes: bool = False, member: bool = False) -> TraceFile:
-    """Raises OSError only if the file cannot be opened or read. ``member``: the file
-    is an archive member, opened without following a link (raises MemberError)."""
+    """Raises MemberError when the file is not a regular file (a FIFO, a device) or is
+    larger than ``MAX_TRACES_BYTES`` by ``fstat`` (nothing is read then), OSError if it
+    cannot be opened or read. ``member``: the file is an archive member, opened without
+    following a link."""
     result = TraceFile(path)
     h = hashlib.sha256()
     kept = bytearray() if keep_bytes else None
-    with (open_member(path) if member else open(path, "rb")) as f:
+    with open_regular(path, follow_links=not member, max_bytes=MAX_TRACES_BYTES) as f:
         number = 0
         while True:
             raw = f.readline(MAX_LINE_BYTES + 1)

@@ -23,7 +23,16 @@ other and all run, so one report lists every problem. Any unexpected exception i
 a check becomes a failure of that check, never a traceback and never a pass.
 
 Reading archive members (``read_*`` below) is kept apart from the checks: it is where
-the bounds on hostile files live (size caps, no links, the sealed size plus one byte).
+the bounds on hostile files live (size caps, no links, the sealed size plus one byte,
+no sealed traces file above ``MAX_TRACES_BYTES``).
+
+Rescoring spends what the evaluator grants (`Limits`: ``--max-budget`` per trace,
+``--max-cpu`` in all, one `contract.Allowance` shared by the job workers). A trace not
+granted is NOT CHECKED, and a check that could not check everything is ``incomplete``:
+not a pass, exit 3. What a passing rescoring tolerated (the 4x budget retry,
+time-dependent episodes) is counted for the verdict line, and ``--strict`` fails it.
+The report names the Statement it is about (``statement_sha256``), so a verdict can be
+tied to one archive and to no other.
 
 With ``jobs`` > 1 the costly work runs in ``jobs`` worker processes (``_parallel.py``),
 with the same report byte for byte but for the seconds: they are forked once the
@@ -50,7 +59,14 @@ from typing import IO, Any, TypeVar
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from redaction_pressure.contract import build_identity
+from redaction_pressure.contract import (
+    DEFAULT_MAX_BUDGET_S,
+    DEFAULT_MAX_CPU_S,
+    MAX_TRACES_BYTES,
+    Allowance,
+    build_identity,
+    prove_split,
+)
 
 from . import _dsse, _statement
 from ._coverage import coverage_of, trace_indices
@@ -84,9 +100,13 @@ class Status(StrEnum):
     PASSED = "passed"
     FAILED = "failed"
     SKIPPED = "skipped"  # not run (a prerequisite did not pass), or nothing to check
+    # ran and found nothing wrong, but did not check all it must, within the limits the
+    # evaluator set (--max-budget, --max-cpu): not a pass (exit 3)
+    INCOMPLETE = "incomplete"
 
 
-PASSED, FAILED, SKIPPED = Status.PASSED, Status.FAILED, Status.SKIPPED
+PASSED, FAILED, SKIPPED, INCOMPLETE = Status.PASSED, Status.FAILED, Status.SKIPPED, Status.INCOMPLETE
+EXIT_INCOMPLETE = 3
 
 
 @dataclass(frozen=True)
@@ -134,6 +154,16 @@ class Check:
                 "details": shown, "seconds": round(self.seconds, 6)}
 
 
+@dataclass(frozen=True)
+class Limits:
+    """What the evaluator grants rescoring (``--max-budget``, ``--max-cpu``) and whether
+    a tolerated machine-speed difference fails the verification (``--strict``)."""
+
+    max_budget_s: float = DEFAULT_MAX_BUDGET_S
+    max_cpu_s: float = DEFAULT_MAX_CPU_S
+    strict: bool = False
+
+
 @dataclass
 class Report:
     archive: str
@@ -145,14 +175,26 @@ class Report:
     budget_extended: int = 0      # traces reproduced only with the budget extended
     jobs: int = 1
     manifest_v1: bool = False     # an archive of the 0.1.x releases (not verified here)
+    statement_sha256: str | None = None  # SHA-256 of the DSSE payload (the signed Statement), once read
+    traces: int = 0               # traces rescored or not, once the traces are readable
+    not_rescored: int = 0         # traces the evaluator's limits left NOT CHECKED
+    limits: Limits = field(default_factory=Limits)
 
     @property
     def failed(self) -> list[Check]:
         return [c for c in self.checks if c.status == FAILED]
 
     @property
+    def incomplete(self) -> list[Check]:
+        return [c for c in self.checks if c.status == INCOMPLETE]
+
+    @property
     def exit_code(self) -> int:
-        return 1 if self.failed else 0
+        return 1 if self.failed else EXIT_INCOMPLETE if self.incomplete else 0
+
+    @property
+    def verdict(self) -> str:
+        return FAILED.value if self.failed else INCOMPLETE.value if self.incomplete else PASSED.value
 
     def check(self, name: str) -> Check:
         return next(c for c in self.checks if c.name == name)
@@ -170,9 +212,9 @@ class Report:
     def as_dict(self) -> dict[str, Any]:
         m = self.manifest or {}
         return {
-            "archive": self.archive, "verdict": FAILED.value if self.failed else PASSED.value,
+            "archive": self.archive, "verdict": self.verdict,
             "exit_code": self.exit_code,
-            "pinned_key_id": self.pinned_key_id,
+            "pinned_key_id": self.pinned_key_id, "statement_sha256": self.statement_sha256,
             "split": m.get("split", {}).get("name"), "label": m.get("summary", {}).get("label"),
             "task_params": self.task_params, "standard_task_params": self.standard_task_params,
             "standard_benchmark_task_params": STANDARD_TASK_PARAMS,
@@ -181,7 +223,12 @@ class Report:
                 k: self.coverage[k] for k in ("label", "complete", "tasks", "split_tasks")} | {
                 "rollouts_per_task": {"min": min(self.coverage["rollouts"]), "max": max(self.coverage["rollouts"])}},
             "time_dependent": self.time_dependent, "budget_extended": self.budget_extended,
-            "budget_extension": BUDGET_EXTENSION, "jobs": self.jobs,
+            "budget_extension": BUDGET_EXTENSION, "traces": self.traces, "not_rescored": self.not_rescored,
+            "tolerated": {"budget_extended": self.budget_extended, "time_dependent": self.time_dependent,
+                          "refused_by_strict": self.limits.strict},
+            "limits": {"max_budget_s": self.limits.max_budget_s, "max_cpu_s": self.limits.max_cpu_s,
+                       "strict": self.limits.strict},
+            "jobs": self.jobs,
             "format": "manifest-v1 (not verified by this release)" if self.manifest_v1 else "manifest-v2",
             "note": V1_MESSAGE if self.manifest_v1 else None,
             "checks": [c.as_dict() for c in self.checks],
@@ -245,6 +292,9 @@ def read_sealed_file(path: Path, sealed_bytes: int, sealed_sha256: str) -> bytes
     having read at most ``sealed_bytes`` + 1 bytes and parsed nothing: a replaced file
     costs the evaluator no more than the sealed one would, whatever its size or
     content (a sparse file of terabytes is refused by its size before any read)."""
+    if sealed_bytes > MAX_TRACES_BYTES:  # the signer's choice, but not one this verifier reads
+        raise CheckFailed(f"the manifest seals a {TRACES_NAME} of {sealed_bytes:,} bytes; this verifier reads at most "
+                          f"{MAX_TRACES_BYTES:,} (not read; a run that large is sealed in parts)")
     h, chunks, size = hashlib.sha256(), [], 0
     try:
         with open_member(path) as f:
@@ -288,8 +338,10 @@ class _Verifier:
     step that established it, and read only by the steps that require or read that one."""
 
     def __init__(self, archive: Path, public_key: Ed25519PublicKey, secret: bytes | None, jobs: int,
-                 chain: Sequence[Step] | None = None):
+                 chain: Sequence[Step] | None = None, limits: Limits | None = None):
         self.archive, self.public_key, self.secret, self.jobs = archive, public_key, secret, jobs
+        self.limits = limits or Limits()
+        self.allowance = Allowance(self.limits.max_budget_s, self.limits.max_cpu_s, shared=jobs > 1)
         self.chain: Sequence[Step] = CHAIN if chain is None else chain
         self.checks: list[Check] = []
         self.produced: set[str] = set()          # steps whose artefact exists (passed, or got that far)
@@ -299,9 +351,9 @@ class _Verifier:
         self.manifest: dict[str, Any] | None = None
         self.tracefile: TraceFile | None = None
         self.coverage: dict[str, Any] | None = None
-        self.time_dependent = self.budget_extended = 0
+        self.time_dependent = self.budget_extended = self.not_rescored = 0
         self.manifest_v1 = False
-        self.workers = Workers(jobs)
+        self.workers = Workers(jobs, self.allowance)
 
     # -- running the declared chain ---------------------------------------------------------
     def run(self) -> Report:
@@ -367,7 +419,7 @@ class _Verifier:
         except Exception:  # noqa: BLE001 - reported by the check that uses them
             with contextlib.suppress(Exception):
                 self.workers.close()
-            self.workers = Workers(self.jobs)
+            self.workers = Workers(self.jobs, self.allowance)
 
     def _map_pieces(self, fn: Callable[[list[Any]], list[Any]], items: list[Any],
                     prepare: Callable[[Any], Any]) -> list[Any]:
@@ -375,7 +427,9 @@ class _Verifier:
 
     def _report(self) -> Report:
         return Report(str(self.archive), keyid(self.public_key), self.checks, self.manifest, self.coverage,
-                      self.time_dependent, self.budget_extended, self.jobs, self.manifest_v1)
+                      self.time_dependent, self.budget_extended, self.jobs, self.manifest_v1,
+                      hashlib.sha256(self.envelope.payload).hexdigest() if self.envelope else None,
+                      len(self.tracefile.entries) if self.tracefile else 0, self.not_rescored, self.limits)
 
     # -- artefacts, for the steps that declared they need them ----------------------------
     @property
@@ -562,31 +616,51 @@ class _Verifier:
 
     def check_rescoring(self) -> Outcome:
         """Every trace's recorded reward and error codes are what scoring its recorded
-        reply gives here (time-outs this machine finishes are TIME-DEPENDENT, not failures)."""
+        reply gives here (time-outs this machine finishes are TIME-DEPENDENT, and rewards
+        reproduced only with the budget extended 4x are counted: both tolerated, and named
+        in the verdict, unless --strict); a trace the evaluator's limits leave unrescored
+        is NOT CHECKED, which is not a pass."""
         results = rescore_all([e.trace for e in self._entries], self.jobs, self.workers)
         problems: list[str] = []
         bad, extended = 0, 0
         dependent: list[str] = []
+        unchecked: list[str] = []
+        reasons: Counter[str] = Counter()
         for e, r in zip(self._entries, results, strict=True):
             bad += bool(r.problems)
             problems += [f"{e.where}: {p}" for p in r.problems]
             if r.time_dependent:
                 dependent.append(e.where)
-            extended += r.extended and not r.problems
-        self.time_dependent, self.budget_extended = len(dependent), extended
+            if r.not_checked is not None:
+                unchecked.append(f"not checked: {e.where}: {r.not_checked}")
+                reasons[r.not_checked] += 1
+            extended += r.extended and not r.problems and r.not_checked is None
+        n = len(self._entries)
+        self.time_dependent, self.budget_extended, self.not_rescored = len(dependent), extended, len(unchecked)
         if problems:
-            raise CheckFailed(f"{bad} of {len(self._entries)} traces do not reproduce their recorded rewards",
-                              problems)
+            tail = f"; {len(unchecked)} more NOT CHECKED" if unchecked else ""
+            raise CheckFailed(f"{bad} of {n} traces do not reproduce their recorded rewards{tail}",
+                              problems + unchecked)
+        tolerated = tolerance_phrases(extended, len(dependent), n, self._manifest["task_params"]["budget_s"])
+        if self.limits.strict and tolerated:
+            raise CheckFailed(f"--strict: {'; '.join(tolerated)}",
+                              [f"time-dependent: {w}" for w in dependent])
+        checked = n - len(unchecked)
         notes = []
         if extended:
             notes.append(f"{extended} reproduced exactly with the budget extended {BUDGET_EXTENSION:g}x (this "
-                         f"machine is slower than the sealing one)")
+                         f"machine is slower than the sealing one, or the reply needs more than its stated budget)")
         if dependent:
             notes.append(f"{len(dependent)} TIME-DEPENDENT: recorded a time-out (voided, reward 0) that this "
                          f"machine finishes; everything else matches")
         tail = f"; {'; '.join(notes)}" if notes else ""
-        return passed(f"all {len(self._entries)} traces reproduce their recorded rewards and error codes{tail}",
-                      [f"time-dependent: {w}" for w in dependent])
+        details = [f"time-dependent: {w}" for w in dependent]
+        if unchecked:
+            why = "; ".join(f"{k} because {w}" for w, k in reasons.most_common())
+            return Outcome(INCOMPLETE, f"NOT CHECKED: {len(unchecked)} of {n} traces were not rescored ({why}); "
+                                       f"the other {checked} reproduce their recorded rewards and error codes{tail}",
+                           unchecked + details)
+        return passed(f"all {n} traces reproduce their recorded rewards and error codes{tail}", details)
 
     def check_summary(self) -> Outcome:
         """The manifest's summary scores and counts are the ones its traces give."""
@@ -628,8 +702,11 @@ class _Verifier:
         for e in self._entries:
             problems += [f"{e.where}: {p}" for p in trace_problems(e.trace, split, commitment)]
         if problems:
-            raise CheckFailed(f"the archive's split label {split!r} is not backed by its commitment and seeds",
-                              problems)
+            proof = prove_split((split, commitment, e.trace["info"]["environment"]["task_index"],
+                                 e.trace["info"]["environment"]["task_seed"]) for e in self._entries)
+            said = proof.disagreement()
+            raise CheckFailed(f"the archive's split label {split!r} is not backed by its commitment and seeds"
+                              + (f": {said}" if said else ""), problems)
         what = ("seeds are the public range's" if split != "private_eval"
                 else "private commitment; seeds outside every public range")
         return passed(f"{split}: {m['summary']['label']}; {what}")
@@ -768,8 +845,20 @@ def _capped(problems: list[str], limit: int) -> list[str]:
     return [*problems[:limit], f"... and {len(problems) - limit} more differences"]
 
 
+def tolerance_phrases(extended: int, time_dependent: int, traces: int, budget_s: float) -> list[str]:
+    """What a passing verification tolerated, in the words its verdict line uses."""
+    out = []
+    if extended:
+        out.append(f"{extended} of {traces} rewards reproduced only with a {BUDGET_EXTENSION:g}x budget "
+                   f"({BUDGET_EXTENSION * budget_s:g} s, not the stated {budget_s:g} s)")
+    if time_dependent:
+        out.append(f"{time_dependent} TIME-DEPENDENT episode(s) of {traces}: recorded time-outs (reward 0) that "
+                   f"this machine finishes")
+    return out
+
+
 def verify_archive(archive: Path, public_key: Ed25519PublicKey, private_secret: bytes | None = None,
-                   jobs: int = 1) -> Report:
-    """Runs every check on ``archive``, rescoring in ``jobs`` processes; never raises for
-    anything the archive contains."""
-    return _Verifier(Path(archive), public_key, private_secret, max(1, jobs)).run()
+                   jobs: int = 1, limits: Limits | None = None) -> Report:
+    """Runs every check on ``archive``, rescoring in ``jobs`` processes within
+    ``limits``; never raises for anything the archive contains."""
+    return _Verifier(Path(archive), public_key, private_secret, max(1, jobs), limits=limits).run()

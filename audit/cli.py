@@ -5,13 +5,15 @@ whether a published redaction-pressure result can be trusted.
     audit validate PATH...
     audit keygen --out DIR
     audit seal RUN_DIR --key KEY.pem --out ARCHIVE_DIR
-    audit verify ARCHIVE_DIR --public-key PUB.pem [--private-seed-env VAR] [--jobs N] [--json]
+    audit verify ARCHIVE_DIR --public-key PUB.pem [--private-seed-env VAR] [--jobs N] [--max-budget S]
+                 [--max-cpu S] [--strict] [--json]
 
 Exit status: 0 success (verify: every check that ran passed); 1 the input was read
 and found invalid, refused, or failed verification; 2 usage errors (bad arguments,
 missing or unreadable files and keys, an output that already exists, a missing or
-short private secret). It never imports verifiers, and never prints a traceback for
-anything an input file contains.
+short private secret); 3 verify did not check everything the archive asks for within
+the limits given (--max-budget, --max-cpu): not a pass. It never imports verifiers,
+and never prints a traceback for anything an input file contains.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
+
+from redaction_pressure.contract import DEFAULT_MAX_BUDGET_S, DEFAULT_MAX_CPU_S
 
 USAGE, INVALID, OK = 2, 1, 0
 
@@ -85,6 +89,7 @@ def _keygen(args: argparse.Namespace) -> int:
 
 
 def _seal(args: argparse.Namespace) -> int:
+    from ._files import MemberError
     from ._keys import KeyFileError, load_private_key
     from ._seal import SealRefused, seal
 
@@ -93,6 +98,8 @@ def _seal(args: argparse.Namespace) -> int:
         sealed = seal(Path(args.run_dir), key, Path(args.out))
     except (KeyFileError, FileNotFoundError, FileExistsError) as exc:
         raise _Usage(str(exc)) from None
+    except MemberError as exc:
+        raise _Usage(f"cannot seal {args.run_dir}: {exc}") from None
     except OSError as exc:  # a full disk, a file size limit, a read-only mount
         raise _Usage(f"cannot write the archive into {args.out}: {exc.strerror or exc}") from None
     except SealRefused as exc:
@@ -114,7 +121,7 @@ def _verify(args: argparse.Namespace) -> int:
     from ._files import member_kind
     from ._keys import KeyFileError, load_public_key
     from ._report import console, render_human, render_json
-    from ._verify import verify_archive
+    from ._verify import Limits, verify_archive
 
     archive = Path(args.archive)
     if not archive.is_dir():
@@ -125,6 +132,9 @@ def _verify(args: argparse.Namespace) -> int:
                      f"`audit seal {archive} --key KEY.pem --out ARCHIVE_DIR`, then verify ARCHIVE_DIR")
     if args.jobs is not None and args.jobs < 1:
         raise _Usage(f"--jobs must be at least 1 (got {args.jobs})")
+    for flag, value in (("--max-budget", args.max_budget), ("--max-cpu", args.max_cpu)):
+        if not 0 < value < float("inf"):
+            raise _Usage(f"{flag} must be a positive number of seconds (got {value:g})")
     try:
         public_key = load_public_key(Path(args.public_key))
     except KeyFileError as exc:
@@ -137,7 +147,8 @@ def _verify(args: argparse.Namespace) -> int:
             raise _Usage(str(exc)) from None
     from ._parallel import default_jobs
 
-    report = verify_archive(archive, public_key, secret, jobs=args.jobs or default_jobs())
+    limits = Limits(args.max_budget, args.max_cpu, args.strict)
+    report = verify_archive(archive, public_key, secret, jobs=args.jobs or default_jobs(), limits=limits)
     if args.json:
         print(render_json(report))
     else:
@@ -177,6 +188,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", type=int, metavar="N", default=None,
                    help="parse, schema-check and rescore in N processes (default: the CPUs this process may "
                         "use: affinity and cgroup quota); same report for any N")
+    p.add_argument("--max-budget", type=float, default=DEFAULT_MAX_BUDGET_S, metavar="S",
+                   help="the most regex budget a trace may state and still be rescored; traces stating more are "
+                        f"NOT CHECKED, which is not a pass (exit 3) (default: {DEFAULT_MAX_BUDGET_S:g}, the "
+                        "standard budget)")
+    p.add_argument("--max-cpu", type=float, default=DEFAULT_MAX_CPU_S, metavar="S",
+                   help="the most scan CPU rescoring may spend in all; traces after that are NOT CHECKED "
+                        f"(exit 3) (default: {DEFAULT_MAX_CPU_S:g})")
+    p.add_argument("--strict", action="store_true",
+                   help="fail, rather than tolerate and name, rewards reproduced only with the budget extended 4x "
+                        "and time-dependent episodes")
     p.add_argument("--json", action="store_true", help="machine-readable report")
     p.set_defaults(func=_verify)
     return parser

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from . import policies
 from .corpus.levels import LEVELS
+from .scoring.allowance import DEFAULT_MAX_BUDGET_S, DEFAULT_MAX_CPU_S
 from .scoring.summary import headline, split_label, summarize
 from .task.splits import PUBLIC, SPLITS, PrivateSeedError, read_private_secret
 
@@ -267,15 +268,35 @@ def _other_problems(task: RedactionTask, reply: str, errors: Sequence[RedactionE
     return found
 
 
+MAX_REPLY_FILE_BYTES = 16 << 20  # far above any reply the scorer reads (200,000 characters)
+
+
+def _read_reply(name: str) -> str:
+    """The reply text of ``name`` ('-': stdin), bounded: a link to /dev/zero, a FIFO with
+    no writer or a sparse file of gigabytes is one clear error, not a hang or a
+    MemoryError. (A reply over the scorer's own limit is read and refused by the scorer.)"""
+    from .boundary.files import InputFileError, read_bounded
+
+    try:
+        if name == "-":
+            data = sys.stdin.buffer.read(MAX_REPLY_FILE_BYTES + 1)
+            if len(data) > MAX_REPLY_FILE_BYTES:
+                raise InputFileError(f"stdin holds more than {MAX_REPLY_FILE_BYTES:,} bytes")
+        else:
+            data = read_bounded(Path(name), MAX_REPLY_FILE_BYTES, follow_links=True)
+        return data.decode("utf-8")
+    except InputFileError as exc:
+        raise UsageError(f"cannot read reply file {name}: {exc}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise UsageError(f"cannot read reply file {name}: {reason}") from None
+
+
 def cmd_score(args: argparse.Namespace) -> int:
     from .scoring.score import score_completion
 
     task = _task(args)
-    try:
-        reply = sys.stdin.read() if args.reply_file == "-" else Path(args.reply_file).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise UsageError(f"cannot read reply file {args.reply_file}: {reason}") from None
+    reply = _read_reply(args.reply_file)
     s = score_completion(task, reply)
     other = _other_problems(task, reply, s.errors)
     result = {"task": task.id, "split": task.split, "split_label": split_label(task.split),
@@ -358,12 +379,18 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise UsageError("give --public-key (run `audit verify` now) or --verdict (read its --json output), not both")
     if args.jobs is not None and args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
+    for flag, value in (("--max-budget", args.max_budget), ("--max-cpu", args.max_cpu)):
+        if not 0 < value < float("inf"):
+            raise UsageError(f"{flag} must be a positive number of seconds (got {value:g})")
+    from .scoring.scan_pool import available_cpus
+
     run = Path(args.run_dir)
-    out = Path(args.out) if args.out else (run.parent if run.is_file() else run) / "report.html"
+    out = Path(args.out) if args.out else (run if run.is_dir() else run.parent) / "report.html"
     start = time.perf_counter()
     try:
         path = write_report(run, out, public_key=args.public_key, verdict=args.verdict,
-                            full_text=True if args.full_text else None, jobs=args.jobs or os.cpu_count() or 1)
+                            full_text=True if args.full_text else None, jobs=args.jobs or available_cpus(),
+                            max_budget_s=args.max_budget, max_cpu_s=args.max_cpu)
     except RunError as exc:
         raise UsageError(str(exc)) from None
     except OSError as exc:
@@ -542,7 +569,14 @@ def build_parser() -> argparse.ArgumentParser:
                                                       "output (default: none)")
     r.add_argument("--full-text", action="store_true",
                    help="show every held-out line even in runs of more than 256 episodes (default: off)")
-    r.add_argument("--jobs", type=int, metavar="N", help="processes rebuilding tasks (default: all cores)")
+    r.add_argument("--jobs", type=int, metavar="N", help="processes rebuilding tasks (default: the CPUs this "
+                                                          "process may use)")
+    r.add_argument("--max-budget", type=float, default=DEFAULT_MAX_BUDGET_S, metavar="S",
+                   help="the most regex budget a trace is granted when its reply is rescored; traces stating more are "
+                        f"shown NOT CHECKED (default: {DEFAULT_MAX_BUDGET_S:g}, the standard budget)")
+    r.add_argument("--max-cpu", type=float, default=DEFAULT_MAX_CPU_S, metavar="S",
+                   help="the most scan CPU all rescoring may spend; episodes after that are shown NOT CHECKED "
+                        f"(default: {DEFAULT_MAX_CPU_S:g})")
     r.set_defaults(fn=cmd_report)
 
     rs = sub.add_parser("rescore", help="rescore a run's recorded replies with this build; print what differs",

@@ -25,17 +25,31 @@ What an auditor needs, by question:
   manifest alike.
 - *Which shapes are valid?* `schema_dir`, the directory of the versioned JSON Schemas,
   and `json_path`, how a schema error's place is written (as in a reply's errors).
+- *Which split do the traces prove?* `prove_split` (giving a `SplitProof`): the split
+  read from commitments and seeds, never from a label.
 - *How is rescoring run in parallel?* `configure_scan_pool`, `prestart_scan_pool`,
   `stop_scan_pool` and `available_cpus`: a process of `audit verify --jobs N` gives
-  itself one scan worker, so N jobs never run more than N scans.
+  itself one scan worker, so N jobs never run more than N scans. `fork_context` says
+  whether job workers may be forked (else the work runs serially: a spawned child
+  starts with the current directory on its path), and `scrub_environment` leaves a
+  forked worker the minimal environment of a fresh one.
+- *How much rescoring does the reader grant?* `Allowance` (a budget per trace, CPU in
+  total), by default `DEFAULT_MAX_BUDGET_S` and `DEFAULT_MAX_CPU_S`.
+- *How are files from outside read and files written?* `open_regular` and
+  `read_bounded` (regular files only, size from ``fstat`` checked before reading,
+  raising `InputFileError`), `file_kind`, the cap `MAX_TRACES_BYTES` on a traces file,
+  and `write_new` (exclusive, no-follow creation): one boundary for every command.
 """
 
 from __future__ import annotations
 
+from .boundary.files import MAX_TRACES_BYTES, InputFileError, file_kind, open_regular, read_bounded, write_new
+from .boundary.launch import fork_context, scrub_environment
 from .build.identity import build_identity, source_digest
 from .build.schemas import json_path, schema_dir
 from .build.versions import CORPUS_VERSION, ENVIRONMENT_VERSION, REWARD_SCHEMA_VERSION
 from .corpus.levels import LEVELS
+from .scoring.allowance import DEFAULT_MAX_BUDGET_S, DEFAULT_MAX_CPU_S, Allowance
 from .scoring.reward import WEIGHTS
 from .scoring.scan_pool import available_cpus
 from .scoring.scan_pool import prestart as prestart_scan_pool
@@ -44,7 +58,15 @@ from .scoring.scan_pool import shutdown as stop_scan_pool
 from .scoring.scanner import DEFAULT_BUDGET_S
 from .scoring.score import Score, score_completion
 from .scoring.summary import SPLIT_LABELS, summary_means
-from .task.splits import PRIVATE_SIZE, PrivateSeedError, private_commitment, private_seed, read_private_secret
+from .task.splits import (
+    PRIVATE_SIZE,
+    PrivateSeedError,
+    SplitProof,
+    private_commitment,
+    private_seed,
+    prove_split,
+    read_private_secret,
+)
 from .task.splits import PUBLIC as PUBLIC_SPLITS
 from .task.tasks import DEFAULT_LEVEL, DEFAULT_N_EVAL, DEFAULT_N_SHOWN, RedactionTask, task_from_seed
 
@@ -52,30 +74,43 @@ __all__ = [
     "CORPUS_VERSION",
     "DEFAULT_BUDGET_S",
     "DEFAULT_LEVEL",
+    "DEFAULT_MAX_BUDGET_S",
+    "DEFAULT_MAX_CPU_S",
     "DEFAULT_N_EVAL",
     "DEFAULT_N_SHOWN",
     "ENVIRONMENT_VERSION",
     "LEVELS",
+    "MAX_TRACES_BYTES",
     "PRIVATE_SIZE",
     "PUBLIC_SPLITS",
     "REWARD_SCHEMA_VERSION",
     "SPLIT_LABELS",
     "WEIGHTS",
+    "Allowance",
+    "InputFileError",
     "PrivateSeedError",
     "RedactionTask",
     "Score",
+    "SplitProof",
     "available_cpus",
     "build_identity",
     "configure_scan_pool",
+    "file_kind",
+    "fork_context",
     "json_path",
+    "open_regular",
     "prestart_scan_pool",
     "private_commitment",
     "private_seed",
+    "prove_split",
+    "read_bounded",
     "read_private_secret",
     "schema_dir",
     "score_completion",
+    "scrub_environment",
     "source_digest",
     "stop_scan_pool",
     "summary_means",
     "task_from_seed",
+    "write_new",
 ]

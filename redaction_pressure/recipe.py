@@ -32,6 +32,7 @@ from verifiers.v1.serve import env_config_data, serve_env
 from verifiers.v1.utils.generic import deep_merge
 from verifiers.v1.utils.loaders import resolve_env_config
 
+from .boundary.files import InputFileError, read_bounded
 from .corpus.levels import LEVELS
 from .scoring.scan_pool import WORKERS_ENV, available_cpus
 from .task.tasks import check_level_mix
@@ -84,11 +85,14 @@ class Recipe(BaseModel):
     """The curriculum stage whose level mix `env.taskset` carries (1-based)."""
 
 
+MAX_RECIPE_BYTES = 1 << 20  # a recipe is a page of TOML
+
+
 def _read(path: Path) -> dict[str, Any]:
     try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise RecipeError(f"{path} does not exist") from None
+        data = tomllib.loads(read_bounded(Path(path), MAX_RECIPE_BYTES, follow_links=True).decode("utf-8"))
+    except InputFileError as exc:
+        raise RecipeError(f"{path} does not exist" if exc.missing else f"cannot read {path}: {exc}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise RecipeError(f"cannot read {path}: {exc}") from None
     except tomllib.TOMLDecodeError as exc:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .boundary.files import MAX_TRACES_BYTES, InputFileError, open_regular
 from .build.identity import build_identity
 from .scoring.reward import WEIGHTS
 from .scoring.score import Score, score_completion
@@ -105,7 +106,9 @@ def episode_traces(path: Path, problem: Callable[[str], None]) -> Iterator[tuple
     """(line number, position in the line, trace) of every trace, streamed; a line
     that is not an Episode is a problem."""
     try:
-        f = open(path, "rb")  # noqa: SIM115 - closed by the `with f` below
+        f = open_regular(path, follow_links=True, max_bytes=MAX_TRACES_BYTES)
+    except InputFileError as exc:
+        raise RescoreError(f"cannot read {path}: {exc}") from None
     except OSError as exc:
         raise RescoreError(f"cannot read {path}: {exc.strerror or exc}") from None
     with f:

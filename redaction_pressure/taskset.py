@@ -3,9 +3,10 @@
 Importing this module imports `verifiers.v1` (slow); the scoring core does not. The
 scan runs once per trace, in a metric (metrics finish before rewards start); the
 calling thread waits on a scan worker process (`scoring.scan_pool`) so the event loop keeps
-serving other rollouts. The three rewards read its result, so ``trace.reward`` is
-exactly reward-v1: 0.35 recall + 0.35 precision + 0.30 clean, each already multiplied
-by validity.
+serving other rollouts. The three rewards read its result and are summed in the
+contract's order, so ``trace.reward`` is exactly reward-v1's reward: 0.35 recall + 0.35
+precision + 0.30 clean, each already multiplied by validity (a perfect reply earns 1.0,
+not 0.9999999999999999).
 
 Rows are cheap: `load` yields rows carrying split, index, parameters and identity, no
 records and no prompt, so listing a million rows builds nothing. A row's task is built
@@ -52,6 +53,9 @@ from .task.tasks import (
 )
 
 DEFAULT_COUNTS = {"dev": 64, "train": 1000, "private_eval": 64}
+# Hook priorities that make verifiers add the weighted rewards in WEIGHTS' order (see
+# RedactionRow.recall): the first name gets the highest priority.
+REWARD_PRIORITY = {name: len(WEIGHTS) - i for i, name in enumerate(WEIGHTS)}
 # What must match between the build that issued a row and the build that scores it.
 BUILD_KEYS = ("environment_version", "corpus_version", "reward_schema_version", "source_digest",
               "source_digest_algorithm", "regex_version")
@@ -230,7 +234,7 @@ class RedactionRow(vf.Task[RedactionData]):
         task = await asyncio.get_running_loop().run_in_executor(_executor(), core_task, self.data)
         trace = offline_trace(self, policies.oracle(task), model="policy:oracle")
         await self.score(trace)
-        full: bool = abs(trace.reward - 1.0) < 1e-9
+        full: bool = trace.reward == 1.0
         return full
 
     @vf.stop
@@ -251,15 +255,21 @@ class RedactionRow(vf.Task[RedactionData]):
         return {k: float(r[k]) for k in ("valid", "secrets_total", "secrets_removed", "removed_chars",
                                          "collateral_chars", "matches", "errors")}
 
-    @vf.reward(weight=WEIGHTS["recall"])
+    # verifiers records rewards, and sums them into trace.reward, in hook order: by
+    # descending priority, then by name. By name alone that is clean, precision, recall,
+    # and 0.30 + 0.35 + 0.35 is 0.9999999999999999 in floating point; the contract adds
+    # recall, precision, clean (WEIGHTS' order), which is exactly 1.0 for a perfect reply.
+    # The priorities put the hooks in the contract's order, so the sums are the same
+    # additions and trace.reward is bit for bit reward-v1's reward.
+    @vf.reward(weight=WEIGHTS["recall"], priority=REWARD_PRIORITY["recall"])
     async def recall(self, trace: vf.Trace) -> float:
         return float(trace.info["redaction"]["recall"])
 
-    @vf.reward(weight=WEIGHTS["precision"])
+    @vf.reward(weight=WEIGHTS["precision"], priority=REWARD_PRIORITY["precision"])
     async def precision(self, trace: vf.Trace) -> float:
         return float(trace.info["redaction"]["precision"])
 
-    @vf.reward(weight=WEIGHTS["clean"])
+    @vf.reward(weight=WEIGHTS["clean"], priority=REWARD_PRIORITY["clean"])
     async def clean(self, trace: vf.Trace) -> float:
         return float(trace.info["redaction"]["clean"])
 

@@ -17,10 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
+from ..boundary.files import replace_file
 from ..build.identity import source_digest
 from ..build.versions import ENVIRONMENT_VERSION
+from ..scoring.allowance import DEFAULT_MAX_BUDGET_S, DEFAULT_MAX_CPU_S, Allowance
 from ._runfile import RunError, read_run
-from ._verdict import NOT_ASKED, Verification, read_verdict_file, run_verify
+from ._verdict import NOT_ASKED, Verification, read_statement, read_verdict_file, run_verify
 from ._view import build_view
 
 if TYPE_CHECKING:  # jinja2 is imported on first render
@@ -53,36 +55,42 @@ def _template() -> jinja2.Template:
 
 
 def render_report(run_path: Path, *, public_key: Path | None = None, verdict: Path | None = None,
-                  full_text: bool | None = None, jobs: int = 1) -> str:
+                  full_text: bool | None = None, jobs: int = 1, max_budget_s: float = DEFAULT_MAX_BUDGET_S,
+                  max_cpu_s: float = DEFAULT_MAX_CPU_S) -> str:
     """The report page of the run at ``run_path``. Raises RunError for a path that
-    holds no run. ``full_text`` (default: runs of up to FULL_TEXT_UP_TO episodes) shows
-    every held-out line; otherwise only lines with a leak, destroyed decoy or
-    collateral damage, which keeps a 1,000-episode page under 10 MB. ``jobs`` > 1 spreads
-    task regeneration of large runs over worker processes (started with "spawn", which
-    re-imports the caller's main module: call it from a guarded main, as the CLI does)."""
+    holds no run, or an unreadable verdict file. ``full_text`` (default: runs of up to
+    FULL_TEXT_UP_TO episodes) shows every held-out line; otherwise only lines with a
+    leak, destroyed decoy or collateral damage, which keeps a 1,000-episode page under
+    10 MB. ``jobs`` > 1 spreads task regeneration of large runs over forked worker
+    processes (serially where a process cannot fork safely). Rescoring grants each trace
+    at most ``max_budget_s`` of regex budget and the whole page ``max_cpu_s`` of CPU
+    (`scoring.allowance`); episodes beyond that are shown NOT CHECKED, with their
+    recorded scores and no marks."""
     run = read_run(Path(run_path))
+    allowance = Allowance(max_budget_s, max_cpu_s, shared=jobs > 1)
     verification: Verification = NOT_ASKED
     if not run.archive and (public_key is not None or verdict is not None):
         raise RunError(f"{run.path} is not a sealed archive (no manifest.toml or manifest.dsse.json): "
                        "--public-key and --verdict apply to archives only")
     if run.archive:
         if public_key is not None:
-            verification = run_verify(run.path, Path(public_key), run.manifest)
+            verification = run_verify(run.path, Path(public_key), read_statement, run.shown, jobs=jobs,
+                                      max_budget_s=max_budget_s, max_cpu_s=max_cpu_s)
         elif verdict is not None:
-            verification = read_verdict_file(Path(verdict), run.manifest)
+            verification = read_verdict_file(Path(verdict), read_statement(run.path), run.shown)
     if full_text is None:
         full_text = len(run.traces) <= FULL_TEXT_UP_TO
-    view = build_view(run, verification, full_text, jobs)
+    view = build_view(run, verification, full_text, jobs, allowance)
     return _template().render(v=view, version=ENVIRONMENT_VERSION, installed_digest=source_digest(),
                               open_records=len(view["episodes"]) <= OPEN_RECORDS_UP_TO)
 
 
 def write_report(run_path: Path, out: Path, **kw: Any) -> Path:
-    """Renders and writes the page atomically (a half-written page never replaces a good one)."""
+    """Renders and writes the page atomically (a half-written page never replaces a good
+    one) and never through a link (`boundary.files.replace_file`: the run's directory,
+    where the page goes by default, is someone else's)."""
     html = render_report(run_path, **kw)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".partial")
-    tmp.write_text(html, encoding="utf-8")
-    tmp.replace(out)
+    replace_file(out, html.encode("utf-8"))
     return out

@@ -1,20 +1,33 @@
 """Reads a run for the report: a run directory of `eval` or `vf-eval`, a sealed archive,
 or a traces.jsonl path. Everything read is hostile: a line that does not parse, or an
 Episode without a list of trace objects, becomes a problem listed on the page, and the
-rest of the run is still shown (nothing is silently dropped)."""
+rest of the run is still shown (nothing is silently dropped).
+
+Files go through the project's file boundary (`boundary.files`): members of the run
+directory are regular files, not followed through links; a traces file the user names
+directly may be a link, but must be a regular file. Sizes are checked from ``fstat``
+before reading (a sparse traces.jsonl of terabytes, or a link to ``/dev/zero``, is a
+one-line error, not a MemoryError), lines are read with a cap, and the traces file's
+and manifest's SHA-256 are taken over the very bytes shown, so a verification can be
+bound to them."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..boundary.files import MAX_TRACES_BYTES, InputFileError, open_regular, read_bounded
+
 TRACES = "traces.jsonl"
 MANIFEST = "manifest.toml"
 ENVELOPE = "manifest.dsse.json"
 MAX_MANIFEST_BYTES = 16 << 20
+MAX_LINE_BYTES = 64 << 20
 MAX_PROBLEMS = 50
 
 
@@ -31,36 +44,33 @@ class Run:
     manifest: dict[str, Any] | None = None
     manifest_problem: str | None = None
     problems: list[str] = field(default_factory=list)
+    shown: dict[str, str] = field(default_factory=dict)  # SHA-256 of the bytes read, by file name
 
 
-def _traces_path(path: Path) -> tuple[Path, Path]:
-    if path.is_file():
-        return path.parent, path
-    if not path.exists():
-        raise RunError(f"{path} does not exist")
-    if not path.is_dir():
-        raise RunError(f"{path} is neither a run directory nor a traces.jsonl file")
-    found = path / TRACES
-    if not found.is_file():
-        raise RunError(f"{path} holds no {TRACES}: give a run directory of `redaction-pressure eval` or "
-                       f"`vf-eval`, a sealed archive, or the traces file itself")
-    return path, found
+def _traces_path(path: Path) -> tuple[Path, Path, bool]:
+    """(run directory, traces file, whether a link may be followed to it)."""
+    if path.is_dir():
+        return path, path / TRACES, False
+    if os.path.lexists(path):
+        return path.parent, path, True  # a file the user named
+    raise RunError(f"{path} does not exist")
 
 
 def _read_manifest(run: Run) -> None:
-    path = run.path / MANIFEST
-    if not path.is_file():
-        run.manifest_problem = f"the archive has no {MANIFEST}"
-        return
     try:
-        data = path.read_bytes()
-        if len(data) > MAX_MANIFEST_BYTES:
-            raise ValueError(f"larger than {MAX_MANIFEST_BYTES} bytes")
+        data = read_bounded(run.path / MANIFEST, MAX_MANIFEST_BYTES)
         manifest = tomllib.loads(data.decode("utf-8"))
-    except (OSError, ValueError, RecursionError) as exc:  # TOMLDecodeError and UnicodeError are ValueErrors
+    except InputFileError as exc:
+        run.manifest_problem = f"{MANIFEST} could not be read: {exc}"
+        return
+    except OSError as exc:
+        run.manifest_problem = f"{MANIFEST} could not be read: {exc.strerror or exc}"
+        return
+    except (ValueError, RecursionError) as exc:  # TOMLDecodeError and UnicodeError are ValueErrors
         run.manifest_problem = f"{MANIFEST} could not be read: {str(exc)[:300]}"
         return
     run.manifest = manifest
+    run.shown[MANIFEST] = hashlib.sha256(data).hexdigest()
 
 
 def _problem(run: Run, text: str) -> None:
@@ -72,31 +82,51 @@ def _problem(run: Run, text: str) -> None:
 
 def read_run(path: Path) -> Run:
     """The traces of the run at ``path`` (every trace of every Episode line, in file order)."""
-    root, traces_path = _traces_path(Path(path))
-    archive = (root / MANIFEST).exists() or (root / ENVELOPE).exists()
+    root, traces_path, follow = _traces_path(Path(path))
+    archive = os.path.lexists(root / MANIFEST) or os.path.lexists(root / ENVELOPE)
     run = Run(root, traces_path, [], archive)
     if archive:
         _read_manifest(run)
     try:
-        f = open(traces_path, "rb")  # noqa: SIM115 - closed by the `with f` below; only the open may fail here
-    except OSError as exc:
+        f = open_regular(traces_path, follow_links=follow, max_bytes=MAX_TRACES_BYTES)
+    except InputFileError as exc:
+        if exc.missing and not follow:
+            raise RunError(f"{root} holds no {TRACES}: give a run directory of `redaction-pressure eval` or "
+                           f"`vf-eval`, a sealed archive, or the traces file itself") from None
         raise RunError(f"cannot read {traces_path}: {exc}") from None
+    except OSError as exc:
+        raise RunError(f"cannot read {traces_path}: {exc.strerror or exc}") from None
+    digest = hashlib.sha256()
     with f:
-        for number, raw in enumerate(f, 1):
-            if not raw.strip():
+        number = 0
+        while raw := f.readline(MAX_LINE_BYTES + 1):
+            number += 1
+            digest.update(raw)
+            if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+                while raw and not raw.endswith(b"\n"):  # hash and skip the rest of the line
+                    raw = f.readline(MAX_LINE_BYTES)
+                    digest.update(raw)
+                _problem(run, f"{TRACES} line {number} is longer than {MAX_LINE_BYTES:,} bytes; it is not shown")
                 continue
-            try:
-                episode = json.loads(raw)
-            except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
-                _problem(run, f"{TRACES} line {number} is not JSON ({str(exc)[:120]}); it is not shown")
-                continue
-            traces = episode.get("traces") if isinstance(episode, dict) else None
-            if not isinstance(traces, list):
-                _problem(run, f"{TRACES} line {number} is not an Episode with a list of traces; it is not shown")
-                continue
-            for k, trace in enumerate(traces):
-                if isinstance(trace, dict):
-                    run.traces.append(trace)
-                else:
-                    _problem(run, f"{TRACES} line {number} trace {k} is not an object; it is not shown")
+            _read_line(run, number, raw)
+    run.shown[TRACES] = digest.hexdigest()
     return run
+
+
+def _read_line(run: Run, number: int, raw: bytes) -> None:
+    if not raw.strip():
+        return
+    try:
+        episode = json.loads(raw)
+    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
+        _problem(run, f"{TRACES} line {number} is not JSON ({str(exc)[:120]}); it is not shown")
+        return
+    traces = episode.get("traces") if isinstance(episode, dict) else None
+    if not isinstance(traces, list):
+        _problem(run, f"{TRACES} line {number} is not an Episode with a list of traces; it is not shown")
+        return
+    for k, trace in enumerate(traces):
+        if isinstance(trace, dict):
+            run.traces.append(trace)
+        else:
+            _problem(run, f"{TRACES} line {number} trace {k} is not an object; it is not shown")

@@ -2,9 +2,13 @@
 
 Scores on the page are the recorded ones (what the run claims); the character marks
 come from this build's rescoring (`_marks`), and where the two disagree the episode
-says so. Every string taken from a trace is made printable first (`printable`): the
-template escapes HTML, this removes control, bidi and surrogate characters that could
-garble or spoof what a reader sees.
+says so. Rescoring spends only what the reader grants (`scoring.allowance`): an episode
+whose trace states a larger budget, or that comes after the CPU granted is spent, is
+shown NOT CHECKED, with its recorded scores and no marks. The split shown is the one
+the traces' commitments and seeds prove (`task.splits.prove_split`), never their label
+alone; a label that disagrees is said loudly. Every string taken from a trace is made
+printable first (`printable`): the template escapes HTML, this removes control, bidi
+and surrogate characters that could garble or spoof what a reader sees.
 """
 
 from __future__ import annotations
@@ -13,12 +17,14 @@ import math
 from collections import Counter, defaultdict
 from typing import TYPE_CHECKING, Any
 
+from ..boundary.launch import fork_context
 from ..build.identity import build_identity
+from ..scoring.allowance import Allowance
 from ..scoring.answer import parse_reply
 from ..scoring.reward import WEIGHTS
 from ..scoring.scanner import DEFAULT_BUDGET_S
 from ..scoring.summary import split_label
-from ..task.splits import PUBLIC
+from ..task.splits import PUBLIC, prove_split
 from ..task.tasks import DEFAULT_LEVEL, DEFAULT_N_EVAL, DEFAULT_N_SHOWN
 from . import _marks
 
@@ -101,7 +107,7 @@ def _fmt(x: float | None, digits: int = 3) -> str:
     return "—" if x is None else f"{x:.{digits}f}"
 
 
-def _episode(n: int, trace: JSON, rollout: int, full_text: bool = True) -> JSON:
+def _episode(n: int, trace: JSON, rollout: int, full_text: bool = True, allowance: Allowance | None = None) -> JSON:
     env = _dict(_dict(trace.get("info")).get("environment"))
     s = _scores(trace)
     reply = recorded_reply(trace)
@@ -112,7 +118,7 @@ def _episode(n: int, trace: JSON, rollout: int, full_text: bool = True) -> JSON:
         "rollout": rollout, "scores": s, "fmt": {k: _fmt(s[k]) for k in ("reward", *WEIGHTS)},
         "leak": leak, "coll": bool(s["collateral_chars"]), "err": bool(s["errors"]),
         "episode_errors": [_error(e) for e in s["errors"] if not isinstance(e.get("rule"), int)],
-        "rules": [], "reply": None, "notes": [], "records": [],
+        "rules": [], "reply": None, "notes": [], "records": [], "unchecked": None,
     }
     rules, parse_errors = parse_reply(reply)
     rule_errors: defaultdict[int, list[dict[str, str]]] = defaultdict(list)
@@ -121,16 +127,25 @@ def _episode(n: int, trace: JSON, rollout: int, full_text: bool = True) -> JSON:
             rule_errors[e["rule"]].append(_error(e))
     if parse_errors or not rules:
         ep["reply"] = printable(reply, MAX_REPLY_SHOWN)
-    task: RedactionTask | None
-    try:
-        task = _marks.task_for(trace)
-    except _marks.NotRegenerated as exc:
-        ep["notes"].append(f"Held-out records not shown: {exc}.")
-        task = None
-    except (ValueError, TypeError, IndexError, OverflowError, RecursionError) as exc:
-        ep["notes"].append(f"Held-out records not shown: the task could not be rebuilt ({type(exc).__name__}).")
-        task = None
-    removal = _marks.removal(task, reply) if task is not None else None
+    grant = allowance or Allowance()
+    budget = _num(_dict(env.get("task_params")).get("budget_s"))
+    refusal = grant.budget_refusal(budget) if budget is not None else grant.cpu_refusal()
+    task: RedactionTask | None = None
+    removal = None
+    if refusal is not None:
+        ep["unchecked"] = refusal
+        ep["notes"].append(f"NOT CHECKED: this reply was not rescored, because {refusal}. The scores shown are "
+                           "the recorded ones; no marks.")
+    else:
+        with grant.charging(in_process=True):
+            try:
+                task = _marks.task_for(trace)
+            except _marks.NotRegenerated as exc:
+                ep["notes"].append(f"Held-out records not shown: {exc}.")
+            except (ValueError, TypeError, IndexError, OverflowError, RecursionError) as exc:
+                ep["notes"].append(f"Held-out records not shown: the task could not be rebuilt "
+                                   f"({type(exc).__name__}).")
+            removal = _marks.removal(task, reply) if task is not None else None
     counts = removal.rule_matches if removal else None
     for i, rule in enumerate(rules):
         ep["rules"].append({"n": i, "pattern": printable(rule.pattern), "replacement": printable(rule.replacement),
@@ -171,7 +186,7 @@ def _ranges(indices: list[int]) -> str:
     return ", ".join(out)
 
 
-def _coverage(traces: list[JSON], split: str) -> str:
+def _coverage(traces: list[JSON], split: str | None) -> str:
     per_task: Counter[int] = Counter()
     for t in traces:
         index = _dict(_dict(t.get("info")).get("environment")).get("task_index")
@@ -182,7 +197,7 @@ def _coverage(traces: list[JSON], split: str) -> str:
     rollouts = sorted(set(per_task.values()))
     each = (f"{rollouts[0]} rollout{'s' if rollouts[0] != 1 else ''} each" if len(rollouts) == 1
             else f"{rollouts[0]}–{rollouts[-1]} rollouts per task")
-    size = PUBLIC[split].size if split in PUBLIC else None
+    size = PUBLIC[split].size if split is not None and split in PUBLIC else None
     k = len(per_task)
     if size is not None and k == size and min(per_task) == 0 and max(per_task) == size - 1:
         head = f"complete: all {size} {split} tasks"
@@ -250,42 +265,58 @@ def _flat(manifest: JSON) -> list[tuple[str, str]]:
     return [(printable(k, 80), printable(v, 200)) for k, v in rows[:40]]
 
 
+_worker_allowance: Allowance | None = None
+
+
+def _start_worker(allowance: Allowance) -> None:
+    """Once in each forked worker: the allowance it charges (its CPU figure is the
+    parent's, shared), and the minimal environment of a fresh process."""
+    global _worker_allowance
+    from ..boundary.launch import scrub_environment
+
+    scrub_environment()
+    _worker_allowance = allowance
+
+
 def _episode_job(job: tuple[int, JSON, int, bool]) -> JSON:
-    return _episode(*job)
+    return _episode(*job, allowance=_worker_allowance)
 
 
 PARALLEL_FROM = 64  # episodes; below that, worker start-up costs more than it saves
 
 
-def _episodes(traces: list[JSON], full_text: bool, jobs: int) -> list[JSON]:
+def _episodes(traces: list[JSON], full_text: bool, jobs: int, allowance: Allowance) -> list[JSON]:
     """Every episode's view, in trace order. Regenerating tasks dominates the cost, so
-    large runs are spread over ``jobs`` processes; the page is the same either way."""
+    large runs are spread over ``jobs`` forked processes (a forked worker imports
+    nothing from the current directory; where forking is not safe the work stays here);
+    the page is the same either way, but for which episodes a spent CPU allowance
+    leaves NOT CHECKED."""
     seen: Counter[str] = Counter()
     work: list[tuple[int, JSON, int, bool]] = []
     for n, t in enumerate(traces, 1):
         index = _dict(_dict(t.get("info")).get("environment")).get("task_index")
         seen[str(index)] += 1
         work.append((n, t, seen[str(index)], full_text))
-    if jobs <= 1 or len(work) < PARALLEL_FROM:
-        return [_episode(*w) for w in work]
+    context = fork_context()
+    if jobs <= 1 or len(work) < PARALLEL_FROM or context is None:
+        return [_episode(*w, allowance=allowance) for w in work]
     from concurrent.futures import ProcessPoolExecutor
-    from multiprocessing import get_context
 
     # Tasks of one index sit together in a chunk, so each worker regenerates them once.
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_start_worker,
+                             initargs=(allowance,)) as pool:
         return list(pool.map(_episode_job, work, chunksize=max(1, len(work) // (4 * jobs))))
 
 
-def build_view(run: Run, verification: Verification, full_text: bool, jobs: int = 1) -> JSON:
+def build_view(run: Run, verification: Verification, full_text: bool, jobs: int = 1,
+               allowance: Allowance | None = None) -> JSON:
     traces = run.traces
-    splits = _distinct(traces, "split")
-    split = splits[0] if len(splits) == 1 else None
-    if split is not None:
-        label = split_label(split)
-        kind = {"dev": "public", "train": "public", "private_eval": "private"}.get(split, "unknown")
-    else:
-        label, kind = f"MIXED or missing splits: {', '.join(splits) or 'none recorded'}", "unknown"
-    episodes = _episodes(traces, full_text, jobs)
+    envs = [_dict(_dict(t.get("info")).get("environment")) for t in traces]
+    proof = prove_split((e.get("split"), e.get("split_commitment"), e.get("task_index"), e.get("task_seed"))
+                        for e in envs)
+    split = proof.proven
+    label = split_label(split) if split is not None else "split NOT ESTABLISHED by the traces' commitments and seeds"
+    episodes = _episodes(traces, full_text, jobs, allowance or Allowance())
     scores = [e["scores"] for e in episodes]
     secrets, decoys = _families(scores)
     installed = build_identity()
@@ -311,13 +342,17 @@ def build_view(run: Run, verification: Verification, full_text: bool, jobs: int 
         "secrets_leaked": sum(r["leaked"] for r in secrets),
         "decoys_destroyed": sum(r["destroyed"] for r in decoys),
     }
+    unchecked = Counter(e["unchecked"] for e in episodes if e["unchecked"])
     standard = all(p == STANDARD_PARAMS for p in params)
     return {
-        "title": f"redaction-pressure report — {label}", "split": split or "mixed", "split_label": label,
-        "split_kind": kind, "run_path": printable(run.path), "archive": run.archive,
+        "title": f"redaction-pressure report — {label}", "split": split or "unknown", "split_label": label,
+        "proven_kind": proof.kind, "split_kind": proof.kind if proof.agrees else "unknown",
+        "split_warning": printable(proof.disagreement() or "", 600),
+        "unchecked": sum(unchecked.values()), "unchecked_why": [printable(w, 300) for w in unchecked],
+        "run_path": printable(run.path), "archive": run.archive,
         "manifest": _flat(run.manifest) if run.manifest else [],
         "manifest_problem": run.manifest_problem, "verification": verification, "problems": run.problems,
-        "coverage": _coverage(traces, split) if split else "—", "build": build, "models": models,
+        "coverage": _coverage(traces, split), "build": build, "models": models,
         "task_params": [printable(", ".join(f"{k}={v}" for k, v in p.items()) or "none recorded", 300)
                         for p in params[:5]], "standard_params": standard, "headline": headline,
         "histogram": _histogram(rewards), "secret_families": secrets, "decoy_families": decoys,

@@ -12,10 +12,12 @@ the scan, not while it waits for one) guards against starvation: hitting it, or 
 worker dying, is not the reply's fault and raises `ScanInfrastructureError` instead of
 producing a verdict, so the rollout fails loudly and trainers drop it.
 
-Workers are plain subprocesses (``python -m redaction_pressure.scoring.scan_worker``) started
-on first use, so neither ``fork`` nor ``spawn`` of the caller re-imports its
-``__main__``; a forked child forgets its parent's pool (`os.register_at_fork`) and
-starts its own. A process that knows its share of the machine sizes its pool with
+Workers are plain subprocesses started on first use, so neither ``fork`` nor ``spawn``
+of the caller re-imports its ``__main__``: isolated interpreters that load this build by
+path and see neither the current directory nor the caller's environment
+(`boundary.launch`: a ``regex/`` beside an archive must not run in a scan worker, and no
+reply needs the private secret). A forked child forgets its parent's pool
+(`os.register_at_fork`) and starts its own. A process that knows its share of the machine sizes its pool with
 `set_pool_size` (else ``$REDACTION_PRESSURE_SCAN_WORKERS``, else one worker per CPU);
 a single-threaded process that already imported the scoring core may also have its
 workers forked from itself, which skips the new interpreter's imports (~0.3 s of CPU
@@ -39,6 +41,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..boundary.launch import child_environment, python_command, scrub_environment
 from ..build.identity import source_digest
 
 if TYPE_CHECKING:
@@ -51,7 +54,6 @@ WORKERS_ENV = "REDACTION_PRESSURE_SCAN_WORKERS"
 CEILING_FACTOR = 10.0
 CEILING_MIN_S = 5.0  # tiny budgets still get time for the round trip on a busy machine
 STARTUP_TIMEOUT_S = 60.0
-_PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])  # the directory holding redaction_pressure
 
 
 class ScanInfrastructureError(RuntimeError):
@@ -150,6 +152,7 @@ def _serve_forked(requests_fd: int, replies_fd: int) -> None:
     code = 1
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+        scrub_environment()  # the environment a fresh scan worker gets: no private secret
         _close_all_but({0, 1, 2, requests_fd, replies_fd})  # hold no other pipe of the parent's open
         os.dup2(2, 1)  # stray prints go to stderr
         sys.stdout = sys.stderr
@@ -222,10 +225,9 @@ class _Worker:
         self.replies = Connection(replies_r, writable=False)
 
     def _spawn(self) -> None:
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH")) if p)
-        self.proc = proc = subprocess.Popen([sys.executable, "-m", "redaction_pressure.scoring.scan_worker"],
-                                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, close_fds=True)
+        self.proc = proc = subprocess.Popen(python_command("redaction_pressure.scoring.scan_worker"),
+                                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=child_environment(),
+                                            close_fds=True)
         assert proc.stdin is not None and proc.stdout is not None  # both are PIPE
         self.requests = Connection(os.dup(proc.stdin.fileno()), readable=False)
         self.replies = Connection(os.dup(proc.stdout.fileno()), writable=False)
@@ -308,6 +310,7 @@ class ScanPool:
                     f"scan took more than {ceiling:.1f} s of wall time for a {budget_s:g} s CPU budget: the "
                     "worker was starved of CPU; the rollout has no verdict (infrastructure error, not a reward of 0)")
             healthy = True
+            _count_cpu(result[3])
             return result
         finally:
             self._release(worker, healthy)
@@ -339,6 +342,22 @@ class ScanPool:
 
 _lock = threading.Lock()
 _pool: ScanPool | None = None
+_cpu_lock = threading.Lock()
+_cpu_spent = 0.0
+
+
+def _count_cpu(seconds: float) -> None:
+    global _cpu_spent
+    with _cpu_lock:
+        _cpu_spent += seconds
+
+
+def scan_cpu_seconds() -> float:
+    """CPU seconds this process's scans have spent in their workers so far (a forked
+    child starts from its parent's figure): what a reader rescoring someone else's
+    replies counts against the CPU it grants them (`scoring.allowance`)."""
+    with _cpu_lock:
+        return _cpu_spent
 
 
 def get_pool() -> ScanPool:
@@ -398,8 +417,8 @@ def _forget_after_fork() -> None:
     """In a forked child the parent's workers are not ours: drop our copies of their
     pipes (so the parent's workers still see EOF when the parent exits) and start
     afresh on first use."""
-    global _pool, _lock
-    _lock = threading.Lock()
+    global _pool, _lock, _cpu_lock
+    _lock, _cpu_lock = threading.Lock(), threading.Lock()
     pool, _pool = _pool, None
     if pool is not None:
         for worker in pool._idle:

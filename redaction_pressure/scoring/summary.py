@@ -1,5 +1,7 @@
 """Summaries of scored traces: the figures a run reports, always labelled with the
-split they come from, so a public dev score is never mistaken for private evaluation."""
+split they come from, so a public dev score is never mistaken for private evaluation.
+The split is the one the traces' commitments and seeds prove (`task.splits.prove_split`),
+not the label they carry."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from ..task.splits import SplitProof, prove_split
 from .reward import WEIGHTS
 
 SPLIT_LABELS = {
@@ -47,10 +50,20 @@ def summary_means(traces: list[dict]) -> dict:  # type: ignore[type-arg]  # the 
     }
 
 
+def _proven_label(proof: SplitProof) -> str:
+    if proof.agrees and proof.proven is not None:
+        return split_label(proof.proven)
+    if proof.proven is not None:
+        return f"{split_label(proof.proven)} — {proof.disagreement()}"
+    return f"split NOT ESTABLISHED — {proof.disagreement()}"
+
+
 def summarize(traces: list[dict[str, Any]]) -> dict[str, Any]:
     """Aggregates trace dicts (as in traces.jsonl) into the run summary: `summary_means`
     plus per-family tallies and error counts."""
-    splits = sorted({t["info"]["environment"]["split"] for t in traces})
+    envs = [t["info"]["environment"] for t in traces]
+    proof = prove_split((e.get("split"), e.get("split_commitment"), e.get("task_index"), e.get("task_seed"))
+                        for e in envs)
     secret_fams: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     decoy_fams: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     errors: dict[str, int] = defaultdict(int)
@@ -65,8 +78,8 @@ def summarize(traces: list[dict[str, Any]]) -> dict[str, Any]:
         for e in t["info"]["redaction_errors"]:
             errors[e["code"]] += 1
     return {
-        "split": splits[0] if len(splits) == 1 else "mixed",
-        "split_label": split_label(splits[0]) if len(splits) == 1 else f"MIXED splits {splits}",
+        "split": proof.proven or "unproven",
+        "split_label": _proven_label(proof),
         **summary_means(traces),
         "errors": dict(sorted(errors.items())),
         "secret_families": {k: {"labelled": v[0], "removed": v[1], "leaked": v[0] - v[1]}

@@ -12,7 +12,9 @@ variable REDACTION_PRESSURE_PRIVATE_SEED over the message
 the top bit set, so no private seed can fall in a public range.
 
 Commitments are SHA-256 over domain-separated messages, written with a prefix naming
-their kind, so a public commitment can never pass for a private one.
+their kind, so a public commitment can never pass for a private one. `prove_split`
+reads the split back from commitments and seeds, not from a label anyone can edit: what
+every banner and summary shows, and what the audit's split-labels check names.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..build.versions import CORPUS_VERSION
@@ -76,3 +79,93 @@ def private_seed(secret: bytes, index: int) -> int:
 def private_commitment(secret: bytes) -> str:
     msg = b"redaction-pressure/private-secret/v1\x00" + secret
     return "private-sha256:" + hashlib.sha256(msg).hexdigest()
+
+
+_PRIVATE_MIN_SEED, _SEED_LIMIT = 1 << 63, 1 << 64
+MAX_PROOF_PROBLEMS = 5
+
+
+def _whole(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+@dataclass(frozen=True)
+class SplitProof:
+    """What traces prove about their split. A split label is only a claim anyone can
+    edit; the commitment and the seeds are what bind a trace to a split: a public range's
+    commitment with that range's seeds is that public split, whatever the label says; a
+    private commitment with no public seed is private_eval (whether its seeds come from the
+    committed secret only `audit verify --private-seed-env` shows). ``proven`` is None
+    when neither holds (``problems`` say why)."""
+
+    labels: tuple[str, ...]
+    proven: str | None
+    problems: tuple[str, ...] = ()
+
+    @property
+    def kind(self) -> str:
+        return "public" if self.proven in PUBLIC else "private" if self.proven == "private_eval" else "unknown"
+
+    @property
+    def agrees(self) -> bool:
+        """Every trace is labelled with the split its commitment and seeds prove."""
+        return self.proven is not None and self.labels == (self.proven,)
+
+    def disagreement(self) -> str | None:
+        """The one line a reader must see when the label is not the proven split, e.g.
+        ``labelled private_eval, committed as public dev: NOT a private evaluation``."""
+        if self.agrees:
+            return None
+        labelled = f"labelled {', '.join(self.labels) or 'with no split'}"
+        if self.proven is None:
+            return f"{labelled}, but the split is NOT ESTABLISHED: {'; '.join(self.problems)}"
+        committed = f"public {self.proven}" if self.proven in PUBLIC else self.proven
+        return f"{labelled}, committed as {committed}" + (": NOT a private evaluation" if self.kind == "public" else "")
+
+
+def prove_split(traces: Iterable[tuple[object, object, object, object]]) -> SplitProof:
+    """The split that the (label, commitment, task index, revealed seed or None) of each
+    trace establish. Values come from untrusted traces and may be of any type."""
+    labels: set[str] = set()
+    commitments: set[str | None] = set()
+    pairs: list[tuple[object, object]] = []
+    for label, commitment, index, seed in traces:
+        labels.add(label if isinstance(label, str) else f"{label!r}"[:40])
+        commitments.add(commitment if isinstance(commitment, str) else None)
+        pairs.append((index, seed))
+    found = tuple(sorted(labels))
+    if not pairs:
+        return SplitProof(found, None, ("no traces",))
+    if None in commitments:
+        return SplitProof(found, None, ("a trace records no split commitment",))
+    if len(commitments) > 1:
+        return SplitProof(found, None, (f"the traces carry {len(commitments)} different split commitments",))
+    (commitment,) = commitments
+    assert commitment is not None
+    public = next((name for name, r in PUBLIC.items() if r.commitment == commitment), None)
+    problems: list[str] = []
+    if public is not None:
+        r = PUBLIC[public]
+        for index, seed in pairs:
+            i, s = _whole(index), _whole(seed)
+            if i is None or not 0 <= i < r.size:
+                problems.append(f"task index {str(index)[:40]} is not one of {public}'s {r.size} tasks")
+            elif seed is not None and s != r.start + i:
+                problems.append(f"seed {str(seed)[:40]} is not {public}'s seed for task {i}")
+        proven: str | None = public
+    elif commitment.startswith("private-sha256:"):
+        for index, seed in pairs:
+            i, s = _whole(index), _whole(seed)
+            if i is None or not 0 <= i < PRIVATE_SIZE:
+                problems.append(f"task index {str(index)[:40]} is not one of private_eval's {PRIVATE_SIZE} tasks")
+            elif seed is not None and (s is None or not _PRIVATE_MIN_SEED <= s < _SEED_LIMIT):
+                problems.append(f"seed {str(seed)[:40]} of task {i} cannot be a private seed")
+        proven = "private_eval"
+    else:
+        problems.append(f"commitment {commitment[:80]} is neither a public seed range's nor a private one")
+        proven = None
+    if problems:
+        more = len(problems) - MAX_PROOF_PROBLEMS
+        shown = problems[:MAX_PROOF_PROBLEMS] + ([f"{more} more"] if more > 0 else [])
+        return SplitProof(found, None, tuple(shown))
+    return SplitProof(found, proven)

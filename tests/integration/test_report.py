@@ -5,8 +5,10 @@ whether an archive was verified, and renders in a real browser (headless chromiu
 from __future__ import annotations
 
 import asyncio
+import base64
 import copy
 import dataclasses
+import hashlib
 import json
 import os
 import shutil
@@ -14,12 +16,13 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 from html.parser import HTMLParser
 from pathlib import Path
 from unittest import mock
 
-from redaction_pressure import load_task, policies, score_completion
+from redaction_pressure import PRIVATE_SEED_ENV, load_task, policies, score_completion
 from redaction_pressure.corpus.stream import Record, Span
 from redaction_pressure.report import RunError, _marks, _view, render_report, write_report
 
@@ -27,12 +30,14 @@ CLI = [sys.executable, "-m", "redaction_pressure.cli"]
 AUDIT = [sys.executable, "-m", "audit"]
 HOSTILE = "</script><img src=x onerror=alert(1)>"
 CHROMIUM = "/usr/bin/chromium"
+SECRET = "report-tests-private-secret-0123456789abcdef-not-real"
 VOID = {"meta", "br", "input", "img", "link", "hr", "col", "wbr", "source", "area", "base", "embed", "track"}
 
 
-def write_run(out_dir: Path, items: list[tuple[str, int, str]]) -> Path:
+def write_run(out_dir: Path, items: list[tuple[str, int, str]], **params) -> Path:
     """A run directory whose traces are scored through verifiers' `Task.score`, exactly
-    as `redaction-pressure eval` does, for arbitrary replies (split, index, reply)."""
+    as `redaction-pressure eval` does, for arbitrary replies (split, index, reply), with
+    task parameters ``params`` (load_task's)."""
     import verifiers.v1 as vf
 
     from redaction_pressure.taskset import offline_trace, to_row
@@ -40,7 +45,7 @@ def write_run(out_dir: Path, items: list[tuple[str, int, str]]) -> Path:
     async def score_all():
         episodes = []
         for split, index, reply in items:
-            row = to_row(load_task(split, index))
+            row = to_row(load_task(split, index, **params))
             trace = offline_trace(row, reply, model="test-model")
             await row.score(trace)
             episodes.append(vf.Episode(env=vf.EnvInfo(id="redaction-pressure"), task=trace.task, traces=[trace],
@@ -125,6 +130,10 @@ class Page(HTMLParser):
 
 def parse(text: str) -> Page:
     return Page(text)
+
+
+def payload_of(archive: Path) -> bytes:
+    return base64.b64decode(json.loads((archive / "manifest.dsse.json").read_text())["payload"])
 
 
 FIXTURES: dict = {}
@@ -258,21 +267,40 @@ class PageContent(ReportTestCase):
         self.assertNotIn("verification", text)  # a plain run is not an archive
 
     def test_private_banner_is_distinct(self):
-        run = self.tmp / "private"
+        task = load_task("dev", 0)
+        with mock.patch.dict(os.environ, {PRIVATE_SEED_ENV: SECRET}):
+            run = write_run(self.tmp / "private", [("private_eval", i, policies.oracle(task)) for i in range(2)])
+        with mock.patch.dict(os.environ):
+            os.environ.pop(PRIVATE_SEED_ENV, None)
+            _, page = self.render(run)
+        text = page.text()
+        self.assertIn("PRIVATE EVALUATION SPLIT", text)
+        self.assertNotIn("PUBLIC", text)
+        self.assertEqual(split_class(page), "private")
+        # Rebuilt from the seeds the traces reveal, never from the private secret.
+        self.assertEqual(len(page.pres), 2 * task.n_eval)
+
+    def test_a_label_does_not_make_dev_private(self):
+        """Attack: dev traces whose split fields say private_eval. Their public commitment
+        and public seeds prove dev, and the page says so loudly (it showed the private
+        banner)."""
+        run = self.tmp / "relabelled"
         run.mkdir(exist_ok=True)
         lines = []
         for line in (self.oracle_run / "traces.jsonl").read_text().splitlines():
             ep = json.loads(line)
-            ep["traces"][0]["info"]["environment"]["split"] = "private_eval"
+            trace = ep["traces"][0]
+            for where in (trace["info"]["environment"], trace["task"]["data"], trace["task"]["data"]["identity"]):
+                where["split"] = "private_eval"
             lines.append(json.dumps(ep))
         (run / "traces.jsonl").write_text("\n".join(lines) + "\n")
         _, page = self.render(run)
-        text = page.text()
-        self.assertIn("PRIVATE EVALUATION SPLIT", text)
-        self.assertNotIn("PUBLIC", text)
-        self.assertIn("private", [a.get("class", "").split()[-1] for t, a in page.tags if a.get("id") == "split"])
-        # Rebuilt from the seeds the traces reveal, never from the private secret.
-        self.assertEqual(len(page.pres), 3 * self.oracle_tasks[0].n_eval)
+        text = " ".join(page.text().split())
+        self.assertNotIn("PRIVATE EVALUATION SPLIT", text)
+        self.assertIn("PUBLIC DEV SPLIT — NOT a private evaluation", text)
+        self.assertIn("labelled private_eval, committed as public dev: NOT a private evaluation", text)
+        self.assertEqual(split_class(page), "unknown")  # the red banner, not the blue one of an honest run
+        self.assertIn("Scores (public dev split (not a private evaluation))", text)
 
     def test_deterministic_and_parallel_gives_the_same_page(self):
         one = render_report(self.mixed_run, jobs=1)
@@ -362,7 +390,8 @@ class Hostile(ReportTestCase):
         self.assertIn("does not reveal its task seed", "".join(page.episodes["ep-2"]))
         self.assertIn("another corpus or build", "".join(page.episodes["ep-3"]))
         self.assertIn("no info.environment", "".join(page.episodes["ep-4"]))
-        self.assertIn("MIXED or missing splits", shown)
+        self.assertIn("SPLIT NOT ESTABLISHED", shown)
+        self.assertIn("a trace records no split commitment", shown)
         self.assertIn(f"{t['rewards']['recall']['score']:.3f}", "".join(page.episodes["ep-2"]))
 
     def test_not_a_run(self):
@@ -394,19 +423,40 @@ class NoExternalReference(ReportTestCase):
             self.assertTrue(csp and "default-src 'none'" in csp[0]["content"])
 
 
+def split_class(page: Page) -> str:
+    return next(a.get("class", "") for t, a in page.tags if a.get("id") == "split").split()[-1]
+
+
+def seal(run: Path, owner: str, out: Path) -> Path:
+    """``run`` sealed into ``out`` with ``owner``'s key (made once), in process."""
+    from audit._keys import keygen, load_private_key
+    from audit._seal import seal as seal_run
+
+    keys = FIXTURES["tmp"] / f"keys-{owner}"
+    if not keys.exists():
+        keygen(keys)
+    seal_run(run, load_private_key(keys / "signing-key.pem"), out)
+    return keys / "signing-key.pub.pem"
+
+
+def verdict_json(archive: Path, public_key: Path) -> dict:
+    """What `audit verify --json` prints for ``archive`` (in process)."""
+    from audit._keys import load_public_key
+    from audit._report import render_json
+    from audit._verify import verify_archive
+
+    return json.loads(render_json(verify_archive(archive, load_public_key(public_key))))
+
+
 class Archives(ReportTestCase):
     @classmethod
     def setUpClass(cls):
         super().setUpClass()
-        keys, cls.archive = cls.tmp / "keys", cls.tmp / "archive"
-        for cmd in (["keygen", "--out", str(keys)],
-                    ["seal", str(cls.oracle_run), "--key", str(keys / "signing-key.pem"), "--out", str(cls.archive)]):
-            done = subprocess.run(AUDIT + cmd, capture_output=True, text=True, timeout=300)
-            assert done.returncode == 0, done.stderr
-        cls.public_key = keys / "signing-key.pub.pem"
+        cls.archive = cls.tmp / "archive"
+        cls.public_key = seal(cls.oracle_run, "owner", cls.archive)
 
     def verification(self, page: Page) -> str:
-        return " ".join(page.text().split()).split("verification", 1)[1][:300]
+        return " ".join(page.text().split()).split("verification", 1)[1][:600]
 
     def test_unverified_by_default(self):
         _, page = self.render(self.archive)
@@ -416,37 +466,166 @@ class Archives(ReportTestCase):
 
     def test_runs_audit_verify_with_the_pinned_key(self):
         _, page = self.render(self.archive, public_key=self.public_key)
-        self.assertIn("✔ verified: `audit verify` passed", self.verification(page))
+        v = self.verification(page)
+        self.assertIn("✔ verified: `audit verify` ran here with the pinned key", v)
+        self.assertIn("which names exactly the files shown", v)
+        self.assertIn("VERIFIED: every check that ran passed", v)  # audit verify's own verdict line
 
     def test_wrong_key_is_not_verified(self):
-        other = self.tmp / "other-keys"
-        subprocess.run([*AUDIT, "keygen", "--out", str(other)], capture_output=True, check=True, timeout=300)
-        _, page = self.render(self.archive, public_key=other / "signing-key.pub.pem")
+        other = self.tmp / "other-archive"
+        other_key = seal(self.oracle_run, "other", other)
+        _, page = self.render(self.archive, public_key=other_key)
         v = self.verification(page)
         self.assertIn("✘ NOT VERIFIED", v)
         self.assertIn("signature", v)
 
-    def test_verdict_files(self):
-        import tomllib
-
-        manifest_run = tomllib.loads((self.archive / "manifest.toml").read_text())["run_id"]
-        cases = [({"verdict": "passed", "exit_code": 0, "run_id": manifest_run}, "✔ verified"),
-                 ({"verdict": "failed", "exit_code": 1, "run_id": manifest_run,
-                   "checks": [{"name": "rescoring", "status": "failed", "summary": "2 rewards differ"}]},
-                  "✘ NOT VERIFIED"),
-                 ({"verdict": "passed", "exit_code": 0, "run_id": "rp-someone-else"}, "verdict of another archive"),
-                 (["passed"], "is not an `audit verify --json` verdict")]
+    def test_a_verdict_file_is_a_claim_never_a_badge(self):
+        """Attacks: a hand-written passing verdict, another archive's genuine verdict, and
+        this archive's own genuine verdict: none is a verification the report ran, so
+        none gets "✔ verified" (the first two got it before)."""
+        own = verdict_json(self.archive, self.public_key)
+        self.assertEqual(own["statement_sha256"], hashlib.sha256(payload_of(self.archive)).hexdigest())
+        other_archive = self.tmp / "another-archive"
+        seal(write_run(self.tmp / "another-run", [("dev", 5, "{}")]), "owner", other_archive)
+        others = verdict_json(other_archive, self.public_key)
+        failed = dict(own, verdict="failed", exit_code=1,
+                      checks=[{"name": "rescoring", "status": "failed", "summary": "2 rewards differ"}])
+        cases = [({"verdict": "passed", "exit_code": 0}, "names no Statement digest"),
+                 ({"verdict": "passed", "exit_code": 0, "run_id": own["run_id"]}, "names no Statement digest"),
+                 (others, "is the verdict of another archive"),
+                 (failed, "says `audit verify` did not pass"),
+                 (["passed"], "is not an `audit verify --json` verdict"),
+                 (own, "claimed by verdict file verdict.json, not re-checked here")]
+        path = self.tmp / "verdict.json"
         for verdict, expected in cases:
-            path = self.tmp / "verdict.json"
             path.write_text(json.dumps(verdict))
-            _, page = self.render(self.archive, verdict=path)
-            self.assertIn(expected, self.verification(page), verdict)
-        _, page = self.render(self.archive, verdict=self.tmp / "no-such-verdict.json")
-        self.assertIn("could not be read", self.verification(page))
-        failed = self.tmp / "verdict.json"
-        failed.write_text(json.dumps(cases[1][0]))
-        _, page = self.render(self.archive, verdict=failed)
+            text, page = self.render(self.archive, verdict=path)
+            v = self.verification(page)
+            self.assertIn(expected, v, verdict)
+            self.assertNotIn("✔", v)
+            row = text.split("<td>verification</td>", 1)[1].split("</tr>", 1)[0]
+            self.assertNotIn('class="ok"', row)  # never the green of a pass
+        self.assertIn("⚠ UNCHECKED CLAIM — NOT VERIFIED HERE", v)  # the last case: this archive's own verdict
+        self.assertIn('<span class="claim">', row)
+        path.write_text(json.dumps(failed))
+        _, page = self.render(self.archive, verdict=path)
         self.assertIn("2 rewards differ", page.text())
+
+    def test_a_verification_binds_the_files_shown(self):
+        """The archive's traces.jsonl, or its manifest.toml, replaced: a genuine verdict
+        of the sealed archive names a Statement whose subjects are not the files shown."""
+        path = self.tmp / "verdict-of-sealed.json"
+        path.write_text(json.dumps(verdict_json(self.archive, self.public_key)))
+        for name, other in (("traces.jsonl", self.mixed_run / "traces.jsonl"), ("manifest.toml", None)):
+            swapped = self.tmp / f"swapped-{name}"
+            shutil.copytree(self.archive, swapped)
+            if other is None:
+                with open(swapped / name, "a") as f:
+                    f.write("# an edit\n")
+            else:
+                shutil.copy(other, swapped / name)
+            _, page = self.render(swapped, verdict=path)
+            self.assertIn(f"the {name} shown is not the one this archive's signed Statement names",
+                          self.verification(page))
+
+    def test_unreadable_verdict_files_are_one_line_errors(self):
+        fifo, zero, sparse = self.tmp / "verdict.fifo", self.tmp / "verdict-zero.json", self.tmp / "verdict-8g.json"
+        os.mkfifo(fifo)
+        zero.symlink_to("/dev/zero")
+        with open(sparse, "wb") as f:
+            f.truncate(8 << 30)
+        for path, needle in ((self.tmp / "no-such-verdict.json", "is missing"), (fifo, "not a regular file (a FIFO)"),
+                             (zero, "not a regular file (a device)"), (sparse, "8,589,934,592 bytes")):
+            with self.assertRaises(RunError) as caught:
+                render_report(self.archive, verdict=path)
+            self.assertIn(needle, str(caught.exception))
+            self.assertIn("cannot read the verdict file", str(caught.exception))
+
+
+class FilesFromOutside(ReportTestCase):
+    """Every input bounded before it is read, every output created without following a
+    link (attacks that wrote through a planted link, or read gigabytes, before)."""
+
+    def test_the_page_is_never_written_through_a_link(self):
+        run = self.tmp / "linked-out"
+        run.mkdir()
+        shutil.copy(self.oracle_run / "traces.jsonl", run / "traces.jsonl")
+        victim = self.tmp / "victim.txt"
+        victim.write_text("precious\n")
+        for planted in (run / "report.html.partial", run / "report.html"):
+            planted.symlink_to(victim)
+        out = write_report(run, run / "report.html", jobs=1)
+        self.assertEqual(victim.read_text(), "precious\n")
+        self.assertFalse(out.is_symlink())
+        self.assertIn("redaction-pressure run report", out.read_text())
+        self.assertEqual(sorted(p.name for p in run.iterdir() if p.name.startswith(".")), [])  # no temp file left
+
+    def test_huge_fifo_and_linked_inputs_are_one_line_errors(self):
+        cases = {}
+        sparse = self.tmp / "sparse-run"
+        sparse.mkdir()
+        with open(sparse / "traces.jsonl", "wb") as f:
+            f.truncate(8 << 30)
+        cases[sparse] = "8,589,934,592 bytes"
+        fifo = self.tmp / "fifo-run"
+        fifo.mkdir()
+        os.mkfifo(fifo / "traces.jsonl")
+        cases[fifo] = "not a regular file (a FIFO)"
+        linked = self.tmp / "linked-run"
+        linked.mkdir()
+        (linked / "traces.jsonl").symlink_to(self.oracle_run / "traces.jsonl")
+        cases[linked] = "symbolic link"
+        for run, needle in cases.items():
+            start = time.perf_counter()
+            with self.assertRaises(RunError) as caught:
+                render_report(run, jobs=1)
+            self.assertIn(needle, str(caught.exception))
+            self.assertEqual(len(str(caught.exception).splitlines()), 1)
+            self.assertLess(time.perf_counter() - start, 2.0)
+
+    def test_a_huge_manifest_is_a_problem_on_the_page(self):
+        archive = self.tmp / "huge-manifest"
+        archive.mkdir()
+        shutil.copy(self.oracle_run / "traces.jsonl", archive / "traces.jsonl")
+        with open(archive / "manifest.toml", "wb") as f:
+            f.truncate(8 << 30)
+        _, page = self.render(archive)
+        self.assertIn("manifest.toml could not be read: manifest.toml is 8,589,934,592 bytes", page.text())
+
+
+class RescoringCost(ReportTestCase):
+    """The reader decides what rescoring costs: a trace's own budget (up to 60 s) is not
+    granted beyond --max-budget, nor any rescoring beyond --max-cpu (a run of N such
+    traces cost N x 60 CPU-seconds before)."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        task = load_task("dev", 1)
+        cls.long_run = write_run(cls.tmp / "budget-60", [("dev", 1, policies.baseline(task))], budget_s=60.0)
+
+    def test_a_trace_gets_no_more_budget_than_the_reader_grants(self):
+        with mock.patch.object(_marks, "score_with_masks", wraps=_marks.score_with_masks) as scored:
+            _, page = self.render(self.long_run)
+        self.assertEqual(scored.call_count, 0)
+        episode = " ".join("".join(page.episodes["ep-1"]).split())
+        self.assertIn("NOT CHECKED: this reply was not rescored, because its budget of 60 s is more than the 2 s "
+                      "this reader grants a trace (--max-budget)", episode)
+        self.assertEqual(page.pres, [])  # no marks
+        self.assertIn("NOT CHECKED: 1 of 1 episode(s) were not rescored", " ".join(page.text().split()))
+        with mock.patch.object(_marks, "score_with_masks", wraps=_marks.score_with_masks) as scored:
+            _, page = self.render(self.long_run, max_budget_s=60)
+        self.assertEqual([c.args[0].budget_s for c in scored.call_args_list], [60.0])  # granted when asked for
+        self.assertEqual(len(page.pres), load_task("dev", 1).n_eval)
+
+    def test_rescoring_stops_when_the_cpu_granted_is_spent(self):
+        _, page = self.render(self.mixed_run, max_cpu_s=1e-9)
+        text = " ".join(page.text().split())
+        n = len(self.mixed_items)
+        self.assertIn(f"NOT CHECKED: {n - 1} of {n} episode(s) were not rescored", text)
+        self.assertIn("the 1e-09 s of scan CPU this reader grants all traces were spent (--max-cpu)", text)
+        marked = [ep for ep, parts in page.episodes.items() if "held-out records:" in "".join(parts)]
+        self.assertEqual(marked, ["ep-1"])  # only the first was rescored
 
 
 class Cli(ReportTestCase):

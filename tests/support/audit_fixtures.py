@@ -103,6 +103,16 @@ def nonstandard_run() -> Path:
 
 
 @functools.cache
+def budget_run() -> Path:
+    """2 dev traces scored with a 6 s budget: more than `audit verify` grants by default."""
+    from redaction_pressure import policies
+    from redaction_pressure.taskset import RedactionConfig
+
+    config = RedactionConfig(id="redaction-pressure", split="dev", budget_s=6.0)
+    return _run("dev", policies.baseline, 2, config=config, tag="-budget6")
+
+
+@functools.cache
 def private_run() -> Path:
     from redaction_pressure import policies
     from redaction_pressure.task.splits import PRIVATE_SEED_ENV

@@ -17,6 +17,19 @@ AUDIT = ROOT / "audit"
 # The contract's surface: each callable's signature, each constant's type. Changing an
 # entry changes what an audit checks; update it together with the environment version.
 SURFACE = {
+    "Allowance": "class",
+    "DEFAULT_MAX_BUDGET_S": "float",
+    "DEFAULT_MAX_CPU_S": "float",
+    "InputFileError": "class",
+    "MAX_TRACES_BYTES": "int",
+    "SplitProof": "class",
+    "file_kind": "(path: 'Path') -> 'str | None'",
+    "fork_context": "() -> 'BaseContext | None'",
+    "open_regular": "(path: 'Path', *, follow_links: 'bool' = False, max_bytes: 'int | None' = None) -> 'BinaryIO'",
+    "prove_split": "(traces: 'Iterable[tuple[object, object, object, object]]') -> 'SplitProof'",
+    "read_bounded": "(path: 'Path', max_bytes: 'int', *, follow_links: 'bool' = False) -> 'bytes'",
+    "scrub_environment": "(*also: 'str') -> 'None'",
+    "write_new": "(path: 'Path', data: 'bytes', mode: 'int', *, exact_mode: 'bool') -> 'None'",
     "CORPUS_VERSION": "str",
     "DEFAULT_BUDGET_S": "float",
     "DEFAULT_LEVEL": "int",

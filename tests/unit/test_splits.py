@@ -10,7 +10,7 @@ from unittest import mock
 
 from redaction_pressure import PRIVATE_SEED_ENV, PrivateSeedError, load_task
 from redaction_pressure.build.versions import CORPUS_VERSION
-from redaction_pressure.task.splits import PUBLIC, private_commitment, private_seed
+from redaction_pressure.task.splits import PUBLIC, private_commitment, private_seed, prove_split
 
 SECRET = "correct horse battery staple / 0123456789abcdef"
 OTHER = "another private secret of enough length 9876543210"
@@ -91,6 +91,52 @@ class PrivateSplit(unittest.TestCase):
         self.assertNotIn(SECRET, repr(task))
         self.assertNotIn(str(task.seed), repr(task))
         self.assertEqual(task.identity["split_commitment"], private_commitment(SECRET.encode()))
+
+
+
+class ProveSplit(unittest.TestCase):
+    """The split is read from commitments and seeds; a label proves nothing."""
+
+    def rows(self, label, split="dev", indices=range(3)):
+        r = PUBLIC[split]
+        return [(label, r.commitment, i, r.start + i) for i in indices]
+
+    def test_public_commitment_and_seeds_prove_the_public_split_whatever_the_label(self):
+        honest = prove_split(self.rows("dev"))
+        self.assertEqual((honest.proven, honest.kind, honest.agrees, honest.disagreement()),
+                         ("dev", "public", True, None))
+        relabelled = prove_split(self.rows("private_eval"))
+        self.assertEqual((relabelled.proven, relabelled.kind, relabelled.agrees), ("dev", "public", False))
+        self.assertEqual(relabelled.disagreement(),
+                         "labelled private_eval, committed as public dev: NOT a private evaluation")
+        self.assertEqual(prove_split(self.rows("train", "train")).proven, "train")
+
+    def test_a_private_commitment_with_private_seeds(self):
+        secret = b"s" * 40
+        rows = [("private_eval", private_commitment(secret), i, private_seed(secret, i)) for i in range(2)]
+        proof = prove_split(rows)
+        self.assertEqual((proof.proven, proof.kind, proof.agrees), ("private_eval", "private", True))
+        relabelled = prove_split([("dev", *row[1:]) for row in rows])
+        self.assertEqual(relabelled.disagreement(), "labelled dev, committed as private_eval")
+
+    def test_nothing_is_proven_by_inconsistent_or_hostile_traces(self):
+        fake = private_commitment(b"f" * 40)
+        dev = PUBLIC["dev"]
+        cases = {
+            "cannot be a private seed": [("private_eval", fake, 0, dev.start)],
+            "is not dev's seed for task 1": [("dev", dev.commitment, 1, dev.start)],
+            "2 different split commitments": [("dev", dev.commitment, 0, dev.start), ("dev", fake, 1, None)],
+            "records no split commitment": [("dev", None, 0, dev.start)],
+            "neither a public seed range's nor a private one": [("dev", "sha256:abc", 0, 1)],
+            "is not one of dev's 64 tasks": [("dev", dev.commitment, True, dev.start)],
+            "no traces": [],
+        }
+        for needle, rows in cases.items():
+            proof = prove_split(rows)
+            self.assertIsNone(proof.proven, needle)
+            self.assertEqual(proof.kind, "unknown")
+            self.assertIn(needle, proof.disagreement() or "", needle)
+        self.assertEqual(prove_split([("x", fake, i, 5) for i in range(6)]).problems[-1], "1 more")  # capped at 5
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ import unittest
 from audit._manifest import summarize as manifest_summary
 from redaction_pressure.scoring.reward import WEIGHTS
 from redaction_pressure.scoring.summary import summarize
+from redaction_pressure.task.splits import PUBLIC
 
 
 def _trace(score: float, clean: float = 0.0, errors: int = 0) -> dict:
@@ -36,6 +37,22 @@ class Summarize(unittest.TestCase):
         self.assertEqual(cli["invalid"], 1)
         self.assertEqual(cli["errors"], {"invalid_regex": 2})
         self.assertAlmostEqual(cli["mean_reward"], (0.7 * 0.5 + 0.3 + 0.7 * 0.25 + 1.0) / 3, places=15)
+
+    def test_the_split_named_is_the_one_commitment_and_seeds_prove(self):
+        dev = PUBLIC["dev"]
+
+        def labelled(split):
+            traces = [_trace(0.5) for _ in range(2)]
+            for i, t in enumerate(traces):
+                t["info"]["environment"].update(split=split, split_commitment=dev.commitment, task_index=i,
+                                                task_seed=dev.start + i)
+            return summarize(traces)
+        self.assertEqual((labelled("dev")["split"], labelled("dev")["split_label"]),
+                         ("dev", "public dev split (not a private evaluation)"))
+        relabelled = labelled("private_eval")
+        self.assertEqual(relabelled["split"], "dev")
+        self.assertEqual(relabelled["split_label"], "public dev split (not a private evaluation) — labelled "
+                                                    "private_eval, committed as public dev: NOT a private evaluation")
 
 
 if __name__ == "__main__":

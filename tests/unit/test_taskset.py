@@ -17,6 +17,7 @@ import redaction_pressure as rp
 from redaction_pressure import PRIVATE_SEED_ENV, load_task, policies
 from redaction_pressure.build.identity import DIGEST_ALGORITHM, source_digest
 from redaction_pressure.run import read_traces, run_policy
+from redaction_pressure.scoring.reward import WEIGHTS
 from redaction_pressure.taskset import RedactionConfig, RedactionRow, RedactionTaskset, offline_trace
 
 SECRET = "taskset-test private secret, long enough: 0123456789"
@@ -60,8 +61,12 @@ class OfflineScoring(unittest.TestCase):
         cls.tasks = [load_task("dev", r.data.index) for r in cls.rows]
 
     def test_oracle_one(self):
+        """Exactly 1.0 through verifiers' own scoring path: its hooks add the weighted
+        rewards in the contract's order (by name alone, 0.30 + 0.35 + 0.35 gave
+        0.9999999999999999)."""
         trace = scored(self.rows[0], policies.oracle(self.tasks[0]))
-        self.assertAlmostEqual(trace.reward, 1.0, places=12)
+        self.assertEqual(trace.reward, 1.0)
+        self.assertEqual(list(trace.rewards), list(WEIGHTS))
         self.assertEqual({k: (v.score, v.weight) for k, v in trace.rewards.items()},
                          {"recall": (1.0, 0.35), "precision": (1.0, 0.35), "clean": (1.0, 0.30)})
         self.assertEqual(trace.metrics["valid"], 1.0)
@@ -81,7 +86,7 @@ class OfflineScoring(unittest.TestCase):
     def test_trace_reward_equals_core_reward(self):
         for row, task in zip(self.rows, self.tasks, strict=False):
             trace = scored(row, policies.baseline(task))
-            self.assertAlmostEqual(trace.reward, rp.score_completion(task, policies.baseline(task)).reward, places=12)
+            self.assertEqual(trace.reward, rp.score_completion(task, policies.baseline(task)).reward)
 
     def test_identity_in_task_data_and_trace(self):
         row = self.rows[0]

@@ -1,0 +1,193 @@
+"""Files from outside: read bounded, written without following links.
+
+Whatever a run, an archive or an argument names may be a symbolic link (to a file of
+the reader's, or to ``/dev/zero``), a FIFO (whose reader blocks until a writer comes),
+a device, or a sparse file of terabytes that costs nothing to make and everything to
+read. So an input is opened with ``O_NONBLOCK`` (opening a FIFO never waits), must be a
+regular file by ``fstat`` of the open descriptor (not of the path, which can change in
+between), and its size from that ``fstat`` is checked against the reader's cap before a
+byte is read; it is then read no further than the cap plus one byte, so a file that
+grows while read is caught too. A member of a directory someone else wrote is opened
+with ``O_NOFOLLOW`` as well; a file the user names on the command line may be a link
+they made, so it is followed, but must still be a regular file within the cap.
+
+An output never goes through a link, nor appears half-written: `write_new` creates a
+file whose name must be free (the audit's keys and archive members: never
+overwritten), `replace_file` renames a freshly, exclusively created file over its
+target (a report page: rename replaces a link at the target, never the link's target).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat
+import tempfile
+from pathlib import Path
+from typing import BinaryIO
+
+# A traces.jsonl of the standard task holds ~27 KB per trace, so this is ~38,000 traces:
+# more than anyone renders or seals in one piece (seal such a run in parts).
+MAX_TRACES_BYTES = 1 << 30
+
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+class InputFileError(Exception):
+    """A file that cannot be read as asked: missing, a link where none is followed, not
+    a regular file, or larger than the reader accepts. The message is one line that
+    says which."""
+
+    def __init__(self, message: str, missing: bool = False):
+        super().__init__(message)
+        self.missing = missing
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def file_kind(path: Path) -> str | None:
+    """None for a regular file (not followed through a link); otherwise what it is:
+    ``"missing"``, ``"a symbolic link"`` or ``"not a regular file"``."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return "missing"
+    if stat.S_ISLNK(st.st_mode):
+        return "a symbolic link"
+    if not stat.S_ISREG(st.st_mode):
+        return "not a regular file"
+    return None
+
+
+def too_large(name: str, size: int, limit: int) -> str:
+    return f"{name} is {size:,} bytes, more than the {limit:,} bytes this reader accepts (not read)"
+
+
+def open_regular(path: Path, *, follow_links: bool = False, max_bytes: int | None = None) -> BinaryIO:
+    """A blocking binary file object for ``path``, which must be a regular file (and, with
+    ``follow_links`` false, not a symbolic link) of at most ``max_bytes`` by ``fstat``.
+    Raises InputFileError, or OSError when the file exists but cannot be opened."""
+    path = Path(path)
+    try:
+        fd = os.open(path, _READ_FLAGS | (0 if follow_links else _NOFOLLOW))
+    except FileNotFoundError:
+        raise InputFileError(f"{path.name} is missing", missing=True) from None
+    except OSError as exc:
+        if not follow_links and (exc.errno == errno.ELOOP or os.path.islink(path)):
+            raise InputFileError(f"{path.name} is a symbolic link; it must be a regular file "
+                                 f"(links are not followed)") from None
+        raise
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise InputFileError(f"{path.name} is not a regular file ({_kind(st.st_mode)})")
+        if max_bytes is not None and st.st_size > max_bytes:
+            raise InputFileError(too_large(path.name, st.st_size, max_bytes))
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_bounded(path: Path, max_bytes: int, *, follow_links: bool = False) -> bytes:
+    """The whole of a regular file of at most ``max_bytes`` (by ``fstat``, then by what
+    is read: at most one byte more). Raises InputFileError or OSError."""
+    with open_regular(path, follow_links=follow_links, max_bytes=max_bytes) as f:
+        data: bytes = f.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise InputFileError(f"{Path(path).name} grew past {max_bytes:,} bytes while being read (not read further)")
+    return data
+
+
+_NO_HARD_LINKS = {errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.ENOSYS, errno.EMLINK, errno.EXDEV}
+
+
+def write_new(path: Path, data: bytes, mode: int, *, exact_mode: bool) -> None:
+    """Creates ``path`` holding ``data``; raises FileExistsError if the name is taken.
+    ``exact_mode``: the mode is ``mode`` whatever the umask (a public key must be
+    readable); otherwise the umask narrows it, as for any file the user creates (an
+    archive of a private evaluation stays as private as the user's umask says).
+
+    The file is written under a temporary name and hard-linked into place, so a
+    half-written file never appears under ``path``; on a filesystem without hard links
+    (FAT, some network and FUSE mounts) it is created under ``path`` directly, still
+    exclusively and without following links."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        _write_exclusive(tmp, data, mode, exact_mode)
+        os.link(tmp, path)  # atomic, and fails with FileExistsError if path exists
+    except FileExistsError:
+        raise
+    except OSError as exc:
+        if exc.errno not in _NO_HARD_LINKS:
+            raise
+        _write_exclusive(path, data, mode, exact_mode)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+
+
+def _write_exclusive(path: Path, data: bytes, mode: int, exact_mode: bool) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, mode)
+    try:
+        if exact_mode:
+            os.fchmod(fd, mode)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        raise
+
+
+def replace_file(path: Path, data: bytes, mode: int = 0o644) -> None:
+    """Writes ``data`` to ``path``, replacing what is there (a file, or a link, never
+    the link's target). The bytes go to a new file of a random name beside it, created
+    exclusively without following links (``mkstemp``), synced, given ``mode`` narrowed
+    by the umask (0600 where the umask cannot be read without changing it), and renamed
+    over ``path``: a reader sees the old file or the new one,
+    and a link planted at any name this writes to is never written through."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
+    try:
+        umask = _umask()
+        if umask is not None:  # else the file keeps mkstemp's 0600
+            os.fchmod(fd, mode & ~umask)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _umask() -> int | None:
+    """This process's umask, read without setting it (``os.umask`` would change it for
+    every thread for a moment); None where the kernel does not say (non-Linux)."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    return None

@@ -1,0 +1,180 @@
+"""`audit verify` spends what the evaluator grants and says what it tolerated: the
+Statement a verdict is about, the budget and CPU rescoring may take (--max-budget,
+--max-cpu: anything not rescored is NOT CHECKED, exit 3), the 4x budget retry and
+time-dependent episodes in the verdict line itself (--strict fails them), bounded
+reads in seal and verify, and a split label its commitment does not back named in the
+header. Each test is an attack that passed before."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import time
+import unittest
+from unittest import mock
+
+from audit import _rescore
+from audit._report import console, render_human, render_json
+from audit._verify import FAILED, INCOMPLETE, PASSED, Limits, verify_archive
+from tests.support import audit_fixtures as fx
+
+
+def human(report) -> str:
+    buf = io.StringIO()
+    render_human(report, console(buf))
+    return " ".join(buf.getvalue().split())
+
+
+def verify(archive, limits=None, jobs=1, owner="owner"):
+    return verify_archive(archive, fx.public_key(owner), None, jobs=jobs, limits=limits)
+
+
+def needs(reply: str, seconds: float):
+    """``score_completion`` for a ``reply`` that needs ``seconds`` of CPU: out of time
+    under any smaller budget (every other reply as it is)."""
+    real = _rescore.score_completion
+
+    def score(task, text, budget_s=None):
+        budget = task.budget_s if budget_s is None else budget_s
+        return real(task, text, budget_s=0.0 if text == reply and budget < seconds else budget)
+    return score
+
+
+def reply_of(archive, line: int) -> str:
+    return _rescore.recorded_reply(fx.read_episodes(archive / "traces.jsonl")[line]["traces"][0])
+
+
+class StatementDigest(unittest.TestCase):
+    def test_the_json_verdict_names_the_statement_it_is_about(self):
+        archive = fx.seal_run(fx.dev_run())
+        report = json.loads(render_json(verify(archive)))
+        self.assertEqual(report["statement_sha256"], hashlib.sha256(fx.payload_of(archive)).hexdigest())
+        from audit._keys import keyid
+
+        self.assertEqual(report["pinned_key_id"], keyid(fx.public_key("owner")))
+        self.assertTrue(report["verdict_line"].startswith("VERIFIED: every check that ran passed"))
+
+
+class Tolerance(unittest.TestCase):
+    def test_budget_laundering_is_named_in_the_verdict_line(self):
+        """A signer scores a reply that needs 3.5 s of CPU under an 8 s budget and labels
+        the run with the standard 2.0 s: verify printed a plain VERIFIED."""
+        archive = fx.seal_run(fx.dev_run())
+        with mock.patch.object(_rescore, "score_completion", needs(reply_of(archive, 0), 3.5)):
+            report = verify(archive)
+            strict = verify(archive, Limits(strict=True))
+        self.assertEqual(report.exit_code, 0)
+        line = "VERIFIED — 1 of 8 rewards reproduced only with a 4x budget (8 s, not the stated 2 s)"
+        self.assertIn(line, human(report))
+        self.assertNotIn("VERIFIED: every check", human(report))
+        as_json = json.loads(render_json(report))
+        self.assertTrue(as_json["verdict_line"].startswith(line))
+        self.assertEqual(as_json["tolerated"]["budget_extended"], 1)
+        self.assertEqual(strict.exit_code, 1)
+        self.assertEqual(strict.check("rescoring").status, FAILED)
+        self.assertIn("--strict: 1 of 8 rewards reproduced only with a 4x budget", strict.check("rescoring").summary)
+
+    def test_time_dependent_episodes_are_named_first_and_strict_fails_them(self):
+        def slow_sealer(episodes):
+            trace = episodes[1]["traces"][0]
+            score = _rescore.score_completion(_rescore.task_of(trace), _rescore.recorded_reply(trace), budget_s=0.0)
+            fx.record(trace, score)
+        archive = fx.seal_run(fx.tampered_run(fx.dev_run(), slow_sealer))
+        self.assertIn("VERIFIED — 1 TIME-DEPENDENT episode(s) of 8", human(verify(archive)))
+        strict = verify(archive, Limits(strict=True))
+        self.assertEqual((strict.exit_code, strict.check("rescoring").status), (1, FAILED))
+
+
+class RescoringLimits(unittest.TestCase):
+    def test_a_trace_stating_more_budget_than_granted_is_not_checked(self):
+        archive = fx.seal_run(fx.budget_run())
+        with mock.patch.object(_rescore, "score_completion", side_effect=AssertionError("rescored")):
+            report = verify(archive)
+        self.assertEqual((report.exit_code, report.as_dict()["verdict"], report.not_rescored), (3, "incomplete", 2))
+        check = report.check("rescoring")
+        self.assertEqual(check.status, INCOMPLETE)
+        self.assertIn("NOT CHECKED: 2 of 2 traces were not rescored (2 because its budget of 6 s is more than the "
+                      "2 s this reader grants a trace (--max-budget))", check.summary)
+        self.assertIn("NOT VERIFIED — NOT CHECKED: 2 of 2 traces", human(report))
+        self.assertNotIn("VERIFIED:", human(report))
+        granted = verify(archive, Limits(max_budget_s=6.0))
+        self.assertEqual(granted.exit_code, 0, granted.check("rescoring").summary)
+
+    def test_rescoring_stops_when_the_cpu_granted_is_spent(self):
+        archive = fx.seal_run(fx.dev_run())
+        report = verify(archive, Limits(max_cpu_s=1e-9))
+        self.assertEqual((report.exit_code, report.not_rescored), (3, 7))  # the first trace's scan spent it
+        self.assertIn("7 because the 1e-09 s of scan CPU this reader grants all traces were spent (--max-cpu)",
+                      report.check("rescoring").summary)
+        # One figure shared by the jobs: each job's first trace starts (nothing is spent
+        # yet), and so do replies that never reach a scan (they spend nothing); a job's
+        # traces after its first scan do not.
+        parallel = verify(archive, Limits(max_cpu_s=1e-9), jobs=2)
+        self.assertEqual(parallel.exit_code, 3)
+        self.assertGreaterEqual(parallel.not_rescored, 1)
+        self.assertEqual(verify(archive).check("rescoring").status, PASSED)
+
+    def test_limits_are_checked_as_usage(self):
+        archive, pub = fx.seal_run(fx.dev_run()), fx.keys("owner")[1]
+        for flag, value in (("--max-budget", "0"), ("--max-cpu", "-1"), ("--max-cpu", "inf"), ("--max-budget", "nan")):
+            r = fx.audit_in_process("verify", archive, "--public-key", pub, flag, value)
+            self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+            self.assertIn(f"{flag} must be a positive number of seconds", r.stderr)
+
+
+class BoundedReads(unittest.TestCase):
+    def test_seal_refuses_a_huge_or_blocking_traces_file_unread(self):
+        key = fx.keys("owner")[0]
+        sparse, fifo = fx.fresh_dir("sparse-run"), fx.fresh_dir("fifo-run")
+        sparse.mkdir()
+        with open(sparse / "traces.jsonl", "wb") as f:
+            f.truncate(8 << 30)
+        fifo.mkdir()
+        os.mkfifo(fifo / "traces.jsonl")
+        for run, needle in ((sparse, "traces.jsonl is 8,589,934,592 bytes"), (fifo, "not a regular file (a FIFO)")):
+            start = time.perf_counter()
+            r = fx.audit_in_process("seal", run, "--key", key, "--out", fx.fresh_dir("never"))
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn(needle, r.stderr)
+            self.assertEqual(len(r.stderr.strip().splitlines()), 1)
+            self.assertLess(time.perf_counter() - start, 2.0)
+
+    def test_a_key_file_that_blocks_or_never_ends_is_a_usage_error(self):
+        archive = fx.seal_run(fx.dev_run())
+        fifo, zero = fx.fresh_dir("key.fifo"), fx.fresh_dir("key-zero.pem")
+        os.mkfifo(fifo)
+        zero.symlink_to("/dev/zero")
+        for key, needle in ((fifo, "(a FIFO)"), (zero, "(a device)")):
+            r = fx.audit_in_process("verify", archive, "--public-key", key)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn(f"not a regular file {needle}", r.stderr)
+
+    def test_verify_reads_no_sealed_traces_file_above_the_cap(self):
+        archive = fx.seal_run(fx.dev_run())
+        manifest = fx.manifest_of(archive)
+        manifest["traces_file"]["bytes"] = (1 << 30) + 1  # what a signer sealing 1 GiB + 1 would say
+        fx.resign(archive, manifest)
+        report = verify(archive)
+        self.assertEqual(report.check("trace-digests").status, FAILED)
+        self.assertIn("this verifier reads at most 1,073,741,824", report.check("trace-digests").summary)
+
+
+class SplitHeader(unittest.TestCase):
+    def test_a_label_its_commitment_does_not_back_is_said_in_the_header(self):
+        def relabel(episodes):
+            for ep in episodes:
+                for t in ep["traces"]:
+                    for where in (t["info"]["environment"], t["task"]["data"]["identity"], t["task"]["data"]):
+                        where["split"] = "private_eval"
+        report = verify(fx.seal_run(fx.tampered_run(fx.dev_run(), relabel)))
+        text = human(report)
+        self.assertIn("split: labelled private_eval — NOT ESTABLISHED: the archive's split label 'private_eval' is "
+                      "not backed by its commitment and seeds: labelled private_eval, committed as public dev: NOT a "
+                      "private evaluation", text)
+        self.assertNotIn("split: private_eval — private evaluation split", text)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,154 @@
+"""The trust boundary every command shares (`redaction_pressure.boundary`): files from
+outside are regular, bounded before a byte is read, and never followed where a link is
+not expected; outputs never go through a link; a child process sees neither the
+caller's secret nor the current directory."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+from pathlib import Path
+from unittest import mock
+
+from redaction_pressure.boundary import files, launch
+from redaction_pressure.scoring import scan_pool
+from redaction_pressure.task.splits import PRIVATE_SEED_ENV
+
+SECRET = "boundary-tests-private-secret-0123456789-not-for-real-use"
+
+
+class Reading(unittest.TestCase):
+    def setUp(self):
+        self.tmp = Path(tempfile.mkdtemp(prefix="rp-boundary-"))
+        self.addCleanup(lambda: subprocess.run(["rm", "-rf", str(self.tmp)], check=False))
+
+    def test_only_regular_files_within_the_cap_are_read(self):
+        plain, fifo, link, sparse = (self.tmp / n for n in ("plain", "fifo", "link", "sparse"))
+        plain.write_bytes(b"12345")
+        os.mkfifo(fifo)  # no writer: a blocking open would never return
+        link.symlink_to(plain)
+        with open(sparse, "wb") as f:
+            f.truncate(8 << 30)
+        start = time.perf_counter()
+        self.assertEqual(files.read_bounded(plain, 5), b"12345")
+        self.assertEqual(files.read_bounded(link, 5, follow_links=True), b"12345")
+        cases = ((plain, 4, False, "plain is 5 bytes, more than the 4 bytes"),
+                 (fifo, 10, True, "fifo is not a regular file (a FIFO)"),
+                 (link, 10, False, "link is a symbolic link"),
+                 (Path("/dev/zero"), 10, True, "zero is not a regular file (a device)"),
+                 (self.tmp, 10, True, "is not a regular file (a directory)"),
+                 (sparse, 1 << 20, False, "sparse is 8,589,934,592 bytes"),
+                 (self.tmp / "missing", 10, False, "missing is missing"))
+        for path, cap, follow, needle in cases:
+            with self.subTest(path=path.name), self.assertRaises(files.InputFileError) as caught:
+                files.read_bounded(path, cap, follow_links=follow)
+            self.assertIn(needle, str(caught.exception))
+        self.assertLess(time.perf_counter() - start, 1.0)  # nothing blocked, nothing large was read
+
+    def test_a_file_growing_while_read_is_cut_at_the_cap(self):
+        path = self.tmp / "growing"
+        path.write_bytes(b"x" * 10)
+        real_fstat = os.fstat
+
+        def fstat(fd):  # says 3 bytes: the file grew to 10 after it was looked at
+            st = real_fstat(fd)
+            return os.stat_result((*st[:6], 3, *st[7:]))
+
+        with mock.patch.object(files.os, "fstat", fstat), \
+                self.assertRaisesRegex(files.InputFileError, "grew past 3 bytes"):
+            files.read_bounded(path, 3)
+
+
+class Writing(unittest.TestCase):
+    def setUp(self):
+        self.tmp = Path(tempfile.mkdtemp(prefix="rp-boundary-"))
+        self.addCleanup(lambda: subprocess.run(["rm", "-rf", str(self.tmp)], check=False))
+
+    def test_replace_never_writes_through_a_link(self):
+        victim, out = self.tmp / "victim", self.tmp / "page.html"
+        victim.write_text("precious")
+        out.symlink_to(victim)
+        (self.tmp / "page.html.partial").symlink_to(victim)  # the name the report used to write first
+        files.replace_file(out, b"<html>")
+        self.assertEqual(victim.read_text(), "precious")
+        self.assertFalse(out.is_symlink())
+        self.assertEqual(out.read_bytes(), b"<html>")
+        self.assertEqual(sorted(p.name for p in self.tmp.iterdir()), ["page.html", "page.html.partial", "victim"])
+
+    def test_replace_gives_the_mode_the_umask_allows(self):
+        out = self.tmp / "page.html"
+        old = os.umask(0o027)
+        try:
+            files.replace_file(out, b"x")
+        finally:
+            os.umask(old)
+        self.assertEqual(stat.S_IMODE(out.stat().st_mode), 0o640)
+
+    def test_write_new_never_overwrites(self):
+        out = self.tmp / "key"
+        files.write_new(out, b"one", 0o600, exact_mode=True)
+        with self.assertRaises(FileExistsError):
+            files.write_new(out, b"two", 0o600, exact_mode=True)
+        self.assertEqual(out.read_bytes(), b"one")
+
+
+@unittest.skipUnless(sys.platform.startswith("linux"), "reads /proc/PID/environ")
+class ScanWorkerEnvironment(unittest.TestCase):
+    """A scan worker holds none of the caller's environment: no reply needs the private
+    secret (it inherited it before)."""
+
+    def test_a_fresh_scan_worker_gets_a_minimal_environment(self):
+        with mock.patch.dict(os.environ, {PRIVATE_SEED_ENV: SECRET, "PYTHONPATH": "/nowhere", "HOME": "/home/x"}):
+            worker = scan_pool._Worker(fork=False)
+        try:
+            environ = Path(f"/proc/{worker.pid}/environ").read_bytes().split(b"\0")
+            cmdline = Path(f"/proc/{worker.pid}/cmdline").read_bytes().split(b"\0")
+        finally:
+            worker.kill()
+        names = {e.split(b"=", 1)[0].decode() for e in environ if e}
+        self.assertLessEqual(names, set(launch.KEPT_VARIABLES))
+        self.assertNotIn(SECRET.encode(), b"\0".join(environ))
+        self.assertEqual(cmdline[1], b"-I")  # isolated: no current directory, no PYTHON* variables
+
+    def test_a_forked_scan_worker_drops_the_secret(self):
+        def serve(requests, replies):  # runs in the forked worker instead of the scan loop
+            from redaction_pressure.build.identity import source_digest
+
+            replies.send(("ready", os.getpid(), source_digest()))
+            requests.recv()
+            replies.send(sorted(os.environ))
+
+        with mock.patch.dict(os.environ, {PRIVATE_SEED_ENV: SECRET, "HOME": "/home/x"}), \
+                mock.patch("redaction_pressure.scoring.scan_worker.serve", serve):
+            worker = scan_pool._Worker(fork=True)
+            try:
+                worker.requests.send("environment?")
+                self.assertTrue(worker.replies.poll(30))
+                names = worker.replies.recv()
+            finally:
+                worker.kill()
+            self.assertIn(PRIVATE_SEED_ENV, os.environ)  # the caller keeps its own
+        self.assertNotIn(PRIVATE_SEED_ENV, names)
+        self.assertLessEqual(set(names), set(launch.KEPT_VARIABLES))
+
+
+class IsolatedCommand(unittest.TestCase):
+    def test_the_current_directory_is_not_on_a_childs_path(self):
+        with tempfile.TemporaryDirectory() as cwd:
+            Path(cwd, "redaction_pressure").mkdir()
+            Path(cwd, "redaction_pressure", "__init__.py").write_text("raise SystemExit('HOSTILE PACKAGE RAN')\n")
+            Path(cwd, "json").mkdir()
+            Path(cwd, "json", "__init__.py").write_text("raise SystemExit('HOSTILE json RAN')\n")
+            done = subprocess.run(launch.python_command("redaction_pressure.build.identity"), cwd=cwd,
+                                  capture_output=True, text=True, env=launch.child_environment(), timeout=60)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertNotIn("HOSTILE", done.stdout + done.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
