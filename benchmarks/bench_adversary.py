@@ -1,20 +1,22 @@
 """The constant-reply adversary: the best single reply used for every task.
 
-    uv run python benchmarks/bench_adversary.py [--train N] [--quick]
+    uv run python benchmarks/bench_adversary.py [--level L] [--train N] [--quick]
 
 An environment a memorised reply solves measures memory, not redaction. This script
 searches hard for such a reply and prints how well it does on dev (SPEC §3: the best
-must score at most 0.50 mean). The pool it searches holds every rule a memoriser
-could know: every catalogue oracle pattern, the old corpus-v1 union, the baseline's
-rules, generic heuristics for house formats (every separator, alphabet and length
-band the generator can draw), keyword and context rules (every key noun the
-generator uses), high-entropy runs, every PII form under every policy, and
-delete-everything. Search: greedy forward selection with removal steps, from several
-starts (empty, all oracle patterns, baseline, delete-everything), on train tasks,
-scoring a rule set by the union of what its rules remove from the original texts;
-the winner is then scored exactly (rules in order, through ``score_completion``) on
-all 64 dev tasks (in the better of two rule orders, chosen on train). It also prints
-min / median / max over dev of baseline, induce, oracle and the best constant reply.
+must score at most 0.50 mean). The pool it searches holds every rule a memoriser could
+know: every catalogue oracle pattern, the old corpus-v1 union, the baseline's rules,
+generic heuristics for house formats (every separator, alphabet and length band the
+generator can draw), keyword and context rules (every key noun the generator uses),
+high-entropy runs, every PII form under every policy (with and without each stated
+exception), every level's structures (scoped sections, key-block labels, base64
+credentials in Kubernetes Secrets), and delete-everything. Search: greedy forward
+selection with removal steps, from several starts (empty, all oracle patterns,
+baseline, delete-everything), on train tasks, scoring a rule set by the union of what
+its rules remove from the original texts; the winner is then scored exactly (rules in
+order, through ``score_completion``) on all 64 dev tasks (in the better of two rule
+orders, chosen on train). It also prints min / median / max over dev of baseline,
+induce, oracle and the best constant reply.
 """
 
 from __future__ import annotations
@@ -33,10 +35,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import machine
 
 from redaction_pressure import load_task, policies, score_completion
+from redaction_pressure.corpus.blocks import _SECRET_LABELS
 from redaction_pressure.corpus.context import _NOUNS, _VERBS
 from redaction_pressure.corpus.families import SECRETS
 from redaction_pressure.corpus.house import ALPHABETS
-from redaction_pressure.corpus.policy import _HOST_SUFFIXES, _ID_PREFIXES, _PHONE_STYLES, KEYS
+from redaction_pressure.corpus.policy import _HOST_SUFFIXES, _ID_PREFIXES, _PHONE_STYLES, _ROLES, KEYS
+from redaction_pressure.corpus.scoped import SECRET_SECTIONS
 
 V1_UNION = (  # corpus-v1's 22 oracle patterns: the reply that scored 1.0 everywhere there
     r"\b(?:AKIA|ASIA)[A-Z2-7]{16}\b(?<!EXAMPLE)",
@@ -108,6 +112,24 @@ def pool() -> list[str]:
     rules.append(r"(?<![A-Za-z0-9_-])(?:" + "|".join(_ID_PREFIXES) + r")[-_]?[1-9][0-9]{5,8}(?![A-Za-z0-9_-])")
     for keys in KEYS.values():
         rules.append(rf"""(?i)(?<=(?:{'|'.join(keys)})["']?\s*[:=]\s*["']?){value}""")
+    # What a memoriser can know of the stated exceptions (their kept parts are drawn per
+    # stream): private ranges are never client addresses, support desks sit on a
+    # subdomain (an address at exactly two labels), build hosts' names are the
+    # stream's roles and environments.
+    rules.append(r"(?<![0-9.])(?!10\.|192\.168\.|172\.(?:1[6-9]|2[0-9]|3[01])\.)(?:[0-9]{1,3}\.){3}[0-9]{1,3}(?![0-9.])")
+    roles = "|".join(_ROLES)
+    rules.append(rf"(?<![A-Za-z0-9_.@-])(?:{roles})-[0-9]{{2}}\.[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:"
+                 + "|".join(regex.escape(s) for s in _HOST_SUFFIXES) + r")(?![A-Za-z0-9_.-])")
+    rules.append(r"(?<![A-Za-z0-9._%+/:@-])[a-z0-9._+-]+@[a-z0-9-]+\.[a-z]{2,}(?![A-Za-z0-9_.@-])")
+    # Higher levels' structures: a key under a production section, a key block with a
+    # secret label, a base64 credential in a Kubernetes Secret.
+    sections = "|".join(SECRET_SECTIONS)
+    rules.append(rf"(?m)(?<=(?:^\[(?:{sections})\]\n(?:(?!\[)[^\n]*\n)*|^(?:{sections}):\n(?:[ \t]+[^\n]*\n)*[ \t]+)"
+                 rf"[a-z]{{4,12}}_(?:{nouns})[ \t]*[:=][ \t]*[\"']?)[A-Za-z0-9]{{18,36}}(?![A-Za-z0-9_-])")
+    labels = "|".join(regex.escape(x) for x in _SECRET_LABELS)
+    rules.append(rf"-----BEGIN [A-Z]+ (?:{labels})-----\n[\s\S]*?-----END [A-Z]+ (?:{labels})-----")
+    rules.append(r"-----BEGIN [A-Z ]+-----\n[\s\S]*?-----END [A-Z ]+-----")
+    rules.append(r"""(?<=[a-z]-credential["']?:[ \t]*["']?)[A-Za-z0-9+/]{16,}={0,2}""")
     rules.append(r"[\s\S]+")  # delete everything
     seen, out = set(), []
     for r in rules:
@@ -204,13 +226,17 @@ def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--train", type=int, default=96, help="train tasks to search on (default 96)")
     ap.add_argument("--quick", action="store_true", help="search on 24 train tasks")
+    ap.add_argument("--level", type=int, default=1, help="difficulty level of every task (default 1)")
+    ap.add_argument("--dev", type=int, default=64, help="dev tasks to score on (default 64)")
     args = ap.parse_args(argv)
+    level = args.level
     n_train = 24 if args.quick else args.train
     t0 = time.perf_counter()
     rules = pool()
     compiled = [regex.compile(r) for r in rules]
     step = max(1, 10_000_000 // n_train)  # spread over the train range
-    train = [_episode(load_task("train", i * step), compiled) for i in range(n_train)]
+    train_tasks = [load_task("train", i * step, level=level) for i in range(n_train)]
+    train = [_episode(t, compiled) for t in train_tasks]
     starts = {
         "empty": [],
         "all oracle patterns": [i for i, r in enumerate(rules) if any(r in f.oracle for f in SECRETS)],
@@ -234,7 +260,6 @@ def main(argv: list[str] | None = None) -> dict:
     # winner exactly on the train tasks in search order and specific-first order (fewest
     # characters removed over train first) and keep the better, so the figure is never
     # lowered by an order the search did not choose on purpose.
-    train_tasks = [load_task("train", i * step) for i in range(n_train)]
     coverage = {r: sum(ep.rule_masks[rules.index(r)].bit_count() for ep in train) for r in best_rules}
     orders = {"search order": best_rules, "specific first": sorted(best_rules, key=lambda r: coverage[r])}
     exact = {name: statistics.fmean(score_completion(t, _reply(order)).reward for t in train_tasks)
@@ -243,7 +268,7 @@ def main(argv: list[str] | None = None) -> dict:
     best_rules = orders[best_order]
     print("  exact train mean by rule order: " + ", ".join(f"{k} {v:.3f}" for k, v in exact.items())
           + f"; kept {best_order}")
-    dev = [load_task("dev", i) for i in range(64)]
+    dev = [load_task("dev", i, level=level) for i in range(args.dev)]
     fixed = {
         "best constant reply": _reply(best_rules),
         "v1 union (22 patterns)": _reply(list(V1_UNION)),
@@ -253,18 +278,19 @@ def main(argv: list[str] | None = None) -> dict:
     results = {name: [score_completion(t, reply).reward for t in dev] for name, reply in fixed.items()}
     for name in ("baseline", "induce", "oracle"):
         results[name] = [score_completion(t, policies.POLICIES[name](t)).reward for t in dev]
-    print(f"constant-reply adversary on {machine()}: pool {len(rules)} rules, searched on {n_train} train "
-          f"tasks ({time.perf_counter() - t0:.0f} s)")
+    print(f"constant-reply adversary, level {level}, on {machine()}: pool {len(rules)} rules, searched on "
+          f"{n_train} train tasks ({time.perf_counter() - t0:.0f} s)")
     print(f"best constant reply: {len(best_rules)} rules (search started from {best_start}), "
           f"train mean {best_train:.3f}")
     for r in best_rules:
         print(f"    {r}")
-    print("dev (64 tasks):")
+    print(f"dev ({len(dev)} tasks, level {level}):")
     for name, values in results.items():
         print(f"  {name:<32} {_stats(values)}")
     best = statistics.fmean(results["best constant reply"])
     print(f"best constant reply on dev: {best:.3f} (target <= 0.50)")
-    return {name: statistics.fmean(v) for name, v in results.items()} | {"best_constant": best}
+    return {"level": level, "rewards": results, "best_rules": best_rules,
+            **{name: statistics.fmean(v) for name, v in results.items()}, "best_constant": best}
 
 
 if __name__ == "__main__":

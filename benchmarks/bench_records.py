@@ -48,6 +48,7 @@ def _node_accepts(node: str, text: str) -> bool:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--train", type=int, default=200, help="train tasks (default 200)")
+    parser.add_argument("--level-tasks", type=int, default=64, help="dev tasks per level 2..5 (default 64)")
     args = parser.parse_args()
     total, valid = Counter(), Counter()
     urls = bad_urls = 0
@@ -82,7 +83,17 @@ def main() -> int:
           f"{len(oracles)} oracle patterns removes text from {len(touched)}")
     for fp in touched:
         print(f"  touched: {fp[:100]}")
-    return 1 if touched or accepted < structured or bad_urls else 0
+    # Every higher level's records too (sections, key blocks, encoded credentials).
+    level_total = level_valid = 0
+    for level in (2, 3, 4, 5):
+        for i in range(args.level_tasks):
+            for record in (lambda t: t.shown + t.heldout)(load_task("dev", i, level=level)):
+                if record.template in PARSERS:
+                    level_total += 1
+                    level_valid += not check(record) and not url_problems(record.text)
+    print(f"levels 2-5, dev 0..{args.level_tasks - 1} each: {level_valid} of {level_total} structured records "
+          f"a valid file of their format ({100 * level_valid / max(level_total, 1):.1f}%)")
+    return 1 if touched or accepted < structured or bad_urls or level_valid < level_total else 0
 
 
 if __name__ == "__main__":

@@ -11,7 +11,9 @@ it, and the script re-runs itself there in ``--child`` mode, which prints:
 - for every policy in ``policies.POLICIES``: SHA-256 of the canonical JSON of every
   verdict (reward, recall, precision, clean, valid, metrics, error codes and rules,
   family tallies; floats by ``float.hex``) on dev 0..63 and train 0..199, and the
-  mean reward.
+  mean reward;
+- for every difficulty level above 1: the fingerprint of dev 0..31 at that level and
+  every policy's verdicts on them.
 
 The parent prints one table and exits 1 if any interpreter disagrees with the first,
 2 if fewer than two interpreters could be set up. Nothing is hard-coded: the corpus
@@ -37,6 +39,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DEV_TASKS = 64
+LEVEL_TASKS = 32  # dev tasks per higher level
 
 
 def canonical(value) -> bytes:
@@ -84,6 +87,20 @@ def child(train: int) -> dict:
                                          "errors": [[e.code, e.rule] for e in s.errors],
                                          "secrets": s.secret_families, "decoys": s.decoy_families}))
             out["policies"][f"{name}/{split}"] = {"verdicts": sha(verdicts), "mean": math.fsum(rewards) / len(rewards)}
+    # Every higher level: its own corpus fingerprint and every policy's verdicts.
+    for level in range(2, 6):
+        tasks = [load_task("dev", i, level=level) for i in range(LEVEL_TASKS)]
+        out[f"corpus level {level}"] = sha([sha(content(t)) for t in tasks])
+        for name, policy in sorted(policies.POLICIES.items()):
+            verdicts, rewards = [], []
+            for task in tasks:
+                s = score_completion(task, policy(task))
+                rewards.append(s.reward)
+                verdicts.append(_floats({"reward": s.reward, "metrics": s.metrics(),
+                                         "errors": [[e.code, e.rule] for e in s.errors],
+                                         "secrets": s.secret_families, "decoys": s.decoy_families}))
+            out["policies"][f"{name}/dev level {level}"] = {"verdicts": sha(verdicts),
+                                                             "mean": math.fsum(rewards) / len(rewards)}
     return out
 
 
@@ -162,17 +179,18 @@ def main() -> int:
         print(f"only {len(results)} interpreter(s) could be set up; nothing to compare")
         return 2
     reference = results[0][1]
-    keys = ["corpus", *sorted(reference["policies"])]
+    corpora = sorted(k for k in reference if k.startswith("corpus"))
+    keys = [*corpora, *sorted(reference["policies"])]
     header = ["", *(r["python"] for _, r in results)]
     rows = [header]
     differs = False
     for key in keys:
-        row = [key if key == "corpus" else f"{key} (mean {reference['policies'][key]['mean']:.4f})"]
+        corpus = key in corpora
+        row = [key if corpus else f"{key} (mean {reference['policies'][key]['mean']:.4f})"]
         for _, r in results:
-            value = r["corpus"] if key == "corpus" else r["policies"].get(key, {}).get("verdicts", "missing")
-            ref = reference["corpus"] if key == "corpus" else reference["policies"][key]["verdicts"]
-            same = value == ref and (key == "corpus"
-                                     or r["policies"][key]["mean"] == reference["policies"][key]["mean"])
+            value = r.get(key, "missing") if corpus else r["policies"].get(key, {}).get("verdicts", "missing")
+            ref = reference[key] if corpus else reference["policies"][key]["verdicts"]
+            same = value == ref and (corpus or r["policies"][key]["mean"] == reference["policies"][key]["mean"])
             differs |= not same
             row.append(value[:16] + ("" if same else "  DIFFERS"))
         rows.append(row)

@@ -186,7 +186,9 @@ def cmd_tasks_show(args: argparse.Namespace) -> int:
                 "system_prompt": task.system_prompt, "prompt": task.prompt,
                 "shown": [r.as_dict() for r in task.shown],
                 "heldout": [r.as_dict() for r in task.heldout] if public else "hidden (private split)",
-                "identity": task.task_data()["identity"]}
+                "identity": task.task_data()["identity"], "level": task.level}
+        if public:
+            data["attributes"] = task.attributes
         print(json.dumps(data, indent=2))
         return 0
     plain = args.plain or not sys.stdout.isatty()
@@ -200,6 +202,10 @@ def cmd_tasks_show(args: argparse.Namespace) -> int:
         out = lambda text: console.print(text, markup=False)  # noqa: E731
         rule = console.rule
     rule(f"{task.id} — {split_label(task.split)}")
+    drawn = "; ".join(f"{k} {v}" for k, v in task.attributes.items() if k != "level") if public else \
+        "not shown for a private task"
+    out(f"difficulty level {task.level}" + (" (the standard benchmark)" if task.level == 1 else "")
+        + f"; drawn: {drawn}")
     out(f"templates: {', '.join(task.templates)}\nsecret families: {', '.join(task.secret_families)}\n"
         f"decoy families: {', '.join(task.decoy_families)}")
     rule("system prompt")

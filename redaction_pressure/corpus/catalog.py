@@ -12,6 +12,7 @@ import copy
 from typing import Any
 
 from .families import DECOYS, SECRETS, Family
+from .levels import LEVELS
 from .world import open_world_kinds
 
 # Kinds that a stream invents from its seed (house formats, policy categories, context
@@ -32,6 +33,7 @@ def _entry(f: Family) -> dict[str, Any]:
         "oracle": list(f.oracle),
         "examples": [{"text": text, "secret": secret} for text, secret in f.examples],
         "negatives": list(f.negatives),
+        "levels": list(LEVELS),  # the static catalogue is drawn at every level
     }
 
 
@@ -39,7 +41,8 @@ def catalog() -> list[dict[str, Any]]:
     """Every family as a dict: name, kind ("secret" or "decoy"), contexts, keys,
     variants, why, oracle (regexes for the Python `regex` module that remove exactly
     the family's secrets), examples (text and the exact secret the oracle removes, ""
-    for decoys) and negatives (near misses that no secret oracle touches). Open-world
-    kinds follow, with a ``drawn`` field saying what each stream draws. A fresh list
-    on every call."""
+    for decoys), negatives (near misses that no secret oracle touches) and levels (the
+    difficulty levels that draw it). Open-world kinds follow, with a ``drawn`` field
+    saying what each stream draws; kinds only higher levels draw come last. A fresh
+    list on every call."""
     return [_entry(f) for f in SECRETS + DECOYS] + [copy.deepcopy(dict(k)) for k in OPEN_WORLD_KINDS]

@@ -73,12 +73,13 @@ class ContextSecret:
         return secret, decoys
 
 
-def draw_context_secret(r: Rng, kind: str, taken: set[str]) -> ContextSecret:
+def draw_context_secret(r: Rng, kind: str, taken: set[str], lookalikes: tuple[int, int] = (2, 3)) -> ContextSecret:
+    """``lookalikes``: how many same-shaped keys of the service are not secret (a range)."""
     while True:
         service = service_name(r)
         if service not in taken:
             break
-    nouns = r.sample(_NOUNS, 1 + r.between(2, 3))
+    nouns = r.sample(_NOUNS, 1 + r.between(*lookalikes))
     sep = "-" if kind == "flag" else "_"
     names = [f"{service}{sep}{n}" for n in nouns]
     _, alphabet, char_class = r.choice(ALPHABETS)

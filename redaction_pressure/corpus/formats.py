@@ -56,9 +56,10 @@ class Item:
     key: str
     value: str
     labels: Labels  # spans inside ``value``, with their families
-    context: str  # kv | escaped | block | shell | k8s | npmrc | pypirc | gcp_sa | filler
+    context: str  # kv | escaped | block | shell | k8s | scoped | npmrc | pypirc | gcp_sa | filler
     variant: str = ""
     literal: bool = False  # a filler number or boolean: unquoted where the format has types
+    section: str | None = None  # the one section of the file it belongs in
 
 
 @dataclass
@@ -129,7 +130,7 @@ def fill(fmt: str, r: Rng, world: World, **fixed: str) -> tuple[str, Labels]:
 
 def filler_items(template: Template, r: Rng, world: World) -> list[Item]:
     """One to four of the template's filler entries, each key at most once."""
-    chosen = r.sample(template.entries, min(len(template.entries), r.between(1, 4)))
+    chosen = r.sample(template.entries, min(len(template.entries), r.between(*world.lv.lines_per_record)))
     items = []
     for key, fmt, literal in chosen:
         value, labels = fill(fmt, r, world)
@@ -253,6 +254,18 @@ def sections(items: list[Item], first: str, pool: tuple[str, ...], r: Rng,
     spare = [name for name in r.shuffled(pool) if name != first]
     for item in items:
         key = fold(item.key)
+        if item.section is not None:  # it belongs in one section: that one, made if missing
+            home = next((entry for entry in out if entry[0] == item.section), None)
+            if home is None:
+                home = (item.section, [], set())
+                out.append(home)
+                if item.section in spare:
+                    spare.remove(item.section)
+            if key in home[2]:
+                raise CannotPlace
+            home[1].append(item)
+            home[2].add(key)
+            continue
         for _, members, keys in out:
             if key not in keys:
                 members.append(item)
@@ -614,7 +627,7 @@ def write_lines(template: Template, items: list[Item], r: Rng, world: World) -> 
         lines.append((head_text + value + tail_text,
                       head_labels + [(len(head_text) + s, len(head_text) + e, f) for s, e, f in labels]
                       + [(s + shift, e + shift, f) for s, e, f in tail_labels]))
-    for _ in range(r.between(1, 4)):
+    for _ in range(r.between(*world.lv.lines_per_record)):
         if template.fillers:
             lines.append(fill(r.choice(template.fillers), r, world))
     out = Out()

@@ -11,6 +11,7 @@ and which length is the credential.
 
 from __future__ import annotations
 
+import base64
 import zlib
 from dataclasses import dataclass
 
@@ -18,7 +19,9 @@ import regex
 
 from .families import Family, Fragment
 from .families.base import Make, fast_chars
+from .levels import Level
 from .names import abbreviation, marker, service_name
+from .names import ok as name_ok
 from .rng import Rng
 
 # (name, alphabet, character class); every alphabet is a subset of [A-Za-z0-9_-].
@@ -34,6 +37,10 @@ _KEY_WORDS = ("key", "token", "credential", "access", "apikey", "client", "signi
 _GUARD_BEFORE = r"(?<![A-Za-z0-9_.-])"
 _GUARD_AFTER = r"(?![A-Za-z0-9_-])"
 _CHECKSUM = "0123456789ABCDEFGHIJKLMNOPQRSTUV"
+# Look-alike kinds, and what each gives way to when a format cannot have it or has it.
+_FALLBACK = {"public": ("public", "sandbox", "near", "length"), "sandbox": ("sandbox", "public", "near", "length"),
+             "length": ("length", "sandbox", "public", "near"), "near": ("near", "sandbox", "public", "length"),
+             "alphabet": ("alphabet", "near", "sandbox", "public", "length")}
 
 
 @dataclass(frozen=True)
@@ -75,6 +82,29 @@ class HouseFormat:
         return secret, decoys
 
 
+def encoded_family(house: HouseFormat) -> Family:
+    """The credential as it reappears base64-encoded under ``data:`` of a Kubernetes
+    Secret (``{service}-credential``). Base64 turns each 3 bytes into 4 characters, so
+    the encoding of the credential's fixed prefix, up to a multiple of 3, is fixed too,
+    and a fixed-length credential has a fixed-length encoding: that is its oracle."""
+    shape = house.secret
+    total = len(shape.prefix) + shape.length + (len(shape.checksum) + 6 if shape.checksum else 0)
+    fixed = len(shape.prefix) // 3 * 3
+    head = base64.b64encode(shape.prefix[:fixed].encode()).decode()
+    pad = (3 - total % 3) % 3
+    middle = 4 * -(-total // 3) - len(head) - pad
+    pattern = (rf"(?<![A-Za-z0-9+/]){regex.escape(head)}[A-Za-z0-9+/]{{{middle}}}{'=' * pad}"
+               r"(?![A-Za-z0-9+/=])")
+
+    def make(r: Rng, variant: str = "") -> Fragment:
+        text = base64.b64encode(shape.make(r).encode()).decode()
+        return Fragment(text, ((0, len(text)),), key=f"{house.service}-credential")
+
+    return Family(f"{house.service}_credential_data", "secret", frozenset({"k8s"}), (f"{house.service}-credential",),
+                  make, oracle=(pattern,), group="house_format_base64",
+                  why=f"the {house.service} credential, base64-encoded in a Kubernetes Secret: encoding hides nothing")
+
+
 def _maker(shape: Shape) -> Make:
     def make(r: Rng, variant: str = "") -> Fragment:
         text = shape.make(r)
@@ -82,9 +112,22 @@ def _maker(shape: Shape) -> Make:
     return make
 
 
-def draw_house_format(r: Rng, taken: set[str]) -> HouseFormat:
+def _one_letter_away(r: Rng, word: str, avoid: tuple[str, ...]) -> str | None:
+    """A marker that differs from ``word`` in one letter (a consonant for a consonant,
+    a vowel for a vowel), not in ``avoid``; None if every such word is taken."""
+    options = []
+    for i, c in enumerate(word):
+        pool = "aeiou" if c in "aeiou" else "bcdfghjklmnpqrstvwxz"
+        options += [word[:i] + o + word[i + 1:] for o in pool if o != c]
+    options = [w for w in options if name_ok(w) and w not in avoid]
+    return r.choice(options) if options else None
+
+
+def draw_house_format(r: Rng, taken: set[str], lv: Level) -> HouseFormat:
     """Draws one service and its format; ``taken`` holds prefixes already in use in
-    this stream, so two services never share one."""
+    this stream, so two services never share one. ``lv`` says how many look-alikes the
+    format gets and how close they come: a key id ``length_step`` characters longer or
+    shorter, a marker one letter away, the same length in another alphabet."""
     while True:
         service = service_name(r)
         abbr = abbreviation(service, r)
@@ -95,31 +138,54 @@ def draw_house_format(r: Rng, taken: set[str]) -> HouseFormat:
         prefix = f"{abbr}{sep}{secret_marker}{sep}"
         if prefix not in taken and not any(p.startswith(prefix) or prefix.startswith(p) for p in taken):
             break
-    _, alphabet, char_class = r.choice(ALPHABETS)
+    alphabet_index = r.below(len(ALPHABETS))
+    _, alphabet, char_class = ALPHABETS[alphabet_index]
     length = r.between(16, 44)
     checksum = r.choice(_SEPARATORS) if r.chance(1, 3) else ""
     secret = Shape(prefix, alphabet, char_class, length, checksum)
     keys = tuple(f"{service}_{w}" for w in r.sample(_KEY_WORDS, 2))
     lookalikes: list[tuple[str, Shape, str]] = []
-    kinds = r.sample(("public", "length", "sandbox"), r.between(2, 3))
     used: tuple[str, ...] = (secret_marker,)
-    for kind in kinds:
+    others = [a for a in ALPHABETS if not set(a[1]) <= set(alphabet)]
+    done: list[str] = []
+    for drawn in r.sample(lv.lookalike_kinds, r.between(*lv.lookalikes_per_format)):
+        # a kind this format cannot have (another alphabet beside base62), or has already,
+        # gives way to the next one
+        kind = next((k for k in _FALLBACK[drawn] if k not in done and (k != "alphabet" or others)), None)
+        if kind is None:  # every kind this format can have, it has
+            continue
+        done.append(kind)
         if kind == "length":
-            delta = r.between(4, 10) * (1 if r.chance(1, 2) or length - 10 < 12 else -1)
+            step = r.between(*lv.length_step)
+            delta = step * (1 if r.chance(1, 2) or length - lv.length_step[1] < 12 else -1)
             shape = Shape(prefix, alphabet, char_class, length + delta, checksum)
             why = (f"a {service} key id: the same prefix but {length + delta} body characters, "
                    f"where the stream's credentials have {length}; it names a key and grants nothing")
             lookalikes.append((f"{service}_key_id", shape, why))
-            continue
-        other = marker(r, used)
-        used += (other,)
-        shape = Shape(f"{abbr}{sep}{other}{sep}", alphabet, char_class, length, checksum)
-        if kind == "public":
-            why = (f"a {service} publishable client id (marker {other!r}, not {secret_marker!r}): "
-                   "shipped to browsers by design, grants nothing")
-            lookalikes.append((f"{service}_client_id", shape, why))
+        elif kind == "alphabet":  # characters the credential's alphabet lacks: hex beside base32
+            _, other_alphabet, other_class = r.choice(others)
+            shape = Shape(prefix, other_alphabet, other_class, length, checksum)
+            why = (f"a {service} webhook id: the credential's prefix and length, but its body is "
+                   f"{other_class} where credentials are {char_class}; it names a webhook and grants nothing")
+            lookalikes.append((f"{service}_webhook_id", shape, why))
+        elif kind == "near":
+            near = _one_letter_away(r, secret_marker, used)
+            assert near is not None  # a 2-4 letter marker has dozens of neighbours
+            used += (near,)
+            shape = Shape(f"{abbr}{sep}{near}{sep}", alphabet, char_class, length, checksum)
+            why = (f"a {service} preview key (marker {near!r}, one letter from {secret_marker!r}): it reaches "
+                   "only the service's preview environment, which this stream does not treat as secret")
+            lookalikes.append((f"{service}_preview_key", shape, why))
         else:
-            why = (f"a {service} sandbox key (marker {other!r}): it reaches only the service's "
-                   "local emulator, so this stream does not treat it as secret")
-            lookalikes.append((f"{service}_sandbox_key", shape, why))
+            other = marker(r, used)
+            used += (other,)
+            shape = Shape(f"{abbr}{sep}{other}{sep}", alphabet, char_class, length, checksum)
+            if kind == "public":
+                why = (f"a {service} publishable client id (marker {other!r}, not {secret_marker!r}): "
+                       "shipped to browsers by design, grants nothing")
+                lookalikes.append((f"{service}_client_id", shape, why))
+            else:
+                why = (f"a {service} sandbox key (marker {other!r}): it reaches only the service's "
+                       "local emulator, so this stream does not treat it as secret")
+                lookalikes.append((f"{service}_sandbox_key", shape, why))
     return HouseFormat(service, keys, secret, tuple(lookalikes))

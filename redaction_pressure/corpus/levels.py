@@ -1,9 +1,81 @@
 """Difficulty levels (SPEC §3, "Difficulty levels"): each level declared once, as data.
 
-Level 1 is the standard benchmark. Higher levels are additive: they draw their streams
-under labels of their own and never change a level-1 task.
+A level is a table of named attributes, each the range (inclusive) a stream draws
+from. Level 1 is the standard benchmark; higher levels are additive: they draw their
+streams under labels of their own and never change a level-1 task. What rises with
+the level is what a careful reader of the shown records can still resolve and a
+memorised rule cannot: more of the stream's own formats, look-alikes that differ from
+the credential by less (one length step, one letter of the marker, the alphabet),
+values secret only in one section of a file, policy categories with a stated
+exception, credentials that reappear base64-encoded in a Kubernetes Secret, invented
+multi-line key blocks, more decoys and filler lines around them, and more held-out
+files that hold no secret at all (most files in a real repository hold none). Every attribute
+that separates a secret from its look-alike is shown by the generator with a
+contrasting pair (fairness is a property of the generator, tested at every level).
 """
 
 from __future__ import annotations
 
-LEVELS: tuple[int, ...] = (1,)
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any
+
+Range = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Level:
+    house_formats: Range  # credential formats of the stream's own services
+    lookalikes_per_format: Range  # same-service look-alikes of each format
+    lookalike_kinds: tuple[str, ...]  # which look-alikes a format draws from
+    length_step: Range  # how many characters a key id's body differs by
+    context_secrets: Range  # key- or flag-scoped secrets
+    context_lookalikes: Range  # same-shaped values under the service's other keys, per context secret
+    scoped_secrets: Range  # values secret in one section of a file, kept in another
+    policy_exceptions: Range  # secret policy categories stated with an exception
+    encodings: Range  # house credentials that reappear base64-encoded in a Kubernetes Secret
+    multiline: Range  # invented multi-line key blocks (a secret label beside a public one)
+    records_shown: Range  # shown records (the n_shown task parameter's default)
+    lines_per_record: Range  # filler lines or entries of a record
+    decoy_density: Range  # decoy values per held-out record
+    quiet_records: Range  # held-out records planned with no secret value, only decoys and filler (per 16)
+    static_secrets: Range  # vendor families of the static catalogue
+
+    def as_table(self) -> dict[str, Any]:
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
+
+
+_BASE = Level(
+    house_formats=(1, 3), lookalikes_per_format=(2, 3), lookalike_kinds=("public", "length", "sandbox"),
+    length_step=(4, 10), context_secrets=(1, 2), context_lookalikes=(2, 3), scoped_secrets=(0, 0),
+    policy_exceptions=(0, 0), encodings=(0, 0), multiline=(0, 0), records_shown=(8, 8), lines_per_record=(1, 4),
+    decoy_density=(3, 5), quiet_records=(0, 0), static_secrets=(2, 4))
+
+LEVEL_1 = _BASE
+_ALL_KINDS = ("public", "length", "sandbox", "near", "alphabet")
+TABLE: dict[int, Level] = {
+    1: LEVEL_1,
+    2: replace(_BASE, house_formats=(2, 3), lookalikes_per_format=(3, 3), length_step=(2, 4), context_secrets=(2, 2),
+               policy_exceptions=(0, 1), lines_per_record=(2, 5), decoy_density=(4, 6), quiet_records=(1, 2)),
+    3: replace(_BASE, house_formats=(2, 4), lookalikes_per_format=(3, 4), lookalike_kinds=_ALL_KINDS,
+               length_step=(1, 3), context_secrets=(2, 3), context_lookalikes=(3, 4), scoped_secrets=(1, 1),
+               policy_exceptions=(1, 1), multiline=(0, 1), lines_per_record=(3, 6), decoy_density=(4, 7),
+               quiet_records=(6, 7), static_secrets=(2, 3)),
+    4: replace(_BASE, house_formats=(3, 4), lookalikes_per_format=(4, 4), lookalike_kinds=_ALL_KINDS,
+               length_step=(1, 2), context_secrets=(2, 3), context_lookalikes=(3, 4), scoped_secrets=(1, 2),
+               policy_exceptions=(1, 2), encodings=(1, 1), multiline=(1, 1), lines_per_record=(3, 7),
+               decoy_density=(5, 8), quiet_records=(8, 9), static_secrets=(2, 3)),
+    5: replace(_BASE, house_formats=(3, 5), lookalikes_per_format=(4, 5), lookalike_kinds=_ALL_KINDS,
+               length_step=(1, 1), context_secrets=(3, 3), context_lookalikes=(4, 4), scoped_secrets=(2, 2),
+               policy_exceptions=(2, 2), encodings=(1, 2), multiline=(1, 1), lines_per_record=(4, 8),
+               decoy_density=(6, 9), quiet_records=(11, 12), static_secrets=(2, 3)),
+}
+
+LEVELS: tuple[int, ...] = tuple(sorted(TABLE))
+ATTRIBUTES: tuple[str, ...] = tuple(f.name for f in fields(Level))
+
+
+def level(n: int) -> Level:
+    try:
+        return TABLE[n]
+    except KeyError:
+        raise ValueError(f"level must be one of {', '.join(map(str, LEVELS))}, got {n!r}") from None

@@ -24,7 +24,8 @@ _AVOID = ("pass", "pwd", "secret", "token", "key", "auth", "cred", "priv", "sk",
           "live", "test", "sess", "cookie", "bearer", "basic", "salt", "pin", "otp", "ssh")
 
 
-def _ok(name: str) -> bool:
+def ok(name: str) -> bool:
+    """Whether an invented word reads as no vendor and no secret keyword."""
     return not any(bad in name for bad in _AVOID)
 
 
@@ -33,7 +34,7 @@ def service_name(r: Rng) -> str:
     while True:
         parts = [r.choice(_ONSETS) + r.choice(_VOWELS) for _ in range(r.between(2, 3))]
         name = "".join(parts) + r.choice(_CODAS)
-        if 5 <= len(name) <= 10 and _ok(name):
+        if 5 <= len(name) <= 10 and ok(name):
             return name
 
 
@@ -43,7 +44,7 @@ def marker(r: Rng, avoid: tuple[str, ...] = ()) -> str:
     while True:
         n = r.between(2, 4)
         word = "".join(r.choice(_CONSONANTS) if i % 2 == 0 else r.choice("aeiou") for i in range(n))
-        if _ok(word) and word not in avoid and not any(word.startswith(a) or a.startswith(word) for a in avoid):
+        if ok(word) and word not in avoid and not any(word.startswith(a) or a.startswith(word) for a in avoid):
             return word
 
 
@@ -52,4 +53,4 @@ def abbreviation(name: str, r: Rng) -> str:
     rest = [c for c in name[1:] if c in _CONSONANTS]
     n = min(len(rest), r.between(1, 3))
     abbr = name[0] + "".join(rest[i] for i in sorted(r.sample(range(len(rest)), n)))
-    return abbr if _ok(abbr) and len(abbr) >= 2 else name[:3]
+    return abbr if ok(abbr) and len(abbr) >= 2 else name[:3]

@@ -21,6 +21,7 @@ import regex
 
 from .families import Family, Fragment
 from .families.base import Make
+from .names import ok as name_ok
 from .names import service_name
 from .rng import Rng
 
@@ -70,14 +71,33 @@ class Policy:
     phone_style: int
     id_prefix: str
     id_digits: int
+    # Secret categories with a stated exception: category -> the value or range that
+    # stays (a support desk's domain, the private address range, the build hosts' prefix,
+    # the public support line, the test account).
+    exceptions: tuple[tuple[str, str], ...] = ()
 
     def describe(self) -> str:
+        notes = dict(self.exceptions)
+
         def words(cats: Iterable[str]) -> str:
-            names = [DESCRIPTIONS[c] for c in cats]
+            names = [DESCRIPTIONS[c] + (f" (except {_EXCEPTION_WORDS[c].format(notes[c])})" if c in notes else "")
+                     for c in cats]
             return ", ".join(names) if names else "nothing"
         kept = [c for c in CATEGORIES if c not in self.secret]
         return (f"This stream's labelling policy treats as secret: {words(self.secret)}. "
                 f"It does not treat as secret (they must survive): {words(kept)}.")
+
+    def exception_value(self, category: str, r: Rng) -> str:
+        """A value of ``category`` that its stated exception keeps."""
+        note = dict(self.exceptions)[category]
+        if category == "email_address":
+            return f"{r.choice(('support', 'help', 'status', 'noreply', 'billing'))}@{note}"
+        if category == "client_ip":
+            a, b = note.split(".")[:2]
+            return f"{a}.{b}.{r.below(256)}.{r.between(1, 254)}"
+        if category == "internal_hostname":
+            return f"{note}{r.between(1, 12):02d}.{self.hosts[0].split('.', 1)[1]}"
+        return note
 
     def value(self, category: str, r: Rng) -> str:
         if category == "email_address":
@@ -90,8 +110,12 @@ class Policy:
             return (f"+1-{n}-555-01{tail}", f"+44 20 7946 0{r.chars('0123456789', 3)}",
                     f"({n}) 555-01{tail}")[self.phone_style]
         if category == "client_ip":
-            octet = r.choice((23, 31, 45, 52, 66, 81, 94, 103, 145, 178, 185, 203))
-            return f"{octet}.{r.below(256)}.{r.below(256)}.{r.between(1, 254)}"
+            kept = dict(self.exceptions).get(category, "").split(".")[:2]
+            while True:
+                octet = r.choice(_FIRST_OCTETS)
+                second = r.below(256)
+                if [str(octet), str(second)] != kept:  # never inside the stated exception's range
+                    return f"{octet}.{second}.{r.below(256)}.{r.between(1, 254)}"
         if category == "internal_hostname":
             return r.choice(self.hosts)
         if category == "customer_id":
@@ -99,19 +123,27 @@ class Policy:
         raise KeyError(category)
 
     def pattern(self, category: str) -> str:
+        note = dict(self.exceptions).get(category)
         if category == "email_address":
-            # Only this stream's mail domains: ``ssh deploy@db.example.net`` is a login, not an address.
+            # Only this stream's mail domains: ``ssh deploy@db.example.net`` is a login, not an address
+            # (and an exception's support subdomain is another domain).
             domains = "|".join(regex.escape(d) for d in self.domains)
             return rf"{_EMAIL_LOCAL}@(?:{domains})(?![A-Za-z0-9_.@-])"
         if category == "phone_number":
-            return rf"(?<![0-9A-Za-z+(-]){_PHONE_STYLES[self.phone_style][1]}(?![0-9])"
+            keep = f"(?!{regex.escape(note)})" if note else ""
+            return rf"(?<![0-9A-Za-z+(-]){keep}{_PHONE_STYLES[self.phone_style][1]}(?![0-9])"
         if category == "client_ip":
-            return _IPV4
+            if not note:
+                return _IPV4
+            a, b = note.split(".")[:2]
+            return rf"(?<![0-9.])(?!{a}\.{b}\.)(?:[0-9]{{1,3}}\.){{3}}[0-9]{{1,3}}(?![0-9.])"
         if category == "internal_hostname":
-            return (r"(?<![A-Za-z0-9_.@-])[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:internal|lan|corp|svc\.cluster\.local)"
+            keep = f"(?!{regex.escape(note)})" if note else ""
+            return (rf"(?<![A-Za-z0-9_.@-]){keep}[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:internal|lan|corp|svc\.cluster\.local)"
                     r"(?![A-Za-z0-9_.-])")
         if category == "customer_id":
-            return (rf"(?<![A-Za-z0-9_-]){regex.escape(self.id_prefix)}[1-9][0-9]{{{self.id_digits - 1}}}"
+            keep = f"(?!{regex.escape(note)}(?![A-Za-z0-9_-]))" if note else ""
+            return (rf"(?<![A-Za-z0-9_-]){keep}{regex.escape(self.id_prefix)}[1-9][0-9]{{{self.id_digits - 1}}}"
                     r"(?![A-Za-z0-9_-])")
         raise KeyError(category)
 
@@ -131,12 +163,73 @@ class Policy:
                                       "policy, which the stream states in words")
         return out
 
+    def exception_families(self) -> tuple[Family, ...]:
+        """One decoy family per stated exception, under the category's own keys."""
+        out = []
+        for cat, note in self.exceptions:
+            def make(r: Rng, variant: str = "", cat: str = cat) -> Fragment:
+                text = self.exception_value(cat, r)
+                return Fragment(text, ((0, len(text)),))
+            out.append(Family(EXCEPTION_NAMES[cat], "decoy", frozenset({"kv"}), KEYS[cat], make,
+                              why=f"{DESCRIPTIONS[cat]} are secret under this stream's policy, except "
+                                  f"{_EXCEPTION_WORDS[cat].format(note)}, as the policy states",
+                              group="policy_exception"))
+        return tuple(out)
+
 
 def _maker(policy: Policy, category: str) -> Make:
     def make(r: Rng, variant: str = "") -> Fragment:
         text = policy.value(category, r)
         return Fragment(text, ((0, len(text)),))
     return make
+
+
+_EXCEPTION_WORDS = {
+    "email_address": "addresses at {}, the public support desk",
+    "client_ip": "addresses in {}, the stream's own egress range",
+    "internal_hostname": "the hosts whose names start with {}, which serve only test data",
+    "phone_number": "the public support line {}",
+    "customer_id": "the test account {}",
+}
+EXCEPTION_NAMES = {"email_address": "support_email", "client_ip": "egress_ip", "internal_hostname": "test_host",
+                    "phone_number": "support_line", "customer_id": "test_account"}
+
+
+_FIRST_OCTETS = (23, 31, 45, 52, 66, 81, 94, 103, 145, 178, 185, 203)
+
+
+def _exception_word(r: Rng, policy: Policy) -> str:
+    """An invented word no domain of the stream starts with."""
+    while True:
+        word = service_name(r)[:r.between(3, 5)]
+        if name_ok(word) and not any(d.startswith(word) for d in policy.domains):
+            return word
+
+
+def draw_exceptions(r: Rng, policy: Policy, count: int) -> Policy:
+    """``policy`` with ``count`` secret categories given a stated exception (categories
+    become secret as needed, so each exception is one of a secret category)."""
+    if count <= 0:
+        return policy
+    chosen = sorted(r.sample(CATEGORIES, count), key=CATEGORIES.index)
+    secret = tuple(c for c in CATEGORIES if c in policy.secret or c in chosen)
+    notes = []
+    for cat in chosen:
+        # The kept part is drawn per stream (a desk subdomain, an address range, a host
+        # prefix): stated in words in the prompt, so only a reader of the prompt knows it.
+        if cat == "email_address":
+            note = f"{_exception_word(r, policy)}.{policy.domains[0]}"
+        elif cat == "client_ip":
+            note = f"{r.choice(_FIRST_OCTETS)}.{r.below(256)}.0.0/16"
+        elif cat == "internal_hostname":  # a role none of the stream's secret hosts has
+            note = r.choice([x for x in _ROLES if not any(h.startswith(x + "-") for h in policy.hosts)]) + "-"
+        elif cat == "phone_number":
+            note = policy.value("phone_number", r)
+        else:
+            note = policy.value("customer_id", r)
+        notes.append((cat, note))
+    return Policy(secret, policy.domains, policy.hosts, policy.phone_style, policy.id_prefix, policy.id_digits,
+                  tuple(notes))
 
 
 def draw_policy(r: Rng) -> Policy:

@@ -27,7 +27,8 @@ from ..scoring.pattern_guard import compile_bounded
 from .families import DECOYS, SECRETS, Family
 from .families.decoys import PLACEHOLDER_TARGETS, PLACEHOLDERS
 from .formats import WRITERS, CannotPlace, Item
-from .levels import LEVELS
+from .levels import LEVEL_1, LEVELS, Level
+from .levels import level as level_table
 from .rng import Rng
 from .templates import TEMPLATES, Template
 from .world import World, draw_world
@@ -59,6 +60,11 @@ class Record:
                 "decoys": [d.as_dict() for d in self.decoys]}
 
 
+# A house look-alike's family name (after the service) -> the look-alike kind it is.
+_LOOKALIKE_KINDS = {"key_id": "length", "webhook_id": "alphabet", "preview_key": "near", "client_id": "public",
+                    "sandbox_key": "sandbox"}
+
+
 @dataclass(frozen=True)
 class Stream:
     seed: int
@@ -69,6 +75,29 @@ class Stream:
     heldout: tuple[Record, ...]
     world: World
     oracle: tuple[str, ...]  # the stream's oracle rules, in order
+    static_secrets: int = 0  # vendor families of the static catalogue drawn
+    quiet_records: int = 0  # held-out records planned without a secret value
+    level: int = 1
+
+    def attributes(self) -> dict[str, Any]:
+        """What this stream drew of its level's attributes (corpus/levels.py), as counts:
+        for the catalogue, ``tasks show`` and the calibration, never for the prompt."""
+        w = self.world
+        groups = [f.group for f in w.extra_secrets + w.extra_decoys]
+        kinds = sorted({_LOOKALIKE_KINDS[name.removeprefix(h.service + "_")] for h in w.house
+                        for name, _, _ in h.lookalikes})
+        return {
+            "level": self.level, "house_formats": len(w.house),
+            "lookalikes_per_format": [len(h.lookalikes) for h in w.house], "lookalike_kinds": kinds,
+            "context_secrets": len(w.contexts), "context_lookalikes": [len(c.decoy_names) for c in w.contexts],
+            "scoped_secrets": groups.count("scoped_secret"), "policy_exceptions": len(w.policy.exceptions),
+            "encodings": groups.count("house_format_base64"), "multiline": groups.count("house_key_block"),
+            "records_shown": len(self.shown), "quiet_records": self.quiet_records,
+            # Quiet files can still hold a value the policy labels (a host field).
+            "heldout_records_without_secrets": sum(not r.secrets for r in self.heldout),
+            "decoys_per_heldout_record": round(sum(len(r.decoys) for r in self.heldout) / len(self.heldout), 2),
+            "static_secrets": self.static_secrets,
+        }
 
 
 @dataclass(frozen=True)
@@ -85,7 +114,7 @@ Labelled = list[tuple[int, int, Family]]
 # Which context a value takes in a template hosting several of its contexts: the
 # template's own slot first (a .npmrc's auth token, a service-account key), a plain
 # key/value last.
-_PREFERENCE = ("npmrc", "pypirc", "gcp_sa", "k8s", "escaped", "block", "shell", "kv")
+_PREFERENCE = ("npmrc", "pypirc", "gcp_sa", "k8s", "scoped", "escaped", "block", "shell", "kv")
 
 
 # (compiled pattern, literal it requires, lowercase hints one of which it requires,
@@ -143,11 +172,16 @@ def _render(template: Template, instances: list[Instance], r: Rng, world: World,
     value verbatim (the caller draws the record again). ``keys`` fixes the key of some
     instances (by position)."""
     items = []
+    placed: set[str] = set()
     for k, inst in enumerate(instances):
+        if "scoped" in inst.contexts and inst.family.name in placed:
+            continue  # a scoped value has one place in a file: its key in its section
+        placed.add(inst.family.name)
         frag = inst.family.make(r, inst.variant)
         context = next(c for c in _PREFERENCE if c in template.hosts and c in inst.contexts)
         key = frag.key or (keys[k] if keys and k in keys else r.choice(inst.keys))
-        items.append(Item(key, frag.text, [(s, e, inst.family) for s, e in frag.spans], context, inst.variant))
+        items.append(Item(key, frag.text, [(s, e, inst.family) for s, e in frag.spans], context, inst.variant,
+                          section=frag.section))
     out = WRITERS[template.format](template, items, r, world)
     secrets: list[Span] = []
     decoys: list[Span] = []
@@ -180,10 +214,11 @@ def _weighted(pool: list[Instance], own: set[str]) -> list[Instance]:
 
 
 def _plan(r: Rng, n_shown: int, n_eval: int, templates: list[Template], world: World
-          ) -> tuple[list[Instance], list[Instance], list[tuple[Template, list[Instance]]]]:
+          ) -> tuple[list[Instance], list[Instance], list[tuple[Template, list[Instance]]], tuple[int, int]]:
+    lv = world.lv
     shown_templates = [templates[i % len(templates)] for i in range(n_shown)]
     contexts = frozenset().union(*(t.contexts for t in templates))
-    static_s = r.sample([f for f in SECRETS if f.contexts & contexts], r.between(2, 4))
+    static_s = r.sample([f for f in SECRETS if f.contexts & contexts], r.between(*lv.static_secrets))
     for t in templates:  # a template that exists for one kind of credential gets one
         if t.required and not any(t.required in f.contexts for f in static_s):
             static_s.append(r.choice([f for f in SECRETS if t.required in f.contexts and f not in static_s]))
@@ -201,6 +236,13 @@ def _plan(r: Rng, n_shown: int, n_eval: int, templates: list[Template], world: W
             if where:
                 decoys.append(Instance(PLACEHOLDERS, inst.family.name, inst.keys, where))
     own = {f.name for f in own_s + own_d}
+    # Held-out files planned without a secret value (a level attribute, per 16 held-out
+    # records; none at level 1, which draws nothing here). A filler field the policy
+    # labels (a host, an address) can still make one hold a secret.
+    quiet: set[int] = set()
+    if lv.quiet_records[1]:
+        count = min(n_eval - 1, round(r.between(*lv.quiet_records) * n_eval / 16))
+        quiet = set(r.sample(range(n_shown + 1, n_shown + n_eval), count))
     plan: list[tuple[Template, list[Instance]]] = []
     for i in range(n_shown + n_eval):
         if i < n_shown:
@@ -209,16 +251,18 @@ def _plan(r: Rng, n_shown: int, n_eval: int, templates: list[Template], world: W
         if i == n_shown:  # every task has at least one evaluated secret of the stream's own
             t = r.choice([t for t in templates if any(_fits(t, s) and s.family.name in own for s in secrets)])
             chosen = [r.choice([s for s in secrets if _fits(t, s) and s.family.name in own])]
+        elif i in quiet:  # a file for no one credential, so nothing forces a secret into it
+            t, chosen = r.choice([t for t in templates if not t.required] or templates), []
         else:
             t, chosen = r.choice([t for t in templates for _ in range(_weight(t))]), []
-        pool_s = _weighted([s for s in secrets if _fits(t, s)], own)
+        pool_s = [] if i in quiet else _weighted([s for s in secrets if _fits(t, s)], own)
         pool_d = _weighted([d for d in decoys if _fits(t, d)], own)
         # Decoys outnumber secrets: a rule set that removes every candidate must pay
         # for it in precision.
         if pool_s:
             chosen += [r.choice(pool_s) for _ in range(r.between(1, 2))]
         if pool_d:
-            chosen += [r.choice(pool_d) for _ in range(r.between(3, 5))]
+            chosen += [r.choice(pool_d) for _ in range(r.between(*lv.decoy_density))]
         plan.append((t, chosen[:t.capacity]))
     # Fairness: every secret is shown at least twice (so a shape can be read off two
     # examples), every decoy at least once.
@@ -231,7 +275,7 @@ def _plan(r: Rng, n_shown: int, n_eval: int, templates: list[Template], world: W
     for t, chosen in plan:
         if t.required and not any(t.required in c.contexts for c in chosen):
             chosen.append(r.choice([s for s in secrets if t.required in s.contexts]))
-    return secrets, decoys, plan
+    return secrets, decoys, plan, (len(static_s), len(quiet))
 
 
 def _weight(template: Template) -> int:
@@ -248,7 +292,7 @@ def _weighted_sample(r: Rng, templates: tuple[Template, ...], k: int) -> list[Te
     return out
 
 
-def _pick_templates(r: Rng, n_shown: int) -> list[Template]:
+def _pick_templates(r: Rng, n_shown: int, lv: Level = LEVEL_1) -> list[Template]:
     # At most one template per two shown records: each template then hosts at least two
     # shown records, so a family that fits only one template is still shown in two.
     # Files that exist for one kind of credential (a service-account key, a .pypirc) are
@@ -256,6 +300,14 @@ def _pick_templates(r: Rng, n_shown: int) -> list[Template]:
     templates = _weighted_sample(r, TEMPLATES, min(r.between(3, 5), max(1, n_shown // 2)))
     if not any("kv" in t.contexts for t in templates):  # the stream's own formats live in kv lines
         templates[0] = r.choice([t for t in TEMPLATES if "kv" in t.contexts])
+    # A level that draws scoped secrets, encoded credentials or key blocks has a file
+    # where they can sit (never a level-1 draw).
+    for needed, upper in (("scoped", lv.scoped_secrets[1]), ("k8s", lv.encodings[1]), ("block", lv.multiline[1])):
+        if upper and not any(needed in t.contexts for t in templates):
+            slot = next(i for i in range(len(templates) - 1, -1, -1)
+                        if templates[i].contexts != frozenset({"kv"}) or sum("kv" in t.contexts for t in templates) > 1)
+            templates[slot] = r.choice([t for t in TEMPLATES if needed in t.contexts and "kv" in t.contexts]
+                                       or [t for t in TEMPLATES if needed in t.contexts])
     return templates
 
 
@@ -264,11 +316,13 @@ def build_stream(seed: int, n_shown: int, n_eval: int, level: int = 1) -> Stream
         raise ValueError("n_shown and n_eval must be at least 1")
     if level not in LEVELS:
         raise ValueError(f"level must be one of {', '.join(map(str, LEVELS))}, got {level!r}")
-    root = Rng(f"redaction-pressure/{CORPUS_VERSION}/stream", seed)
+    lv = level_table(level)
+    # Level 1 keeps the stream's original label; each higher level draws under its own.
+    root = Rng(f"redaction-pressure/{CORPUS_VERSION}/stream" + ("" if level == 1 else f"/level-{level}"), seed)
     mix = root.fork("mix")
-    templates = _pick_templates(mix, n_shown)
-    world = draw_world(root.fork("world"), shell=any("shell" in t.contexts for t in templates))
-    secrets, decoys, plan = _plan(root.fork("plan"), n_shown, n_eval, templates, world)
+    templates = _pick_templates(mix, n_shown, lv)
+    world = draw_world(root.fork("world"), shell=any("shell" in t.contexts for t in templates), lv=lv)
+    secrets, decoys, plan, drawn = _plan(root.fork("plan"), n_shown, n_eval, templates, world)
     order = {f.name: i for i, f in enumerate(SECRETS)}
     active = sorted({s.family.name: s.family for s in secrets}.values(),
                     key=lambda f: (0, order[f.name]) if f.name in order else (1, 0))
@@ -305,4 +359,4 @@ def build_stream(seed: int, n_shown: int, n_eval: int, level: int = 1) -> Stream
         records.append(record)
     return Stream(seed, tuple(t.name for t in templates), tuple(f.name for f in active),
                   tuple(sorted({d.family.name for d in decoys})), tuple(records[:n_shown]),
-                  tuple(records[n_shown:]), world, oracle)
+                  tuple(records[n_shown:]), world, oracle, *drawn, level)

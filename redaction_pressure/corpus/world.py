@@ -14,11 +14,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from .blocks import draw_key_block
 from .context import ContextSecret, draw_context_secret
 from .families import Family
-from .house import HouseFormat, draw_house_format
-from .policy import CATEGORIES, DESCRIPTIONS, FIELD_CATEGORIES, Policy, draw_policy
+from .house import HouseFormat, draw_house_format, encoded_family
+from .levels import LEVEL_1, LEVELS, Level, level
+from .policy import CATEGORIES, DESCRIPTIONS, EXCEPTION_NAMES, FIELD_CATEGORIES, Policy, draw_exceptions, draw_policy
 from .rng import Rng
+from .scoped import draw_scoped_secret
 
 
 @dataclass(frozen=True)
@@ -31,16 +34,21 @@ class World:
     context_secrets: tuple[Family, ...]
     context_decoys: tuple[Family, ...]
     categories: dict[str, Family]  # category -> Family (secret or decoy by the policy)
+    lv: Level = LEVEL_1
+    # Drawn above level 1 only: section-scoped secrets and their look-alikes, key blocks
+    # and their public halves, credentials base64-encoded, the policy's stated exceptions.
+    extra_secrets: tuple[Family, ...] = ()
+    extra_decoys: tuple[Family, ...] = ()
 
     @property
     def secret_families(self) -> tuple[Family, ...]:
         return (self.house_secrets + self.context_secrets
-                + tuple(f for f in self.categories.values() if f.kind == "secret"))
+                + tuple(f for f in self.categories.values() if f.kind == "secret") + self.extra_secrets)
 
     @property
     def decoy_families(self) -> tuple[Family, ...]:
         return (self.house_decoys + self.context_decoys
-                + tuple(f for f in self.categories.values() if f.kind == "decoy"))
+                + tuple(f for f in self.categories.values() if f.kind == "decoy") + self.extra_decoys)
 
     def field(self, name: str, r: Rng) -> tuple[str, Family] | None:
         """A filler field that draws a policy category (``{host}``, ``{ip}``): its
@@ -48,23 +56,29 @@ class World:
         category = FIELD_CATEGORIES.get(name)
         if category is None:
             return None
+        exceptions = dict(self.policy.exceptions)
+        # A category with a stated exception fills half its fields with kept values (the
+        # excepted hosts and addresses turn up in logs as often as the others).
+        if category in exceptions and r.chance(1, 2):
+            exempt = next(f for f in self.extra_decoys if f.name == EXCEPTION_NAMES[category])
+            return self.policy.exception_value(category, r), exempt
         return self.policy.value(category, r), self.categories[category]
 
 
-def draw_world(r: Rng, shell: bool) -> World:
+def draw_world(r: Rng, shell: bool, lv: Level = LEVEL_1) -> World:
     """``shell``: whether the stream has a template with command lines, where a
-    context secret may be a flag."""
+    context secret may be a flag. ``lv``: how much of each kind the stream draws."""
     taken: set[str] = set()
     house: list[HouseFormat] = []
-    for _ in range(r.between(1, 3)):
-        h = draw_house_format(r.fork(f"house/{len(house)}"), taken)
+    for _ in range(r.between(*lv.house_formats)):
+        h = draw_house_format(r.fork(f"house/{len(house)}"), taken, lv)
         taken.add(h.secret.prefix)
         house.append(h)
     contexts = []
     names = {h.service for h in house}
-    for i in range(r.between(1, 2)):
+    for i in range(r.between(*lv.context_secrets)):
         kind = "flag" if shell and r.chance(1, 3) else "kv"
-        c = draw_context_secret(r.fork(f"context/{i}"), kind, names)
+        c = draw_context_secret(r.fork(f"context/{i}"), kind, names, lv.context_lookalikes)
         names.add(c.service)
         contexts.append(c)
     policy = draw_policy(r.fork("policy"))
@@ -77,8 +91,26 @@ def draw_world(r: Rng, shell: bool) -> World:
         s, d = c.families()
         cs.append(s)
         cd += d
+    extra_s: list[Family] = []
+    extra_d: list[Family] = []
+    if lv is not LEVEL_1:  # every draw below comes from forks of their own: level 1 is untouched
+        more = r.fork("level")
+        policy = draw_exceptions(more.fork("exceptions"), policy, more.between(*lv.policy_exceptions))
+        extra_d += policy.exception_families()
+        for i in range(more.between(*lv.scoped_secrets)):
+            scoped = draw_scoped_secret(more.fork(f"scoped/{i}"), names)
+            names.add(scoped.service)
+            extra_s.append(scoped.families()[0])
+            extra_d.append(scoped.families()[1])
+        for i in range(more.between(*lv.multiline)):
+            block = draw_key_block(more.fork(f"block/{i}"), names)
+            names.add(block.service)
+            extra_s.append(block.families()[0])
+            extra_d.append(block.families()[1])
+        for h in house[:more.between(*lv.encodings)]:
+            extra_s.append(encoded_family(h))
     return World(tuple(house), tuple(contexts), policy, tuple(hs), tuple(hd), tuple(cs), tuple(cd),
-                 policy.families())
+                 policy.families(), lv, tuple(extra_s), tuple(extra_d))
 
 
 def _sample_worlds(n: int = 3) -> list[World]:
@@ -98,9 +130,9 @@ def open_world_kinds() -> tuple[dict[str, Any], ...]:
         return {"text": f"{key}={frag.text}", "secret": frag.text if secret else ""}
 
     def entry(name: str, kind: str, why: str, drawn: str, examples: list[dict[str, str]],
-              contexts: Iterable[str] = ("kv",)) -> dict[str, Any]:
+              contexts: Iterable[str] = ("kv",), levels: Iterable[int] = LEVELS) -> dict[str, Any]:
         return {"name": name, "kind": kind, "contexts": sorted(contexts), "keys": [], "variants": [], "why": why,
-                "oracle": [], "examples": examples, "negatives": [], "drawn": drawn}
+                "oracle": [], "examples": examples, "negatives": [], "drawn": drawn, "levels": list(levels)}
 
     lookalike_names = (("client_id", "a publishable client id: the same prefix shape with another marker"),
                        ("key_id", "a key id: the same prefix with a body of another length"),
@@ -131,4 +163,52 @@ def open_world_kinds() -> tuple[dict[str, Any], ...]:
                          "(stated in words in the prompt)",
                          "secret with probability 1/3 per stream; domains, hosts, phone style and id format "
                          "drawn per stream", [kv(f, f.kind == "secret") for f in fams]))
+    out += _level_kinds(entry, kv)
     return tuple(out)
+
+
+def _from(attribute: str) -> list[int]:
+    """The levels whose table lets a stream draw ``attribute`` (upper bound above 0)."""
+    return [n for n in LEVELS if getattr(level(n), attribute)[1] > 0]
+
+
+def _level_kinds(entry: Any, kv: Any) -> list[dict[str, Any]]:
+    """Kinds that only higher levels draw, each with the levels it appears at and
+    examples from sample worlds of the top level."""
+    worlds = [draw_world(Rng("redaction-pressure/catalog/levels", i), shell=True, lv=level(LEVELS[-1]))
+              for i in range(3)]
+
+    def of(group: str, secret: bool) -> list[dict[str, str]]:
+        fams = [f for w in worlds for f in (w.extra_secrets if secret else w.extra_decoys + w.house_decoys)
+                if f.group == group]
+        return [kv(f, secret) for f in fams[:3]]
+
+    near = [n for n in LEVELS if {"near", "alphabet"} & set(level(n).lookalike_kinds)]
+    return [
+        entry("house_preview_key", "decoy", "a preview key: the same prefix with a marker one letter away, under the "
+              "same keys; it grants nothing", "a look-alike kind of house formats from the levels shown",
+              of("house_preview_key", False), levels=near),
+        entry("house_webhook_id", "decoy", "a webhook id: the credential's prefix, length and separators with "
+              "another body alphabet, under the same keys; it grants nothing",
+              "a look-alike kind of house formats from the levels shown", of("house_webhook_id", False), levels=near),
+        entry("scoped_secret", "secret", "a service key's value in the production section of a config file "
+              "([production], live:, prod:): the live credential", "scoped_secrets per stream (see the level "
+              "table): a key, a secret section and a value alphabet and length range", of("scoped_secret", True),
+              ("scoped",), _from("scoped_secrets")),
+        entry("scoped_lookalike", "decoy", "the same key's value in another section (staging, sandbox, test, "
+              "preview): it reaches a test environment", "one per scoped secret", of("scoped_lookalike", False),
+              ("scoped",), _from("scoped_secrets")),
+        entry("house_key_block", "secret", "a multi-line key block in a service's own armour (SIGNING, SEALING or "
+              "MASTER KEY): it signs as the service", "multiline per stream (see the level table)",
+              of("house_key_block", True), ("block",), _from("multiline")),
+        entry("house_public_block", "decoy", "the same service's VERIFYING KEY, PUBLIC KEY or CERTIFICATE block: "
+              "public by design", "one per key block", of("house_public_block", False), ("block",),
+              _from("multiline")),
+        entry("house_format_base64", "secret", "a house credential base64-encoded under data: of a Kubernetes "
+              "Secret: encoding hides nothing", "encodings per stream (see the level table)",
+              of("house_format_base64", True), ("k8s",), _from("encodings")),
+        entry("policy_exception", "decoy", "a value of a secret policy category that the policy's stated "
+              "exception keeps (a support desk's addresses, an egress range, test hosts, a public support "
+              "line, a test account)", "policy_exceptions per stream (see the level table), stated in words "
+              "in the prompt", of("policy_exception", False), levels=_from("policy_exceptions")),
+    ]

@@ -5,15 +5,26 @@ spans with their family names — and nothing else: not the held-out records, no
 seed, not the generator's tables, not which unlabelled text is a decoy. For each
 family it proposes rules from general to specific and keeps the first that is exact
 on the shown records: every match inside one of the family's spans, every span
-covered whole. Proposals come from three places:
+covered whole. Proposals come from five places, tried in this order:
 
 1. generic shapes every analyst knows (an email address, an IPv4 address, a dotted
    host name under one top-level label), tried when every example has that shape;
 2. the token's own shape: the examples' common literal prefix and suffix around a
    body, whose alphabet is the smallest usual one holding every body character, of
-   any length first and of the observed lengths if that is needed;
-3. the token's context: the key, flag or header the examples sit under, or the
-   literal text that always precedes and follows them.
+   twelve characters or more first and of the observed lengths if that is needed;
+   a body whose examples share their separators, part by part (a body and its
+   checksum); a multi-line block by its first and last lines;
+3. the section a value sits in ([production], prod:), when the shown records also
+   hold the same key with an unlabelled value in another section;
+4. the token's context: the key, flag or header the examples sit under, or the
+   literal text that always precedes and follows them;
+5. bare alphabet runs, which say little.
+
+When no proposal of a kind is exact, the first whose wrong matches on the shown
+records share a start that no labelled value has (a stated exception: an address
+range, a host prefix) or are one repeated value (a test account) gets a negative
+lookahead for it, and failing that, the first whose wrong matches are one value seen
+once; only then does the next kind get its turn.
 
 So it is both the proof that tasks are solvable from what the model sees and a
 non-LLM baseline to compare models with.
@@ -50,6 +61,8 @@ MAX_RULES = 24
 _RUNS = "abcdefgh|ABCDEFGH|01234567|12345678"
 _DIGIT_RUN = regex.compile(r"(?:\[0-9\]){2,}")
 _DELIMITED = r"""(?=[\s"'`,;<>)\]}]|$)"""
+_WORD = 9  # the longest literal segment, separator included, an exclusion may name
+_SEGMENTS = regex.compile(r"([^A-Za-z0-9]+)")
 
 
 def _no_placeholder(cls: str) -> str:
@@ -62,12 +75,15 @@ class _Family:
     values: list[str]
     lefts: list[str]  # the text before each span on its line
     rights: list[str]  # the text after each span on its line
+    sections: list[tuple[str, str]]  # ("ini" | "yaml" | "", header) each span sits under
 
 
-def _char_class(values: list[str]) -> str:
+def _char_class(values: list[str], few: bool = False) -> str:
+    """The smallest usual alphabet holding every character; from ``few`` characters
+    not base32, which a few characters of an upper-case alphanumeric text often fit."""
     chars = set("".join(values))
     for body, members in _CLASSES:
-        if chars <= members:
+        if chars <= members and not (few and body == "A-Z2-7"):
             return f"[{body}]"
     extra = chars - _ALNUM
     if extra <= set("-_"):
@@ -127,11 +143,10 @@ def _lengths(values: list[int]) -> list[str]:
     return ["+", f"{{{lo},{hi}}}" if lo != hi else f"{{{lo}}}"]
 
 
-def _shape_rules(fam: _Family) -> tuple[list[str], list[str]]:
-    """Generic shapes and prefixed token shapes; and, apart, bare alphabet runs, which
-    say little and are tried only after the context rules."""
+def _generic_rules(fam: _Family) -> list[str]:
+    """The shapes every analyst knows, when every example has one: they generalise
+    better than any layout two examples happen to share."""
     out: list[str] = []
-    bare: list[str] = []
     values = fam.values
     if all(regex.fullmatch(_EMAIL, v) for v in values):
         out.append(rf"(?<![A-Za-z0-9._%+/:@!*~#$&-]){_EMAIL}(?![A-Za-z0-9_.@-])")
@@ -143,6 +158,15 @@ def _shape_rules(fam: _Family) -> tuple[list[str], list[str]]:
     if len(labels) == 1 and all(regex.fullmatch(r"[a-z0-9-]+(?:\.[a-z0-9-]+)+", v) for v in values):
         tld = regex.escape(labels.pop())
         out.append(rf"(?<![A-Za-z0-9_.@-])[a-z0-9-]+(?:\.[a-z0-9-]+)*\.{tld}(?![A-Za-z0-9_.-])")
+    return out
+
+
+def _shape_rules(fam: _Family) -> tuple[list[str], list[str]]:
+    """Prefixed token shapes; and, apart, bare alphabet runs, which say little and are
+    tried only after the context rules."""
+    out: list[str] = []
+    bare: list[str] = []
+    values = fam.values
     # Numbers written in one layout (a phone style, an id with a fixed number of digits):
     # every digit becomes [0-9], everything else stays.
     layouts = {regex.sub(r"[0-9]", "9", v) for v in values}
@@ -150,6 +174,8 @@ def _shape_rules(fam: _Family) -> tuple[list[str], list[str]]:
         layout = "".join("[0-9]" if c == "9" else regex.escape(c) for c in layouts.pop())
         layout = _DIGIT_RUN.sub(lambda m: f"[0-9]{{{len(m[0]) // 5}}}", layout)
         out.append(rf"(?<![0-9A-Za-z+(-]){layout}(?![0-9])")
+    if all("\n" in v for v in values):
+        out += _block_rules(values)
     prefix = _trim_prefix(_common_prefix(values))
     if prefix and all(c in _ALNUM for c in prefix):
         # No separator: keep only what the body's own alphabet cannot produce, since
@@ -160,18 +186,58 @@ def _shape_rules(fam: _Family) -> tuple[list[str], list[str]]:
     suffix = _trim_suffix(_common_suffix([v[len(prefix):] for v in values]))
     bodies = [v[len(prefix):len(v) - len(suffix)] for v in values]
     if all(bodies):
+        segmented = _segmented(bodies)
         body = _char_class(bodies)
         before, after = _guards(body, prefix, suffix)
         lazy = "?" if "\\s" in body or "\\x00" in body else ""
         guard = _no_placeholder(body) if "\\s" not in body and "\\x00" not in body else ""
-        for q in _lengths([len(b) for b in bodies]):
+        # Twelve characters or more (fewer if an example has fewer), not any length: a
+        # key name such as ``npm_token`` has the prefix and alphabet of the token it names.
+        lengths = _lengths([len(b) for b in bodies])
+        least = "+" if lazy else f"{{{min(12, *map(len, bodies))},}}"
+        for q in [least, *lengths[1:]]:
             for g in (guard, "") if guard else ("",):
                 rule = f"{before}{regex.escape(prefix)}{g}{body}{q}{lazy}{regex.escape(suffix)}{after}"
                 (out if prefix or suffix else bare).append(rule)
-                if q == "+" and not suffix and not lazy:  # the whole token, up to a delimiter
-                    whole = f"{before}{regex.escape(prefix)}{g}{body}+{_DELIMITED}"
+                if q == least and not suffix and not lazy:  # the whole token, up to a delimiter
+                    whole = f"{before}{regex.escape(prefix)}{g}{body}{least}{_DELIMITED}"
                     (out if prefix else bare).append(whole)
+        if segmented and (prefix or suffix):
+            before, after = _guards("_-", prefix, suffix)
+            out.append(f"{before}{regex.escape(prefix)}{segmented}{regex.escape(suffix)}{after}")
     return out, bare
+
+
+def _block_rules(values: list[str]) -> list[str]:
+    """A multi-line block (a PEM key, a vendor's own armour): its first line and its
+    last line, whatever indentation the file gives the lines between and the last."""
+    first = _common_prefix(values).split("\n", 1)[0]
+    last = _common_suffix(values).rsplit("\n", 1)[-1].lstrip(" \t")
+    if not first.strip() or not last.strip() or not all(v.split("\n", 1)[0] == first for v in values):
+        return []
+    inner = "".join(v.split("\n", 1)[1].rsplit("\n", 1)[0] for v in values)
+    body = r"[A-Za-z0-9+/=\s]" if set(inner) <= _ALNUM | set("+/=\n \t") else r"[^\x00]"
+    return [f"{regex.escape(first)}\\n{body}+?{regex.escape(last)}"]
+
+
+def _segmented(bodies: list[str]) -> str:
+    """The body as its separated parts, each with its own alphabet and length, when
+    every example has the same separators in the same places (a body and its checksum):
+    a look-alike of another alphabet, or with its separator elsewhere, then differs."""
+    split = [_SEGMENTS.split(b) for b in bodies]
+    if len(split[0]) < 3 or any(len(p) != len(split[0]) for p in split) or \
+            any(p[1::2] != split[0][1::2] for p in split):
+        return ""
+    parts = []
+    for i, sep in enumerate(split[0]):
+        if i % 2:
+            parts.append(regex.escape(sep))
+            continue
+        segs = [p[i] for p in split]
+        if not all(segs) or "\\s" in _char_class(segs) or "\\x00" in _char_class(segs):
+            return ""
+        parts.append(_char_class(segs, few=sum(map(len, segs)) < 32) + _lengths([len(x) for x in segs])[1])
+    return "".join(parts)
 
 
 def _context_rules(fam: _Family) -> list[str]:
@@ -219,13 +285,14 @@ def _context_rules(fam: _Family) -> list[str]:
     return out
 
 
-def _exact(rule: str, fam: str, examples: list[Example]) -> bool:
-    """True when ``rule`` alone, on every shown record, covers each span of ``fam``
-    whole and matches nothing but text inside those spans or another secret whole."""
+def _misfires(rule: str, fam: str, examples: list[Example]) -> list[str] | None:
+    """The texts ``rule`` wrongly matches on the shown records, or None when it also
+    leaves a span of ``fam`` partly uncovered (no exclusion can repair that)."""
     try:
         pattern = regex.compile(rule)
     except regex.error:
-        return False
+        return None
+    wrong: list[str] = []
     for text, labels in examples:
         spans = [(s, e) for s, e, f in labels if f == fam]
         others = {(s, e) for s, e, f in labels if f != fam}
@@ -235,12 +302,93 @@ def _exact(rule: str, fam: str, examples: list[Example]) -> bool:
         # on the few shown records only.
         for m in pattern.finditer(text):
             s, e = m.span()
-            if s == e or not (any(a <= s and e <= b for a, b in spans) or (s, e) in others):
-                return False
-            covered[s:e] = b"\x01" * (e - s)
+            if s == e:
+                return None
+            if any(a <= s and e <= b for a, b in spans) or (s, e) in others:
+                covered[s:e] = b"\x01" * (e - s)
+            else:
+                wrong.append(m.group())
         if any(covered[a:b].count(1) != b - a for a, b in spans):
-            return False
-    return True
+            return None
+    return wrong
+
+
+_INI_HEADER = regex.compile(r"^\[([^\]\n]+)\][ \t]*$", regex.M)
+_YAML_HEADER = regex.compile(r"^([A-Za-z0-9_.-]+):[ \t]*$", regex.M)
+
+
+def _section(text: str, line_start: int) -> tuple[str, str]:
+    """The INI/TOML table or top-level YAML mapping a line belongs to: the nearest
+    ``[name]`` line above it, or for an indented line the nearest unindented ``name:``
+    line above it with only indented or blank lines between."""
+    above = text[:line_start]
+    ini = list(_INI_HEADER.finditer(above))
+    if ini:
+        return "ini", ini[-1][1]
+    if text[line_start:line_start + 1] in (" ", "\t"):
+        yaml = list(_YAML_HEADER.finditer(above))
+        if yaml and all(not ln.strip() or ln[0] in " \t" for ln in above[yaml[-1].end() + 1:].split("\n")[:-1]):
+            return "yaml", yaml[-1][1]
+    return "", ""
+
+
+def _section_rules(fam: _Family, examples: list[Example]) -> list[str]:
+    """The value under its key in one section only, when the shown records also have
+    that key with an unlabelled value in another section: what separates a production
+    credential from the same key's value under ``[staging]``."""
+    styles = set(fam.sections)
+    keys = {m.group(1) for m in map(_KEY_BEFORE.search, fam.lefts) if m}
+    if any(not style for style, _ in styles) or len({name for _, name in styles}) != 1 or len(keys) != 1:
+        return []
+    elsewhere = regex.compile(rf"(?m)^[ \t]*{regex.escape(next(iter(keys)))}[ \t]*[:=]")
+    if not any(_section(text, m.start())[1] not in ("", fam.sections[0][1])
+               for text, _ in examples for m in elsewhere.finditer(text)):
+        return []
+    name, key = regex.escape(next(iter(styles))[1]), regex.escape(keys.pop())
+    # Both spellings of a section, whichever the examples used: an INI/TOML table and
+    # a top-level YAML key.
+    forms = [rf"^\[{name}\][ \t]*\n(?:(?!\[)[^\n]*\n)*[ \t]*{key}[ \t]*=[ \t]*",
+             rf"^{name}:[ \t]*\n(?:[ \t]+[^\n]*\n|\n)*[ \t]+{key}:[ \t]*"]
+    body = _char_class(fam.values)
+    if "\\s" in body or "\\x00" in body:
+        return []
+    anchor = f"(?m)(?<=(?:{'|'.join(forms)})[\"']?)"
+    return [f"{anchor}{body}{q}(?![A-Za-z0-9_-])" for q in _lengths([len(v) for v in fam.values])]
+
+
+def _exact(rule: str, fam: str, examples: list[Example]) -> bool:
+    """True when ``rule`` alone, on every shown record, covers each span of ``fam``
+    whole and matches nothing but text inside those spans or another secret whole."""
+    return _misfires(rule, fam, examples) == []
+
+
+def _exclusions(wrong: list[str], values: list[str], lone: bool) -> list[str]:
+    """Negative lookaheads that keep what a rule wrongly took: the stated exceptions of
+    a policy (a private address range, a build-host prefix, a test account) show up in
+    the shown records as unlabelled values of the labelled shape. The longest common
+    start of the wrong matches, cut back to a separator, when no labelled value starts
+    so; else the one value they all are, seen more than once or, as a last resort
+    (``lone``), once."""
+    out = []
+    prefix = _common_prefix(wrong)
+    cuts = [i + 1 for i, c in enumerate(prefix) if c not in _ALNUM]
+    for a, b in zip([0, *cuts], cuts, strict=False):
+        if not any(v.startswith(prefix[:b]) for v in values):
+            if b - a <= _WORD:  # a word and its separator, not a random body that happened to match
+                out.append(f"(?!{regex.escape(prefix[:b])})")
+            break
+    if len(set(wrong)) == 1 and wrong[0] not in values and (len(wrong) > 1 or lone):
+        out.append(f"(?!{regex.escape(wrong[0])}(?![A-Za-z0-9_-]))")
+    return out
+
+
+def _excepted(proposals: list[str], fam: _Family, examples: list[Example], lone: bool) -> str | None:
+    for rule in proposals:
+        wrong = _misfires(rule, fam.name, examples)
+        for x in _exclusions(wrong, fam.values, lone) if wrong else ():
+            if _exact(x + rule, fam.name, examples):
+                return x + rule
+    return None
 
 
 def _families(examples: list[Example]) -> list[_Family]:
@@ -249,10 +397,11 @@ def _families(examples: list[Example]) -> list[_Family]:
         for s, e, name in labels:
             line_start = text.rfind("\n", 0, s) + 1
             line_end = text.find("\n", e)
-            fam = grouped.setdefault(name, _Family(name, [], [], []))
+            fam = grouped.setdefault(name, _Family(name, [], [], [], []))
             fam.values.append(text[s:e])
             fam.lefts.append(text[line_start:s])
             fam.rights.append(text[e:line_end if line_end >= 0 else len(text)])
+            fam.sections.append(_section(text, line_start))
     return list(grouped.values())
 
 
@@ -262,8 +411,16 @@ def induce_rules(examples: list[Example]) -> list[str]:
     rules = []
     for fam in _families(examples):
         shaped, bare = _shape_rules(fam)
-        for rule in shaped + _context_rules(fam) + bare:
-            if _exact(rule, fam.name, examples):
-                rules.append(rule)
+        tiers = [_generic_rules(fam), shaped, _section_rules(fam, examples), _context_rules(fam), bare]
+        found = None
+        # Within a tier, an exact proposal first, then the first whose wrong matches a
+        # stated exception explains (a prefix, or one value seen more than once); and
+        # only as a last resort one that excepts the single value it wrongly took.
+        for tier in tiers:
+            found = next((rule for rule in tier if _exact(rule, fam.name, examples)), None) or \
+                _excepted(tier, fam, examples, lone=False) or _excepted(tier, fam, examples, lone=True)
+            if found:
                 break
+        if found:
+            rules.append(found)
     return rules[:MAX_RULES]

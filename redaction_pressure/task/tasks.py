@@ -41,6 +41,9 @@ class RedactionTask:
     system_prompt: str
     identity: dict[str, Any]
     seed: int = field(repr=False)  # private splits: never put this in task data
+    # What the stream drew of its level's attributes (counts; some describe held-out
+    # records, so never shown for a private task).
+    attributes: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def params(self) -> dict[str, Any]:
@@ -158,4 +161,4 @@ def task_from_seed(split: str, index: int, seed: int, commitment: str, n_shown: 
         secret_families=stream.secret_families, decoy_families=stream.decoy_families,
         templates=stream.templates, oracle_rules=stream.oracle,
         prompt=render_prompt(stream.shown, n_eval, stream.world.policy.describe()),
-        system_prompt=system_prompt(float(budget_s)), identity=identity, seed=seed)
+        system_prompt=system_prompt(float(budget_s)), identity=identity, seed=seed, attributes=stream.attributes())

@@ -31,6 +31,19 @@ GOLDEN = {
 }
 
 
+# Higher levels (corpus-v3, part 2): their own streams, additive over level 1.
+GOLDEN_LEVELS = {
+    (2, "dev", 0): "54c81838a553992cd05eb8b5cd05a68cf3c3b42608e5deafd06868f3472be79c",
+    (2, "train", 77): "53ec0a7e615734fa926ee2e3821f0998dedd7031cf102f48d2fa10bdafa4b29a",
+    (3, "dev", 0): "871e20c2a3c1bc2ccbf08c1ee0095881cea29a639164912c4fdb21e8acbc665a",
+    (3, "train", 77): "f747e4a3c4119f4fb9c5b1265ffa3b7c1d1a1f71a1c975b5214835ceb1c4f011",
+    (4, "dev", 0): "d129e2f4ffe743458fcabeeb311dc9caf2ffa34543e6818f31b0fbbaa2cb778b",
+    (4, "train", 77): "53f5e54d4782d7bd79b65a8b816b382806dbd00b2179ef9f0a92f7fa76156b1f",
+    (5, "dev", 0): "64f693f427e594acc11e63fd4a66631d7363a2c36b1fc455d49b1f6bb912202a",
+    (5, "train", 77): "5d42dbe420f665201984a2893a3dfa76142aee155ca7527f8cd34534fff08702",
+}
+
+
 class GoldenFingerprints(unittest.TestCase):
     def test_version(self):
         self.assertEqual(CORPUS_VERSION, "corpus-v3")
@@ -39,6 +52,11 @@ class GoldenFingerprints(unittest.TestCase):
         for (split, index), want in GOLDEN.items():
             with self.subTest(split=split, index=index):
                 self.assertEqual(fingerprint(load_task(split, index)), want)
+
+    def test_golden_fingerprints_of_every_level(self):
+        for (lv, split, index), want in GOLDEN_LEVELS.items():
+            with self.subTest(level=lv, split=split, index=index):
+                self.assertEqual(fingerprint(load_task(split, index, level=lv)), want)
 
     def test_same_bytes_in_other_processes_and_hash_seeds(self):
         code = ("from redaction_pressure import load_task; from tests.support.util import fingerprint;"

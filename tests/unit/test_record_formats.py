@@ -28,6 +28,16 @@ class RealParsers(unittest.TestCase):
         for template in STRUCTURED:  # no parser is skipped for want of records
             self.assertGreater(counted[template], 20, template)
 
+    def test_records_parse_at_every_level(self):
+        """Higher levels add sections, key blocks, encoded credentials and quiet files:
+        each still a valid file of its format."""
+        for lv in (2, 3, 4, 5):
+            for i in range(12):
+                task = load_task("dev", i, level=lv)
+                for n, record in enumerate(task.shown + task.heldout):
+                    with self.subTest(level=lv, task=task.id, record=n, template=record.template):
+                        self.assertEqual(check(record) + url_problems(record.text), [])
+
     def test_every_url_userinfo_is_valid_percent_encoding(self):
         encoded = 0
         for task in TASKS:

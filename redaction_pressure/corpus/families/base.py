@@ -41,6 +41,7 @@ class Fragment:
     text: str
     spans: tuple[tuple[int, int], ...]
     key: str | None = None  # set when the value only makes sense under one key
+    section: str | None = None  # set when the value belongs in one section of a file
 
 
 Make = Callable[[Rng, str], Fragment]  # (rng, variant) -> fragment of that variant

@@ -80,7 +80,7 @@ SECRETS: tuple[Family, ...] = (
             "variable (GOOGLE_PRIVATE_KEY=\"-----BEGIN PRIVATE KEY-----\\n...\").",
             contexts=frozenset({"gcp_sa", "escaped"})),
     _family("azure_ad_client_secret", ("azure_client_secret", "arm_client_secret"), mk.azure_client_secret,
-            (rf"(?<![A-Za-z0-9_~.-]){_real('[A-Za-z0-9_~.-]')}[A-Za-z0-9_~.]{{3}}[0-9]Q~[A-Za-z0-9_~.-]{{34}}"
+            (rf"(?<![A-Za-z0-9_~.-])(?=[A-Za-z0-9_~.]{{3}}[0-9]Q~){_real('[A-Za-z0-9_~.-]')}[A-Za-z0-9_~.]{{3}}[0-9]Q~[A-Za-z0-9_~.-]{{34}}"
              r"(?![A-Za-z0-9_~.-])",),
             "An Entra ID (Azure AD) application client secret (…Q~…, 40 characters): signs in as the app."),
     _family("azure_storage_account_key", ("azure_storage_connection_string", "storage_connection"),
@@ -192,7 +192,7 @@ SECRETS: tuple[Family, ...] = (
             (rf"\bkey-{_real('[0-9a-f]')}[0-9a-f]{{32}}\b",),
             "A Mailgun private API key (key- + 32 hex)."),
     _family("mailchimp_api_key", ("mailchimp_api_key", "mc_api_key"), mk.mailchimp,
-            (rf"\b{_real('[0-9a-f]')}[0-9a-f]{{32}}-us[0-9]{{1,2}}\b",),
+            (rf"\b(?=[0-9a-f]{{32}}-us){_real('[0-9a-f]')}[0-9a-f]{{32}}-us[0-9]{{1,2}}\b",),
             "A Mailchimp API key: 32 hex and the data-centre suffix (-us1 … -us21)."),
     _family("twilio_api_key", ("twilio_api_key", "twilio_key_sid"), mk.twilio,
             (rf"\bSK{_real('[0-9a-f]')}[0-9a-f]{{32}}\b",),
@@ -215,7 +215,7 @@ SECRETS: tuple[Family, ...] = (
             (rf"\bhv[sb]\.{_real('[A-Za-z0-9_-]')}[A-Za-z0-9_-]{{90,300}}(?![A-Za-z0-9_-])",),
             "HashiCorp Vault service (hvs.) and batch (hvb.) tokens.", mk.VAULT_VARIANTS),
     _family("terraform_cloud_token", ("tfe_token", "terraform_token"), mk.terraform,
-            (rf"\b{_real('[A-Za-z0-9_.-]')}[A-Za-z0-9]{{14}}\.atlasv1\.[A-Za-z0-9_-]{{60,70}}(?![A-Za-z0-9_-])",),
+            (rf"\b[A-Za-z0-9]{{14}}\.atlasv1\.{_real('[A-Za-z0-9_-]')}[A-Za-z0-9_-]{{60,70}}(?![A-Za-z0-9_-])",),
             "An HCP Terraform (Terraform Cloud) API token."),
     _family("onepassword_secret", ("op_service_account_token", "op_secret_key"), mk.onepassword,
             (r"\bops_eyJ[A-Za-z0-9+/]{100,}",

@@ -1,0 +1,65 @@
+"""Key blocks of a stream's own services: multi-line secrets with an invented label.
+
+A service signs with keys it writes out in a PEM-like armour of its own,
+``-----BEGIN VORLEX SIGNING KEY-----`` … ``-----END VORLEX SIGNING KEY-----``, and
+publishes the matching ``VERIFYING KEY`` block beside it. A rule that knows PEM
+private keys misses the first and a rule that takes every armoured block destroys the
+second: only the shown records say which label is secret. The block spans lines (and,
+in YAML, carries the indentation of its block scalar).
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+
+import regex
+
+from .families import Family, Fragment
+from .families.base import Make, rbytes, wrap
+from .names import service_name
+from .rng import Rng
+
+_SECRET_LABELS = ("SIGNING KEY", "SEALING KEY", "MASTER KEY")
+_PUBLIC_LABELS = ("VERIFYING KEY", "PUBLIC KEY", "CERTIFICATE")
+
+
+@dataclass(frozen=True)
+class KeyBlock:
+    service: str
+    secret_label: str
+    public_label: str
+    width: int
+
+    def _armour(self, label: str) -> str:
+        return f"{self.service.upper()} {label}"
+
+    def _maker(self, label: str) -> Make:
+        def make(r: Rng, variant: str = "") -> Fragment:
+            body = wrap(base64.b64encode(rbytes(r, r.between(64, 160))).decode(), self.width)
+            armour = self._armour(label)
+            text = f"-----BEGIN {armour}-----\n{body}\n-----END {armour}-----"
+            return Fragment(text, ((0, len(text)),))
+        return make
+
+    def families(self) -> tuple[Family, Family]:
+        secret_armour = regex.escape(self._armour(self.secret_label))
+        secret = Family(f"{self.service}_{self.secret_label.split()[0].lower()}_key", "secret", frozenset({"block"}),
+                        (f"{self.service}_{self.secret_label.split()[0].lower()}_key",), self._maker(self.secret_label),
+                        oracle=(rf"-----BEGIN {secret_armour}-----\n[\s\S]*?-----END {secret_armour}-----",),
+                        group="house_key_block",
+                        why=f"the stream's own {self._armour(self.secret_label)} block: it signs as the service")
+        decoy = Family(f"{self.service}_{self.public_label.split()[0].lower()}_block", "decoy", frozenset({"block"}),
+                       (f"{self.service}_{self.public_label.split()[0].lower()}_key",), self._maker(self.public_label),
+                       group="house_public_block",
+                       why=f"the {self._armour(self.public_label)} block is public by design; only the "
+                           f"{self.secret_label} block is secret")
+        return secret, decoy
+
+
+def draw_key_block(r: Rng, taken: set[str]) -> KeyBlock:
+    while True:
+        service = service_name(r)
+        if service not in taken:
+            break
+    return KeyBlock(service, r.choice(_SECRET_LABELS), r.choice(_PUBLIC_LABELS), r.choice((64, 76)))

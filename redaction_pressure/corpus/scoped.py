@@ -1,0 +1,72 @@
+"""Scoped secrets: values secret in one section of a file and not in another.
+
+A stream's own service keeps one key in every environment block of its config files
+(``[production]``, ``[staging]``, ``sandbox:``); the value under the production block
+is the live credential, the same key's value under any other block reaches a test
+environment and is kept. Key, value shape and file are the same: only the section a
+value sits in separates the secret from its look-alike, so a rule has to read the
+section header before the key. Sections are INI/TOML tables and top-level YAML keys.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import regex
+
+from .context import _NOUNS
+from .families import Family, Fragment
+from .families.base import Make, fast_chars
+from .house import ALPHABETS
+from .names import service_name
+from .rng import Rng
+
+SECRET_SECTIONS = ("production", "live", "prod")
+OTHER_SECTIONS = ("staging", "sandbox", "test", "preview")
+
+
+@dataclass(frozen=True)
+class ScopedSecret:
+    service: str
+    key: str
+    secret_section: str
+    other_section: str
+    alphabet: str
+    char_class: str
+    lo: int
+    hi: int
+
+    def _maker(self, section: str) -> Make:
+        def make(r: Rng, variant: str = "") -> Fragment:
+            text = fast_chars(r, self.alphabet, r.between(self.lo, self.hi))
+            return Fragment(text, ((0, len(text)),), key=self.key, section=section)
+        return make
+
+    def pattern(self) -> str:
+        """The value under ``key`` in the secret section: an INI/TOML table's header or a
+        top-level YAML key before it, no other section between."""
+        s, k = regex.escape(self.secret_section), regex.escape(self.key)
+        return (rf"(?m)(?<=(?:^\[{s}\]\n(?:(?!\[)[^\n]*\n)*{k} ?= ?|^{s}:\n(?:  [^\n]*\n)*  {k}: )[\"']?)"
+                rf"{self.char_class}{{{self.lo},{self.hi}}}(?![A-Za-z0-9_-])")
+
+    def families(self) -> tuple[Family, Family]:
+        contexts = frozenset({"scoped"})
+        secret = Family(self.key, "secret", contexts, (self.key,), self._maker(self.secret_section),
+                        oracle=(self.pattern(),), hints=(self.key,), group="scoped_secret",
+                        why=f"the value of {self.key!r} in the [{self.secret_section}] section: the live credential")
+        decoy = Family(f"{self.key}_{self.other_section}", "decoy", contexts, (self.key,),
+                       self._maker(self.other_section), group="scoped_lookalike",
+                       why=f"the value of {self.key!r} in the [{self.other_section}] section reaches a test "
+                           f"environment; only the [{self.secret_section}] value is secret")
+        return secret, decoy
+
+
+def draw_scoped_secret(r: Rng, taken: set[str]) -> ScopedSecret:
+    while True:
+        service = service_name(r)
+        if service not in taken:
+            break
+    _, alphabet, char_class = r.choice(ALPHABETS)
+    lo = r.between(18, 30)
+    return ScopedSecret(service, f"{service}_{r.choice(_NOUNS)}", r.choice(SECRET_SECTIONS), r.choice(OTHER_SECTIONS),
+                        alphabet, char_class, lo, lo + r.between(0, 6))

@@ -1,0 +1,176 @@
+"""Difficulty levels (SPEC §3): declared as data, additive over level 1, fair and
+exactly solvable at every level, solvable from the prompt alone, and deterministic."""
+
+from __future__ import annotations
+
+import itertools
+import multiprocessing
+import statistics
+import unittest
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import fields
+
+from redaction_pressure import load_task, policies, score_completion
+from redaction_pressure.contract import LEVELS
+from redaction_pressure.corpus.levels import ATTRIBUTES, LEVEL_1, Level, level
+from redaction_pressure.corpus.stream import build_stream
+from redaction_pressure.scoring.answer import parse_reply
+from redaction_pressure.task.tasks import durable_key
+from tests.support.util import fingerprint
+from tests.unit.test_open_world import prompt_only
+
+HIGHER = tuple(lv for lv in LEVELS if lv > 1)
+TRAIN_PER_LEVEL = 200
+# The decoy groups that stand beside a secret as its look-alike, and how a look-alike's
+# family name leads to the secret it contrasts with (same service, same key, or the
+# policy category it excepts).
+_EXCEPTED = {"support_email": "email_address", "egress_ip": "client_ip", "test_host": "internal_hostname",
+             "support_line": "phone_number", "test_account": "customer_id"}
+
+
+def _contrasted(decoy: str, group: str, secrets: set[str]) -> bool:
+    if group == "policy_exception":
+        return _EXCEPTED[decoy] in secrets
+    if group == "scoped_lookalike":
+        return decoy.rsplit("_", 1)[0] in secrets
+    if group.startswith("house_") or group == "context_lookalike":
+        return any(s.split("_")[0] == decoy.split("_")[0] for s in secrets)
+    return True
+
+
+def check_task(split: str, index: int, lv: int) -> list[str]:
+    """Every problem of one task at one level (an empty list when it is sound)."""
+    task = load_task(split, index, level=lv)
+    problems = []
+    reply = policies.oracle(task)
+    rules, errors = parse_reply(reply)
+    if errors or len(rules) > 24:
+        problems.append(f"oracle reply invalid: {len(rules)} rules, {[e.code for e in errors]}")
+    reward = score_completion(task, reply).reward
+    if reward != 1.0:
+        problems.append(f"oracle reward {reward}")
+    shown_s = {s.family for r in task.shown for s in r.secrets}
+    shown_d = {d.family for r in task.shown for d in r.decoys}
+    held_s = {s.family for r in task.heldout for s in r.secrets}
+    held_d = {d.family for r in task.heldout for d in r.decoys}
+    if not held_s <= shown_s or not held_d <= shown_d:
+        problems.append(f"held-out families not shown: {sorted((held_s - shown_s) | (held_d - shown_d))}")
+    if not held_s:
+        problems.append("no held-out secret")
+    for r in task.heldout:
+        for d in r.decoys:
+            if d.group and not _contrasted(d.family, d.group, shown_s):
+                problems.append(f"look-alike {d.family} ({d.group}) without its secret in the shown records")
+    # A look-alike that differs by length only is fair only if every held-out length
+    # of the credential and of the look-alike was shown.
+    shown_len: dict[str, set[int]] = {}
+    for r in task.shown:
+        for x in r.secrets + r.decoys:
+            if (x.group or "").startswith("house_"):
+                shown_len.setdefault(x.family, set()).add(x.end - x.start)
+    for r in task.heldout:
+        for x in r.secrets + r.decoys:
+            if x.group in ("house_format", "house_key_id") and x.end - x.start not in shown_len.get(x.family, ()):
+                problems.append(f"{x.family}: held-out length {x.end - x.start} never shown")
+    return [f"{task.id} level {lv}: {p}" for p in problems]
+
+
+def _chunk(jobs: list[tuple[str, int, int]]) -> list[str]:
+    return [p for job in jobs for p in check_task(*job)]
+
+
+class Declared(unittest.TestCase):
+    def test_every_level_is_a_table_of_named_ranges(self):
+        self.assertEqual(LEVELS, (1, 2, 3, 4, 5))
+        self.assertIs(level(1), LEVEL_1)
+        self.assertEqual(ATTRIBUTES, tuple(f.name for f in fields(Level)))
+        for lv in LEVELS:
+            table = level(lv).as_table()
+            self.assertEqual(tuple(table), ATTRIBUTES)
+            for name, value in table.items():
+                if name != "lookalike_kinds":
+                    lo, hi = value
+                    self.assertLessEqual(lo, hi, (lv, name))
+                    self.assertGreaterEqual(lo, 0, (lv, name))
+
+    def test_no_level_is_easier_than_the_one_below(self):
+        rising = ("house_formats", "lookalikes_per_format", "context_secrets", "context_lookalikes",
+                  "scoped_secrets", "policy_exceptions", "encodings", "multiline", "decoy_density",
+                  "quiet_records", "lines_per_record")
+        for lo, hi in itertools.pairwise(LEVELS):
+            a, b = level(lo), level(hi)
+            for name in rising:
+                self.assertLessEqual(getattr(a, name), getattr(b, name), (lo, hi, name))
+            self.assertGreaterEqual(a.length_step[1], b.length_step[1], (lo, hi))
+            self.assertLessEqual(set(a.lookalike_kinds), set(b.lookalike_kinds), (lo, hi))
+
+    def test_unknown_levels_are_refused_with_the_valid_ones(self):
+        for bad in (0, 6, -1):
+            with self.assertRaisesRegex(ValueError, "level must be one of 1, 2, 3, 4, 5"):
+                load_task("dev", 0, level=bad)
+
+    def test_a_task_names_its_level_and_its_drawn_attributes(self):
+        for lv in LEVELS:
+            task = load_task("dev", 5, level=lv)
+            self.assertEqual((task.level, task.identity["task_params"]["level"]), (lv, lv))
+            drawn = build_stream(task.seed, task.n_shown, task.n_eval, lv).attributes()
+            self.assertEqual(drawn["level"], lv)
+            table = level(lv)
+            self.assertTrue(table.house_formats[0] <= drawn["house_formats"] <= table.house_formats[1])
+            self.assertTrue(table.scoped_secrets[0] <= drawn["scoped_secrets"] <= table.scoped_secrets[1])
+            self.assertTrue(set(drawn["lookalike_kinds"]) <= set(table.lookalike_kinds))
+            self.assertEqual(drawn["records_shown"], len(task.shown))
+
+
+class LevelOne(unittest.TestCase):
+    def test_level_one_is_byte_identical_given_or_defaulted(self):
+        for split, index in (("dev", 0), ("dev", 17), ("train", 4242)):
+            self.assertEqual(fingerprint(load_task(split, index)), fingerprint(load_task(split, index, level=1)))
+            self.assertEqual(load_task(split, index).identity, load_task(split, index, level=1).identity)
+
+    def test_each_level_is_a_different_task(self):
+        prints = {fingerprint(load_task("dev", 3, level=lv)) for lv in LEVELS}
+        self.assertEqual(len(prints), len(LEVELS))
+        keys = {durable_key("dev", 3, 8, 16, 2.0, lv) for lv in LEVELS}
+        self.assertEqual(len(keys), len(LEVELS))
+        self.assertEqual(durable_key("dev", 3, 8, 16, 2.0, 1), durable_key("dev", 3, 8, 16, 2.0))
+
+
+class FairAndExactAtEveryLevel(unittest.TestCase):
+    """Oracle 1.0 within the answer limits, every held-out family shown, every
+    look-alike beside its secret, every held-out house length shown: dev 0..63 and 200
+    train tasks per level (level 1 also in test_corpus and test_open_world)."""
+
+    def test_dev_and_train_at_every_level(self):
+        step = 10_000_000 // TRAIN_PER_LEVEL
+        jobs = [("dev", i, lv) for lv in HIGHER for i in range(64)]
+        jobs += [("train", i * step + lv, lv) for lv in HIGHER for i in range(TRAIN_PER_LEVEL)]
+        chunks = [jobs[i::2] for i in range(2)]
+        with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
+            problems = [p for part in pool.map(_chunk, chunks) for p in part]
+        self.assertEqual(problems, [])
+
+    def test_the_check_can_fail(self):
+        self.assertFalse(_contrasted("vorlex_key_id", "house_key_id", {"other_api_key"}))
+        self.assertFalse(_contrasted("egress_ip", "policy_exception", {"email_address"}))
+        self.assertTrue(_contrasted("vorlex_key_id", "house_key_id", {"vorlex_api_key"}))
+
+
+class SolvableFromThePrompt(unittest.TestCase):
+    def test_induce_at_least_085_at_every_higher_level(self):
+        for lv in HIGHER:
+            rewards = [score_completion(t, policies.induce(t)).reward
+                       for t in (load_task("dev", i, level=lv) for i in range(24))]
+            with self.subTest(level=lv):
+                self.assertGreaterEqual(statistics.fmean(rewards), 0.85)
+
+    def test_induce_is_blind_at_every_level(self):
+        for lv in HIGHER:
+            for i in (0, 1, 2):
+                task = load_task("dev", i, level=lv)
+                with self.subTest(level=lv, task=task.id):
+                    self.assertEqual(policies.induce(prompt_only(task)), policies.induce(task))
+
+
+if __name__ == "__main__":
+    unittest.main()
