@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from . import policies
 from .corpus.levels import LEVELS
 from .scoring.allowance import DEFAULT_MAX_BUDGET_S, DEFAULT_MAX_CPU_S
-from .scoring.summary import headline, split_label, summarize
+from .scoring.summary import split_label
 from .task.splits import PUBLIC, SPLITS, PrivateSeedError, read_private_secret
 
 DEFAULT_LEVEL = 1
 
 if TYPE_CHECKING:  # rich and the task builder are imported where used: startup stays fast
-    from rich.console import Console, JustifyMethod
+    from rich.console import Console
     from rich.text import Text
 
     from .corpus.stream import Record
@@ -66,49 +66,6 @@ def _task(args: argparse.Namespace) -> RedactionTask:
         raise UsageError(str(exc)) from None
 
 
-def _pct(part: int, whole: int) -> str:
-    return f"{100 * part / whole:.0f}%" if whole else "-"
-
-
-def _print_summary(summary: dict[str, Any], run_path: Path, elapsed: float, policy: str) -> None:
-    from rich.table import Table
-
-    console = _console()
-    console.print(f"[bold]redaction-pressure eval — {summary['split_label']}[/]")
-    head = Table()
-    head.add_column("metric")
-    head.add_column("value", justify="right")
-    head.add_row("policy", policy)
-    head.add_row("traces", str(summary["traces"]))
-    head.add_row("mean reward", f"{summary['mean_reward']:.3f}")
-    head.add_row("mean recall", f"{summary['mean_recall']:.3f}")
-    head.add_row("mean precision", f"{summary['mean_precision']:.3f}")
-    head.add_row("clean-gate rate", f"{summary['clean_rate']:.3f}")
-    head.add_row("invalid episodes", str(summary["invalid"]) + (f"  {summary['errors']}" if summary["errors"] else ""))
-    console.print(head)
-    fam = Table(title="secret families (held-out records)", title_justify="left")
-    fam_columns: tuple[tuple[str, JustifyMethod], ...] = (
-        ("family", "left"), ("labelled", "right"), ("removed", "right"), ("leaked", "right"))
-    for col, just in fam_columns:
-        fam.add_column(col, justify=just)
-    for name, v in sorted(summary["secret_families"].items(), key=lambda kv: -kv[1]["leaked"]):
-        style = "red" if v["leaked"] else None
-        fam.add_row(name, str(v["labelled"]), _pct(v["removed"], v["labelled"]), str(v["leaked"]), style=style)
-    console.print(fam)
-    dec = Table(title="decoy families (must survive)", title_justify="left")
-    dec_columns: tuple[tuple[str, JustifyMethod], ...] = (
-        ("family", "left"), ("present", "right"), ("destroyed", "right"))
-    for col, just in dec_columns:
-        dec.add_column(col, justify=just)
-    for name, v in sorted(summary["decoy_families"].items(), key=lambda kv: -kv[1]["destroyed"]):
-        dec.add_row(name, str(v["present"]), f"{v['destroyed']} ({_pct(v['destroyed'], v['present'])})",
-                    style="red" if v["destroyed"] else None)
-    console.print(dec)
-    console.print(f"took {elapsed:.1f} s; seal it with: audit seal {run_path.parent} --key KEY.pem --out ARCHIVE_DIR",
-                  markup=False)
-    console.print(headline(summary, run_path), markup=False)
-
-
 def _check_run_dir(out: Path, named: bool, force: bool) -> None:
     """Everything that would make the run fail to write, found before the slow import.
     Creates the directory (a probe file proves it is writable)."""
@@ -131,6 +88,24 @@ def _check_run_dir(out: Path, named: bool, force: bool) -> None:
         raise UsageError(f"cannot write run directory {out}: {exc.strerror or exc}") from None
 
 
+def _level_mix(text: str | None) -> dict[int, float] | None:
+    """``1=2,3=1`` as {1: 2.0, 3: 1.0}; checked by the task builder's own rules."""
+    if text is None:
+        return None
+    from .task.tasks import check_level_mix
+
+    mix: dict[int, float] = {}
+    try:
+        for part in text.split(","):
+            level, _, weight = part.partition("=")
+            mix[int(level)] = float(weight)
+        check_level_mix(mix)
+    except ValueError as exc:
+        reason = str(exc) if "level" in str(exc) else f"{text!r} is not LEVEL=WEIGHT,... (e.g. 1=2,2=1)"
+        raise UsageError(f"--level-mix: {reason}") from None
+    return mix
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     if args.n < 1:
         raise UsageError("-n must be at least 1")
@@ -141,7 +116,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
             raise UsageError(str(exc)) from None
     elif args.n > PUBLIC[args.split].size:
         raise UsageError(f"the {args.split} split has {PUBLIC[args.split].size} tasks; -n {args.n} is too many")
-    out = Path(args.out or f"runs/{args.split}-{args.policy}" + (f"-level{args.level}" if args.level != 1 else ""))
+    mix = _level_mix(args.level_mix)
+    if mix is not None and args.level != DEFAULT_LEVEL:
+        raise UsageError("give --level or --level-mix, not both")
+    levels = "-mix" if mix else f"-level{args.level}" if args.level != 1 else ""
+    out = Path(args.out or f"runs/{args.split}-{args.policy}{levels}")
     _check_run_dir(out, named=bool(args.out), force=args.force)
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -154,18 +133,24 @@ def cmd_eval(args: argparse.Namespace) -> int:
         try:
             from .taskset import RedactionConfig
 
-            config = RedactionConfig(split=args.split, level=args.level)
+            config = RedactionConfig(split=args.split, level=args.level, level_mix=mix)
             path = run_policy(args.split, args.policy, args.n, out, config=config,
                               on_done=lambda: progress.advance(bar))
         except OSError as exc:
             print(f"redaction-pressure: error: writing the run to {out} failed: {exc.strerror or exc}",
                   file=sys.stderr)
             return 1
-    summary = summarize(read_traces(path)) | {"policy": args.policy, "run_dir": str(out)}
+    from .results.summary import summarize
+    from .results.text import eval_lines
+
+    summary = summarize(read_traces(path), families=args.families) | {"policy": args.policy, "run_dir": str(out)}
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
-        _print_summary(summary, path, time.perf_counter() - start, args.policy)
+        console = _console()
+        for line in eval_lines(summary, path, args.policy, time.perf_counter() - start,
+                               all_classes=args.classes, families=args.families):
+            console.print(line, markup=False)
     return 0
 
 
@@ -532,7 +517,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="run directory (default: runs/SPLIT-POLICY, replaced on each run; a named one is "
                         "never replaced without --force)")
     e.add_argument("--force", action="store_true", help="replace the traces in an existing --out (default: off)")
-    e.add_argument("--json", action="store_true", help="print the summary as JSON instead of tables (default: off)")
+    e.add_argument("--level-mix", metavar="L=W,...",
+                   help="a weighted mix of levels instead of --level, e.g. 1=2,2=1: each task's level is drawn "
+                        "from the weights by its index alone; the summary reports each level (default: none)")
+    e.add_argument("--classes", action="store_true",
+                   help="list every class of secrets and decoys, not only those that fit in 25 lines (default: off)")
+    e.add_argument("--families", action="store_true",
+                   help="also list every family by name, a stream's own invented names included; with --json, "
+                        "add the per-family tables (default: off)")
+    e.add_argument("--json", action="store_true", help="print the summary as JSON instead of text (default: off)")
     e.set_defaults(fn=cmd_eval)
 
     t = sub.add_parser("tasks", help="inspect tasks", description="Inspect tasks.")

@@ -249,7 +249,8 @@ def record(trace: dict, score) -> None:
     trace["info"]["redaction"] = {
         "reward": score.reward, "recall": score.recall, "precision": score.precision, "clean": score.clean,
         "valid": score.valid, **score.metrics(), "secret_families": score.secret_families,
-        "decoy_families": score.decoy_families}
+        "decoy_families": score.decoy_families, "secret_classes": score.secret_classes,
+        "decoy_classes": score.decoy_classes}
     trace["metrics"].update({k: float(v) for k, v in score.metrics().items()})
     for name in ("recall", "precision", "clean"):
         trace["rewards"][name]["score"] = float(getattr(score, name))
@@ -264,7 +265,9 @@ def v1_archive(run_dir: Path, owner: str = "owner") -> Path:
     archive = seal_run(run_dir, owner)
     manifest = manifest_of(archive)
     manifest["manifest_version"] = "manifest-v1"
-    del manifest["coverage"], manifest["summary"]["coverage"]
+    del manifest["coverage"], manifest["summary"]["coverage"], manifest["evaluated"], manifest["by_level"]
+    del manifest["summary"]["uncertainty"], manifest["summary"]["secret_classes"], manifest["summary"]["decoy_classes"]
+    manifest["task_params"]["level"] = manifest.pop("levels")[0]
     payload = dumps(manifest)
     (archive / "manifest.toml").write_bytes(payload)
     envelope = _dsse.sign(payload, private_key(owner), _dsse.V1_PAYLOAD_TYPE)
