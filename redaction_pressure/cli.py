@@ -1,5 +1,5 @@
 """The `redaction-pressure` command: eval (the embedded default job), tasks show, reply, score,
-report, rescore, export, serve.
+report, rescore, compare, export, serve.
 
 Every usage error is one line on stderr and exit status 2, found before verifiers is
 imported (importing it takes seconds); `eval`, `reply` and `score` exit 0 when they ran.
@@ -413,6 +413,52 @@ def cmd_rescore(args: argparse.Namespace) -> int:
     return 0 if outcome.ok else 1
 
 
+def cmd_compare(args: argparse.Namespace) -> int:
+    keys = [Path(k) for k in args.public_key or []]
+    if len(keys) > 2:
+        raise UsageError("--public-key is given once (both runs) or twice (A's key, then B's)")
+    for key in keys:
+        if not key.is_file():
+            raise UsageError(f"--public-key {key} is not a file")
+    pair = (keys[0], keys[-1]) if keys else (None, None)
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    for flag, value in (("--max-budget", args.max_budget), ("--max-cpu", args.max_cpu)):
+        if not 0 < value < float("inf"):
+            raise UsageError(f"{flag} must be a positive number of seconds (got {value:g})")
+    html = Path(args.html) if args.html else None
+    if html is not None and html.is_dir():
+        raise UsageError(f"--html {html} is a directory; --html names the page to write")
+    from .compare import CompareRefused, compare_runs
+    from .report import RunError
+    from .results.compare_text import compare_lines
+    from .scoring.scan_pool import available_cpus
+
+    try:
+        done = compare_runs(Path(args.run_a), Path(args.run_b), keys=pair, allow_mismatch=args.allow_mismatch,
+                            jobs=args.jobs or available_cpus(), max_budget_s=args.max_budget,
+                            max_cpu_s=args.max_cpu)
+    except (RunError, CompareRefused) as exc:
+        raise UsageError(str(exc)) from None
+    if html is not None:
+        from .report.compare_page import write
+
+        try:
+            write(done, html)
+        except OSError as exc:
+            raise UsageError(f"cannot write {html}: {exc.strerror or exc}") from None
+    if args.json:
+        print(json.dumps(done.as_dict(), indent=2))
+    else:
+        console = _console()
+        for line in compare_lines(done.comparison, (done.described(0), done.described(1)), done.context(),
+                                  all_classes=args.classes):
+            console.print(line, markup=False)
+        if html is not None:
+            console.print(f"wrote {html}", markup=False)
+    return 1 if done.verification_failed else 0
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     if args.split == "private_eval":
         raise UsageError("export writes training data, and the private_eval split is for evaluation only")
@@ -584,6 +630,35 @@ def build_parser() -> argparse.ArgumentParser:
                          "rescored (default: 8.0, 4x the standard 2.0)")
     rs.add_argument("--json", action="store_true", help="print the outcome as JSON (default: off)")
     rs.set_defaults(fn=cmd_rescore)
+
+    c = sub.add_parser("compare", help="compare two runs task by task: paired differences with intervals",
+                       description="Pairs two runs (run directories, sealed archives or traces files) task by task: "
+                                   "B's mean reward minus A's per task, the mean difference with its standard error "
+                                   "and 95% intervals, wins/ties/losses, and how each class's leak and damage rates "
+                                   "moved. Refuses runs of different splits, levels, task parameters or builds "
+                                   "unless --allow-mismatch. Exit 0 when compared, 1 when an archive failed the "
+                                   "verification asked for, 2 on usage errors and refused comparisons.")
+    c.add_argument("run_a", metavar="RUN_A", help="the baseline: run directory, sealed archive or traces.jsonl")
+    c.add_argument("run_b", metavar="RUN_B", help="the contender: run directory, sealed archive or traces.jsonl")
+    c.add_argument("--allow-mismatch", action="store_true",
+                   help="compare runs of different splits, levels, task parameters or builds anyway; the output "
+                        "says what differs (default: off, such runs are refused)")
+    c.add_argument("--public-key", action="append", metavar="PUB",
+                   help="verify the archives with this pinned key (`audit verify`); give it twice for A's and B's "
+                        "keys (default: none, archives are shown NOT VERIFIED)")
+    c.add_argument("--html", metavar="FILE", help="also write the comparison as one self-contained HTML page "
+                                                  "(default: none)")
+    c.add_argument("--classes", action="store_true", help="list every class whose rates moved (default: the six "
+                                                          "that moved most)")
+    c.add_argument("--json", action="store_true", help="print the comparison as JSON (default: off)")
+    c.add_argument("--jobs", type=int, metavar="N", help="processes for `audit verify` (default: the CPUs this "
+                                                          "process may use)")
+    c.add_argument("--max-budget", type=float, default=DEFAULT_MAX_BUDGET_S, metavar="S",
+                   help="verification: the most regex budget a trace may state and be rescored "
+                        f"(default: {DEFAULT_MAX_BUDGET_S:g})")
+    c.add_argument("--max-cpu", type=float, default=DEFAULT_MAX_CPU_S, metavar="S",
+                   help=f"verification: the most scan CPU rescoring may spend (default: {DEFAULT_MAX_CPU_S:g})")
+    c.set_defaults(fn=cmd_compare)
 
     x = sub.add_parser("export", help="write (prompt, reply) pairs from a built-in policy as chat JSONL for "
                                       "supervised warm starts",

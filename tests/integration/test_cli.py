@@ -82,7 +82,10 @@ class UsageErrors(unittest.TestCase):
                  (["score", "--index", "1", "/dev/zero"], "zero is not a regular file (a device)"),
                  (["eval", "--level-mix", "1=x"], "--level-mix: '1=x' is not LEVEL=WEIGHT"),
                  (["eval", "--level-mix", "9=1"], "--level-mix: level must be one of"),
-                 (["eval", "--level-mix", "1=0"], "--level-mix: level_mix needs at least one level"))
+                 (["eval", "--level-mix", "1=0"], "--level-mix: level_mix needs at least one level"),
+                 (["compare", "a"], "RUN_B"), (["compare", "/nonexistent/a", "/nonexistent/b"], "does not exist"),
+                 (["compare", "a", "b", "--public-key", "/nonexistent.pem"], "is not a file"),
+                 (["compare", "a", "b", "--max-cpu", "0"], "--max-cpu must be a positive number"))
         for args, needle in cases[:3] + cases[7:8]:
             with self.subTest(args=args, via="subprocess"):
                 self.check(args, needle)

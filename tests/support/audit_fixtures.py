@@ -242,6 +242,14 @@ def full_dev_run() -> Path:
     return _run("dev", policies.oracle, 64, tag="-full")
 
 
+@functools.cache
+def baseline_run() -> Path:
+    """Dev tasks 0..31, one baseline rollout each: the run `compare` sets against the oracle's."""
+    from redaction_pressure import policies
+
+    return _run("dev", policies.baseline, 32, tag="-baseline")
+
+
 def record(trace: dict, score) -> None:
     """Writes ``score`` into ``trace`` as the taskset adapter records a scored reply
     (rewards, metrics, info.redaction, info.redaction_errors)."""
