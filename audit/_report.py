@@ -108,8 +108,10 @@ def render_human(report: Report, out: Console) -> None:
             out.print(Text.assemble("split: ", (safe(m["split"]["name"]), "bold"),
                                     f" — {safe(m['summary']['label'])}"))
         out.print(Text.assemble("evaluated: ", (safe(describe_evaluated(m["evaluated"])), "bold")))
-        out.print(Text(f"run: {safe(m['run_id'])}   sealed: {safe(m['created'])}   "
-                       f"traces: {m['counts']['traces']} in {m['counts']['episodes']} episodes"))
+        run = m["evaluated"]["run_name"] or "unnamed"
+        out.print(Text(f"run: {safe(run)} (id {safe(m['run_id'])})   sealed: {safe(m['created'])} by "
+                       f"{safe(m['sealed_by'])}   traces: {m['counts']['traces']} in {m['counts']['episodes']} "
+                       f"episodes"))
         if report.coverage:
             style = "" if report.coverage["complete"] else "bold yellow"
             out.print(Text.assemble("coverage: ", (safe(report.coverage["label"]), style)))

@@ -287,7 +287,8 @@ def cmd_score(args: argparse.Namespace) -> int:
     result = {"task": task.id, "split": task.split, "split_label": split_label(task.split),
               "reward": s.reward, "recall": s.recall, "precision": s.precision, "clean": s.clean,
               "valid": s.valid, **s.metrics(), "redaction_errors": [e.as_dict() for e in s.errors],
-              "other_problems": other, "secret_families": s.secret_families, "decoy_families": s.decoy_families}
+              "other_problems": other, "secret_families": s.secret_families, "decoy_families": s.decoy_families,
+              "secret_classes": s.secret_classes, "decoy_classes": s.decoy_classes}
     if args.json:
         print(json.dumps(result, indent=2))
         return 0

@@ -18,6 +18,7 @@ from typing import Any
 from ..scoring.summary import proven_label, summary_means, trace_reward
 from ..task.splits import prove_split
 from .classes import class_summary
+from .coverage import coverage_of
 from .stats import METHOD, Spread, estimates, spread
 
 METRICS = ("reward", "recall", "precision", "clean")
@@ -95,9 +96,11 @@ def summarize(traces: list[dict[str, Any]], families: bool = False) -> dict[str,
         for e in t["info"]["redaction_errors"]:
             errors[e["code"]] += 1
     figures = uncertainty(traces)
+    split = proof.proven
     out: dict[str, Any] = {
-        "split": proof.proven or "unproven",
+        "split": split or "unproven",
         "split_label": proven_label(proof),
+        "coverage": coverage_of(split, [e["task_index"] for e in envs])["label"] if split else "unknown",
         "levels": levels(traces),
         "tasks": len({task_key(t) for t in traces}),
         **summary_means(traces),

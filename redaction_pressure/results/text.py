@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .summary import METRICS, describe_levels, headline
+from .summary import METRICS, headline
 
 MAX_LINES = 25
 _MEAN_KEYS = {"reward": "mean_reward", "recall": "mean_recall", "precision": "mean_precision", "clean": "clean_rate"}
@@ -79,7 +79,7 @@ def eval_lines(summary: dict[str, Any], traces_path: str | Path, policy: str, se
     """What `eval` prints: at most `MAX_LINES` lines unless ``all_classes`` or ``families``."""
     first = headline(summary, traces_path)
     head = [first,
-            f"policy {policy} · {describe_levels(summary['levels'])} · took {seconds:.1f} s · seal it: audit seal "
+            f"policy {policy} · {summary['coverage']} · took {seconds:.1f} s · seal it: audit seal "
             f"{Path(traces_path).parent} --key KEY.pem --out ARCHIVE_DIR",
             *metric_lines(summary)]
     errors = ", ".join(f"{k} {v}" for k, v in summary["errors"].items())

@@ -182,6 +182,12 @@ def copy_archive(archive: Path) -> Path:
     return out
 
 
+def dumps_manifest(manifest: dict) -> bytes:
+    from audit._manifest import dumps
+
+    return dumps(manifest)
+
+
 def statement_of(manifest: dict) -> tuple[bytes, bytes]:
     """(manifest.toml bytes, Statement payload bytes) for ``manifest``, as `audit seal`
     writes them."""
