@@ -171,7 +171,7 @@ class Page(unittest.TestCase):
         def hostile(t):
             t["agent"]["config"]["model"] = '<script>alert("pwned")</script><img src=x onerror=alert(1)>'
         a = edited(fx.baseline_run(), hostile)
-        archive = fx.seal_run(fx.full_dev_run())
+        archive = fx.seal_run(fx.dev_run())  # 8 traces: a verification here costs little
         page = fx.fresh_dir("cmp") / "compare.html"
         code, out, err = run_cli("compare", a, archive, "--html", page, "--public-key", fx.keys("owner")[1])
         self.assertEqual(code, 0, err + out)
@@ -182,7 +182,7 @@ class Page(unittest.TestCase):
         self.assertIn("default-src 'none'", html)
         self.assertIn('<script>alert("pwned")</script>', parsed.text())  # shown as text
         self.assertIn("✔ verified: `audit verify` ran here with the pinned key", parsed.text())
-        self.assertIn("B better on 32, tied on 0, worse on 0", parsed.text())
+        self.assertIn("B better on 2, tied on 2, worse on 4", parsed.text())
         self.assertIn("B: ", out)
         self.assertIn("sealed archive, ✔ verified", out)
         code, out, _ = run_cli("compare", a, archive)
