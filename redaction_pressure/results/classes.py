@@ -13,7 +13,6 @@ name, under its own names: nothing is guessed.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from typing import Any
 
@@ -69,7 +68,3 @@ def class_summary(traces: list[dict[str, Any]]) -> dict[str, Any]:
     """The class tables of a run: ``secret_classes`` and ``decoy_classes``."""
     return {SECRET_CLASSES: secret_rows(add_tallies(trace_tallies(t, SECRET_CLASSES) for t in traces)),
             DECOY_CLASSES: decoy_rows(add_tallies(trace_tallies(t, DECOY_CLASSES) for t in traces))}
-
-
-def rate(part: int, whole: int) -> float:
-    return part / whole if whole else math.nan
