@@ -20,7 +20,7 @@ def _printable(text: str) -> str:
     return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
-def _kind(trace: Any) -> tuple[str, str] | None:
+def failed_kind(trace: Any) -> tuple[str, str] | None:
     """(error type, first message) of a failed rollout; None for one that did not fail."""
     if not isinstance(trace, dict):
         return None
@@ -41,7 +41,7 @@ def summarise(traces: list[Any]) -> str | None:
     """``all N rollouts failed (Kind: message)`` / ``k of N rollouts failed (...)``, or
     None when no rollout failed. Kinds are listed most frequent first (then by name),
     each with its count when there are several kinds and one example message."""
-    kinds = [k for k in map(_kind, traces) if k is not None]
+    kinds = [k for k in map(failed_kind, traces) if k is not None]
     if not kinds:
         return None
     counts = Counter(kind for kind, _ in kinds)

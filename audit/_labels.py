@@ -9,12 +9,14 @@ in the task data. Without the secret this proves the seeds are not public ones, 
 that they came from the committed secret: ``private_seed_problems`` does that, given
 the secret.
 
-Task parameters (``n_shown``, ``n_eval``, ``budget_s``) decide how hard a task is, so
-they are part of what a result claims. An archive states one set for all its traces
-(``task_params`` in the manifest); the standard benchmark is the environment's
-defaults (8, 16, 2.0). A result measured with other parameters is genuine for those
-parameters but is not the standard benchmark: its signed summary label says so
-(``summary_label``), and `audit verify` shows it in the report and the verdict.
+Task parameters (``n_shown``, ``n_eval``, ``budget_s``) and the difficulty level decide
+how hard a task is, so they are part of what a result claims. An archive states one set
+of shared parameters for all its traces (``task_params``) and the levels they cover
+(``levels``: one, or several for a run that mixes levels, which is then also summarised
+per level). The standard benchmark is the environment's defaults (8, 16, 2.0) at level 1.
+A result measured otherwise is genuine for what it measured but is not the standard
+benchmark: its signed summary label says so (``summary_label``), and `audit verify`
+shows it in the report and the verdict.
 """
 
 from __future__ import annotations
@@ -36,44 +38,70 @@ from redaction_pressure.contract import PUBLIC_SPLITS as PUBLIC
 
 _PUBLIC_COMMITMENTS = {r.commitment: name for name, r in PUBLIC.items()}
 _PRIVATE_MIN_SEED, _SEED_LIMIT = 1 << 63, 1 << 64
-PARAM_KEYS = ("n_shown", "n_eval", "budget_s", "level")
-STANDARD_TASK_PARAMS = {"n_shown": DEFAULT_N_SHOWN, "n_eval": DEFAULT_N_EVAL, "budget_s": float(DEFAULT_BUDGET_S),
-                        "level": DEFAULT_LEVEL}
+PARAM_KEYS = ("n_shown", "n_eval", "budget_s")  # shared by every trace of an archive
+STANDARD_TASK_PARAMS = {"n_shown": DEFAULT_N_SHOWN, "n_eval": DEFAULT_N_EVAL, "budget_s": float(DEFAULT_BUDGET_S)}
+STANDARD_LEVELS = [DEFAULT_LEVEL]
 
 
 def describe_params(params: dict[str, Any]) -> str:
     return ", ".join(f"{k}={params.get(k)!r}" for k in PARAM_KEYS)
 
 
-def is_standard(params: dict[str, Any]) -> bool:
-    return {k: params.get(k) for k in PARAM_KEYS} == STANDARD_TASK_PARAMS and len(params) == len(PARAM_KEYS)
+def describe_levels(levels: list[int]) -> str:
+    return f"level {levels[0]}" if len(levels) == 1 else f"levels {', '.join(map(str, levels))} (mixed)"
 
 
-def summary_label(split: str, params: dict[str, Any]) -> str:
-    """The fixed label of ``split``; a level other than the standard one is named; with
-    other non-standard task parameters, a label that says the result is not the standard
-    benchmark and names the parameters."""
+def shared_params(task_params: dict[str, Any]) -> dict[str, Any]:
+    """A trace's task parameters without its level: what every trace of an archive shares."""
+    return {k: v for k, v in task_params.items() if k != "level"}
+
+
+def is_standard(params: dict[str, Any], levels: list[int] | None = None) -> bool:
+    """The standard benchmark's parameters (and, if given, only its level)."""
+    same = {k: params.get(k) for k in PARAM_KEYS} == STANDARD_TASK_PARAMS and len(params) == len(PARAM_KEYS)
+    return same and (levels is None or levels == STANDARD_LEVELS)
+
+
+def summary_label(split: str, params: dict[str, Any], levels: list[int]) -> str:
+    """The fixed label of ``split``; a level other than the standard one, or a mix of
+    levels, is named; with other non-standard task parameters, a label that says the
+    result is not the standard benchmark and names the parameters."""
     label = SPLIT_LABELS[split]
-    if is_standard(params):
+    if is_standard(params, levels):
         return label
-    if is_standard(dict(params, level=DEFAULT_LEVEL)):
-        return f"{label}; difficulty level {params.get('level')} (the standard benchmark is level {DEFAULT_LEVEL})"
-    return (f"{label}; NON-STANDARD task parameters ({describe_params(params)}; the standard benchmark uses "
-            f"{describe_params(STANDARD_TASK_PARAMS)}): not comparable with standard results")
+    if len(levels) > 1:
+        where = (f"difficulty levels {', '.join(map(str, levels))} mixed (each level is summarised apart; the "
+                 f"standard benchmark is level {DEFAULT_LEVEL} alone)")
+    else:
+        where = f"difficulty level {levels[0]} (the standard benchmark is level {DEFAULT_LEVEL})"
+    if is_standard(params):
+        return f"{label}; {where}"
+    odd = (f"{label}; NON-STANDARD task parameters ({describe_params(params)}; the standard benchmark uses "
+           f"{describe_params(STANDARD_TASK_PARAMS)}): not comparable with standard results")
+    return odd if levels == STANDARD_LEVELS else f"{odd}; {where}"
 
 
-def task_params_problems(trace: dict[str, Any], params: dict[str, Any]) -> list[str]:
-    """Where a schema-valid trace's task parameters differ from ``params``: the ones it
-    was scored with (info.environment), the ones its task published
-    (task.data.identity) and the task data fields."""
+def task_params_problems(trace: dict[str, Any], params: dict[str, Any], levels: list[int]) -> list[str]:
+    """Where a schema-valid trace's task parameters differ from the archive's shared
+    ``params`` or its ``levels``, or from themselves: the ones it was scored with
+    (info.environment), the ones its task published (task.data.identity) and the task
+    data fields must be one set."""
     env, data = trace["info"]["environment"], trace["task"]["data"]
+    scored = env["task_params"]
+    level = scored.get("level", DEFAULT_LEVEL)
     problems = []
-    for where, value in (("info.environment.task_params", env["task_params"]),
-                         ("task.data.identity.task_params", data["identity"]["task_params"]),
-                         ("task.data (n_shown, n_eval, budget_s, level)", {k: data.get(k) for k in PARAM_KEYS})):
-        if value != params:
-            problems.append(f"{where} is {describe_params(value)}; the archive's task parameters are "
-                            f"{describe_params(params)}")
+    if shared_params(scored) != params:
+        problems.append(f"info.environment.task_params is {describe_params(scored)}; the archive's task "
+                        f"parameters are {describe_params(params)}")
+    if level not in levels:
+        problems.append(f"info.environment.task_params.level is {level!r}; the archive covers "
+                        f"{describe_levels(levels)}")
+    fields = {k: data.get(k) for k in PARAM_KEYS} | {"level": data.get("level", DEFAULT_LEVEL)}
+    for where, value in (("task.data.identity.task_params", data["identity"]["task_params"]),
+                         ("task.data (n_shown, n_eval, budget_s, level)", fields)):
+        if dict(value, level=value.get("level", DEFAULT_LEVEL)) != dict(scored, level=level):
+            problems.append(f"{where} is {describe_params(value)}, level {value.get('level', DEFAULT_LEVEL)!r}; "
+                            f"the trace was scored with {describe_params(scored)}, level {level!r}")
     return problems
 
 
@@ -100,7 +128,8 @@ def manifest_problems(manifest: dict[str, Any]) -> list[str]:
     summary = manifest["summary"]
     if summary["split"] != split:
         problems.append(f"the summary is labelled split {summary['split']!r} but the archive is split {split!r}")
-    expected = summary_label(split, manifest["task_params"]) if split in SPLIT_LABELS else None
+    expected = (summary_label(split, manifest["task_params"], manifest["levels"])
+                if split in SPLIT_LABELS and manifest["levels"] else None)
     if summary["label"] != expected:
         problems.append(f"the summary label {summary['label']!r} is not the label of split {split!r} with "
                         f"these task parameters ({expected!r})")

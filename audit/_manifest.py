@@ -1,14 +1,22 @@
-"""The archive manifest (manifest-v2): what a seal commits to.
+"""The archive manifest (manifest-v3): what a seal commits to.
 
 The manifest is the predicate of the signed in-toto Statement (``_statement.py``);
 ``manifest.toml`` beside it is the human-readable copy, written with tomli-w, that is
-a subject of that Statement and must parse to exactly the predicate. It records which
-task indices the run holds and how many rollouts of each (``coverage``), and the
-summary carries the coverage label, so a partial run says so. Summary scores are
-always written with the split they were measured on and a fixed label for that split,
-so a public dev score cannot be quoted from an archive without saying it is one. The
-task parameters every trace was scored with are recorded once (``task_params``); with
-non-standard parameters the label says the result is not the standard benchmark.
+a subject of that Statement and must parse to exactly the predicate. It records:
+
+- what was evaluated (``evaluated``): the model, its sampling settings, the harness and
+  the run name and id as the traces record them, or the built-in policy;
+- which task indices the run holds and how many rollouts of each (``coverage``), what
+  the split's standard evaluation misses, and rollouts left out at sealing;
+- the shared task parameters (``task_params``: n_shown, n_eval, budget_s) and the
+  difficulty levels covered (``levels``); with anything but the standard benchmark the
+  label says so;
+- the summary: means labelled with their split and coverage, each with its standard
+  error and 95% intervals (clustered by task; the bootstrap is seeded, so `audit verify`
+  recomputes the same bytes), leaks and damage by class; and each level's own figures
+  (``by_level``), since a mean over a mix of levels depends on the mix.
+
+Every figure is recomputed from the traces by `audit verify` and compared exactly.
 """
 
 from __future__ import annotations
@@ -20,18 +28,27 @@ from typing import Any
 
 import tomli_w
 
-from redaction_pressure.contract import summary_means
+from redaction_pressure.contract import (
+    class_summary,
+    coverage_of,
+    evaluated_of,
+    level_summaries,
+    run_uncertainty,
+    summary_means,
+)
 
 from ._canonical import CANONICALIZATION, StrictJSONError, decode_utf8
-from ._coverage import coverage_of, trace_indices
-from ._labels import summary_label
+from ._coverage import trace_indices
+from ._labels import shared_params, summary_label
 from ._tracefile import TRACES_NAME, TraceFile
 
-MANIFEST_VERSION = "manifest-v2"
+MANIFEST_VERSION = "manifest-v3"
 MANIFEST_NAME = "manifest.toml"
 BUILD_KEYS = ("environment_version", "corpus_version", "reward_schema_version", "source_digest",
               "source_digest_algorithm", "regex_version")
 TASK_KEYS = ("split", "split_commitment", "task_index", "task_params", "task_id", "task_seed")
+DEFAULT_LEVEL = 1
+_MEANS = ("traces", "mean_reward", "mean_recall", "mean_precision", "clean_rate", "invalid")
 
 
 class ManifestError(Exception):
@@ -43,49 +60,73 @@ def build_part(environment: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in environment.items() if k not in TASK_KEYS}
 
 
-def summarize(traces: list[dict[str, Any]], split: str, task_params: dict[str, Any]) -> dict[str, Any]:
-    """Summary scores of schema-valid traces (`summary_means`, the CLI's figures),
-    labelled with their split, task parameters and coverage."""
+def level_of(trace: dict[str, Any]) -> int:
+    level: int = trace["info"]["environment"]["task_params"].get("level", DEFAULT_LEVEL)
+    return level
+
+
+def levels_of(traces: list[dict[str, Any]]) -> list[int]:
+    return sorted({level_of(t) for t in traces})
+
+
+def summarize(traces: list[dict[str, Any]], split: str, task_params: dict[str, Any], levels: list[int],
+              excluded: dict[str, Any] | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """(summary, by_level) of schema-valid traces: `summary_means` (the CLI's figures)
+    with their uncertainty and class tables, labelled with their split, task parameters,
+    levels and coverage; then each level's coverage and figures."""
     means = summary_means(traces)
-    return {
-        "split": split,
-        "label": summary_label(split, task_params),
-        "traces": means["traces"],
-        "mean_reward": means["mean_reward"],
-        "mean_recall": means["mean_recall"],
-        "mean_precision": means["mean_precision"],
-        "clean_rate": means["clean_rate"],
-        "invalid": means["invalid"],
-        "coverage": coverage_of(split, trace_indices(traces))["label"],
-    }
+    figures = run_uncertainty(traces)
+    summary = {"split": split, "label": summary_label(split, task_params, levels),
+               **{k: means[k] for k in _MEANS},
+               "coverage": coverage_of(split, trace_indices(traces), excluded)["label"],
+               "uncertainty": figures, **class_summary(traces)}
+    per_level = []
+    for lv in level_summaries(traces, figures):
+        indices = trace_indices(t for t in traces if level_of(t) == lv["level"])
+        cov = coverage_of(split, indices)
+        per_level.append({"level": lv["level"],
+                          "coverage": {k: cov[k] for k in ("tasks", "task_indices", "rollouts")},
+                          "summary": {**{k: lv[k] for k in _MEANS}, "uncertainty": lv["uncertainty"]}})
+    return summary, per_level
 
 
-def build_manifest(tracefile: TraceFile, run_id: str, sealed_by: str,
-                   created: dt.datetime | None = None) -> dict[str, Any]:
-    """The manifest of a schema-valid trace file whose traces agree on build, split and
-    task parameters."""
+def build_manifest(tracefile: TraceFile, run_id: str, sealed_by: str, created: dt.datetime | None = None,
+                   excluded: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The manifest of a schema-valid trace file whose traces agree on build, split,
+    shared task parameters and what was evaluated; ``excluded``: the rollouts left out."""
     traces = [e.trace for e in tracefile.entries]
     env = traces[0]["info"]["environment"]
-    split, task_params = env["split"], dict(env["task_params"])
-    summary = summarize(traces, split, task_params)
+    split, task_params = env["split"], shared_params(env["task_params"])
+    levels = levels_of(traces)
+    summary, per_level = summarize(traces, split, task_params, levels, excluded)
+    evaluated, _ = evaluated_of(traces, episode_runs(tracefile))
     created = created or dt.datetime.now(dt.UTC)
     return {
         "manifest_version": MANIFEST_VERSION,
         "created": created.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "sealed_by": sealed_by,
         "run_id": run_id,
+        "evaluated": evaluated,
         "identity": build_part(env),
         "split": {"name": split, "commitment": env["split_commitment"]},
         "task_params": task_params,
+        "levels": levels,
         "counts": {"episodes": len(tracefile.episodes), "traces": len(traces),
                    "valid": len(traces) - summary["invalid"], "invalid": summary["invalid"]},
         "summary": summary,
-        "coverage": coverage_of(split, trace_indices(traces)),
+        "by_level": per_level,
+        "coverage": coverage_of(split, trace_indices(traces), excluded),
         "traces_file": {"path": TRACES_NAME, "sha256": tracefile.sha256, "bytes": tracefile.size},
         "canonicalization": CANONICALIZATION,
         "traces": [{"line": e.line, "position": e.position, "task_id": e.task_id, "sha256": e.digest}
                    for e in tracefile.entries],
     }
+
+
+def episode_runs(tracefile: TraceFile) -> list[Any]:
+    """Each trace's Episode ``run`` object (what names the run), in trace order."""
+    runs = {line: ep.get("run") if isinstance(ep, dict) else None for line, ep in tracefile.episodes}
+    return [runs.get(e.line) for e in tracefile.entries]
 
 
 def dumps(manifest: dict[str, Any]) -> bytes:

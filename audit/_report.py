@@ -29,8 +29,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ._labels import STANDARD_TASK_PARAMS, describe_params
-from ._verify import FAILED, INCOMPLETE, PASSED, SKIPPED, V1_MESSAGE, Report, tolerance_phrases
+from redaction_pressure.contract import describe_evaluated
+
+from ._labels import STANDARD_LEVELS, STANDARD_TASK_PARAMS, describe_levels, describe_params, is_standard
+from ._verify import FAILED, INCOMPLETE, PASSED, SKIPPED, V1_MESSAGE, V2_MESSAGE, Report, tolerance_phrases
 
 MAX_HUMAN_DETAILS = 20
 _STYLE = {PASSED: ("PASS", "bold green"), FAILED: ("FAIL", "bold red"), SKIPPED: ("SKIP", "yellow"),
@@ -58,6 +60,8 @@ def verdict_line(report: Report) -> tuple[str, str]:
     m = report.manifest
     if report.manifest_v1:
         return f"NOT VERIFIED: this archive was {V1_MESSAGE}.", "bold yellow"
+    if report.manifest_v2:
+        return f"NOT VERIFIED: this archive was {V2_MESSAGE}.", "bold yellow"
     if report.failed:
         names = ", ".join(c.name for c in report.failed)
         return f"FAILED: {len(report.failed)} check(s) failed ({names}); do not trust this result.", "bold red"
@@ -74,7 +78,15 @@ def verdict_line(report: Report) -> tuple[str, str]:
                                   m["task_params"]["budget_s"]) if m else []
     head = "VERIFIED"
     if m and not report.standard_task_params:
-        head += f" — NON-STANDARD TASK PARAMETERS ({describe_params(m['task_params'])}), NOT THE STANDARD BENCHMARK"
+        if not is_standard(m["task_params"]):
+            head += f" — NON-STANDARD TASK PARAMETERS ({describe_params(m['task_params'])})"
+        if m["levels"] != STANDARD_LEVELS:
+            head += f" — {describe_levels(m['levels']).upper()}"
+        head += ", NOT THE STANDARD BENCHMARK"
+    if m:
+        u = m["summary"]["uncertainty"]["reward"]
+        tail += f"; mean reward {m['summary']['mean_reward']:.4f}" + (
+            f" ± {u['se']:.4f} (95% CI {u['ci95'][0]:.4f}–{u['ci95'][1]:.4f})" if "se" in u else "")
     if tolerated:
         return (f"{head} — {'; '.join(tolerated)} (tolerated; --strict refuses it): every check that ran "
                 f"passed — {label}{tail}", "bold yellow")
@@ -95,19 +107,28 @@ def render_human(report: Report, out: Console) -> None:
         else:
             out.print(Text.assemble("split: ", (safe(m["split"]["name"]), "bold"),
                                     f" — {safe(m['summary']['label'])}"))
-        out.print(Text(f"run: {safe(m['run_id'])}   sealed: {safe(m['created'])}   "
-                       f"traces: {m['counts']['traces']} in {m['counts']['episodes']} episodes"))
+        out.print(Text.assemble("evaluated: ", (safe(describe_evaluated(m["evaluated"])), "bold")))
+        run = m["evaluated"]["run_name"] or "unnamed"
+        out.print(Text(f"run: {safe(run)} (id {safe(m['run_id'])})   sealed: {safe(m['created'])} by "
+                       f"{safe(m['sealed_by'])}   traces: {m['counts']['traces']} in {m['counts']['episodes']} "
+                       f"episodes"))
         if report.coverage:
             style = "" if report.coverage["complete"] else "bold yellow"
             out.print(Text.assemble("coverage: ", (safe(report.coverage["label"]), style)))
-        params = describe_params(m["task_params"])
+        params = f"{describe_params(m['task_params'])}, {describe_levels(m['levels'])}"
         if report.standard_task_params:
             out.print(Text(f"task parameters: {params} (standard)"))
         else:
             out.print(Text.assemble("task parameters: ", (params, "bold"), "  ",
                                     ("NON-STANDARD (the standard benchmark uses "
-                                     f"{describe_params(STANDARD_TASK_PARAMS)}): "
+                                     f"{describe_params(STANDARD_TASK_PARAMS)}, level {STANDARD_LEVELS[0]}): "
                                      "this is not a standard benchmark result", "bold red")))
+        if len(m["by_level"]) > 1:
+            for lv in m["by_level"]:
+                u = lv["summary"]["uncertainty"]["reward"]
+                pm = f" ± {u['se']:.4f}" if "se" in u else ""
+                out.print(Text(f"  level {lv['level']}: {lv['coverage']['tasks']} tasks, mean reward "
+                               f"{lv['summary']['mean_reward']:.4f}{pm}"))
     table = Table(show_lines=False)
     table.add_column("check")
     table.add_column("status")

@@ -10,7 +10,7 @@ compared, exactly (floats with ``==``: both sides come from the same arithmetic,
 JSON round-trips doubles exactly; a JSON ``true`` is not the number 1): the three
 reward scores and their reward-v1 weights; every key of ``Score.metrics()`` in both
 ``trace.metrics`` and ``info.redaction``; ``info.redaction``'s reward, recall,
-precision, clean and its per-family tallies; and the (code, rule) pair of every error.
+precision, clean and its tallies per family and per summary class; and the (code, rule) pair of every error.
 Error messages are not compared (they may quote timings).
 
 Machine speed. The regex budget is a time budget, so whether an episode runs out of it
@@ -59,6 +59,8 @@ BUDGET_EXTENSION = 4.0
 # Score.metrics() keys whose value depends on how far a timed-out scan got.
 PROGRESS_METRICS = frozenset({"secrets_removed", "removed_chars", "collateral_chars", "matches"})
 _VOIDED = ("reward", "recall", "precision", "clean", "valid")
+# info.redaction's tallies, per family and per summary class (all compared, like every output)
+TALLIES = ("secret_families", "decoy_families", "secret_classes", "decoy_classes")
 # (split, index, seed, commitment, n_shown, n_eval, budget_s, level): what regenerates a task
 TaskKey = tuple[str, int, int, str, int, int, float, int]
 
@@ -255,10 +257,8 @@ def rescore_trace(trace: dict[str, Any]) -> Rescored:
             elif not _number(recorded[name]) or recorded[name] != want:
                 problems.append(f"{where}.{name} recorded {recorded[name]!r}, recomputed {want!r}")
     if isinstance(summary, dict):
-        problems += _compare_tallies("secret_families", summary.get("secret_families"), score.secret_families,
-                                     partial)
-        problems += _compare_tallies("decoy_families", summary.get("decoy_families"), score.decoy_families,
-                                     partial)
+        for name in TALLIES:
+            problems += _compare_tallies(name, summary.get(name), getattr(score, name), partial)
     return Rescored(problems, time_dependent=time_dependent and not problems, extended=extended)
 
 

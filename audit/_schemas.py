@@ -29,8 +29,9 @@ from redaction_pressure.contract import json_path, schema_dir
 
 BASE_URI = "https://redaction-pressure.dev/schemas/"
 IDENTITY, TRACE, EPISODE = "identity-v1", "trace-v1", "episode-v1"
-MANIFEST, STATEMENT, ENVELOPE = "manifest-v2", "statement-v2", "envelope-v2"
+MANIFEST, STATEMENT, ENVELOPE = "manifest-v3", "statement-v3", "envelope-v2"
 MANIFEST_V1, INTOTO_STATEMENT = "manifest-v1", "intoto-statement-v1"
+MANIFEST_V2, STATEMENT_V2 = "manifest-v2", "statement-v2"  # archives of 0.2.x and 0.3.x
 _MAX_MESSAGE = 300
 MAX_ERRORS = 1000
 

@@ -1,4 +1,4 @@
-"""`audit seal`: turns a run directory into a signed archive (manifest v2).
+"""`audit seal`: turns a run directory into a signed archive (manifest v3).
 
 The archive holds ``traces.jsonl`` (the run's bytes), ``manifest.toml`` (the manifest,
 human-readable) and ``manifest.dsse.json``: a DSSE envelope whose payload is an in-toto
@@ -6,16 +6,22 @@ Statement with both files as subjects and the manifest as predicate.
 
 Sealing signs only what it checked: the traces file is read once, and the very bytes
 that were hashed and schema-checked are the ones copied into the archive. A run is
-refused (with every reason) when rollouts failed (summarised first, by kind and
-count: a failed rollout has no score), when a line does not parse, a trace is not schema-valid,
-the traces disagree on build identity, split, commitment or task parameters (or a
-trace's task data publishes other parameters than it was scored with), the Episodes
-name different runs, or one trace appears twice: an archive states one result of one
-build on one split with one set of task parameters. Files are created exclusively
-(never overwriting, never through a link, never seen half-written: ``_files.write_new``),
-the envelope last, so an archive without its envelope is visibly
-incomplete. The output directory must not be a symbolic link, and an envelope too
-large for `audit verify` to read is refused rather than written.
+refused (with every reason) when a line does not parse, a trace is not schema-valid,
+the traces disagree on build identity, split, commitment, shared task parameters or
+what was evaluated (model, sampling settings, harness, run), a trace's task data
+publishes other parameters than it was scored with, the Episodes name different runs,
+or one trace appears twice: an archive states one result of one build on one split,
+with one set of task parameters (its traces may cover several difficulty levels, each
+summarised apart).
+
+Failed rollouts (summarised first, by kind and count) have no score. By default they
+make a run unsealable; with ``allow_failed`` the Episode lines holding one are left
+out, the archive's ``traces.jsonl`` is the run's other lines byte for byte, and the
+coverage names what is missing and what was left out: a PARTIAL archive, never a
+complete one. Files are created exclusively (never overwriting, never through a link,
+never seen half-written: ``_files.write_new``), the envelope last, so an archive without
+its envelope is visibly incomplete. The output directory must not be a symbolic link,
+and an envelope too large for `audit verify` to read is refused rather than written.
 """
 
 from __future__ import annotations
@@ -29,16 +35,16 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from redaction_pressure.contract import ENVIRONMENT_VERSION
+from redaction_pressure.contract import ENVIRONMENT_VERSION, evaluated_of
 
 from . import _dsse, _statement
-from ._failures import summarise
+from ._failures import failed_kind, summarise
 from ._files import write_new
 from ._keys import keyid
-from ._labels import task_params_problems
-from ._manifest import MANIFEST_NAME, build_manifest, build_part, dumps, jsonable, loads
+from ._labels import shared_params, task_params_problems
+from ._manifest import MANIFEST_NAME, build_manifest, build_part, dumps, episode_runs, jsonable, levels_of, loads
 from ._schemas import EPISODE, MANIFEST, STATEMENT, error_lines, schema_errors
-from ._tracefile import TRACES_NAME, TraceFile, read_trace_file
+from ._tracefile import TRACES_NAME, TraceFile, parse_trace_bytes, read_trace_file
 
 SEALED_BY = f"audit (redaction-pressure {ENVIRONMENT_VERSION})"
 
@@ -54,6 +60,7 @@ class Sealed:
     out_dir: Path
     manifest: dict[str, Any]
     keyid: str
+    excluded: dict[str, Any] | None = None  # rollouts left out (allow_failed)
 
 
 def _schema_problems(tf: TraceFile) -> list[str]:
@@ -65,11 +72,12 @@ def _schema_problems(tf: TraceFile) -> list[str]:
 
 def _consistency_problems(tf: TraceFile) -> list[str]:
     problems = []
-    first = tf.entries[0].trace["info"]["environment"]
+    traces = [e.trace for e in tf.entries]
+    first = traces[0]["info"]["environment"]
     build, split, commitment = build_part(first), first["split"], first["split_commitment"]
-    params = first["task_params"]
+    params, levels = shared_params(first["task_params"]), levels_of(traces)
     for e in tf.entries:
-        problems += [f"{e.where}: {p} (the first trace's)" for p in task_params_problems(e.trace, params)]
+        problems += [f"{e.where}: {p} (the first trace's)" for p in task_params_problems(e.trace, params, levels)]
     for e in tf.entries[1:]:
         env = e.trace["info"]["environment"]
         if build_part(env) != build:
@@ -82,7 +90,49 @@ def _consistency_problems(tf: TraceFile) -> list[str]:
         if n > 1:
             dup = next(e for e in tf.entries if e.digest == digest)
             problems.append(f"{dup.where}: the same trace appears {n} times")
-    return problems
+    _, mixed = evaluated_of(traces, episode_runs(tf))
+    return problems + mixed
+
+
+def _lines(data: bytes) -> list[tuple[int, bytes]]:
+    """(line number from 1, bytes with their ``\n``) of every line, as the trace reader counts them."""
+    out, start, number = [], 0, 0
+    while start < len(data):
+        stop = data.find(b"\n", start)
+        stop = len(data) if stop < 0 else stop + 1
+        number += 1
+        out.append((number, data[start:stop]))
+        start = stop
+    return out
+
+
+def _index_of(trace: Any) -> int | None:
+    for path in (("info", "environment", "task_index"), ("task", "data", "index")):
+        value: Any = trace
+        for key in path:
+            value = value.get(key) if isinstance(value, dict) else None
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    return None
+
+
+def without_failures(tf: TraceFile) -> tuple[TraceFile, dict[str, Any]]:
+    """The trace file of the run's lines that hold no failed rollout (their bytes
+    unchanged), and what was left out: {rollouts, failed, task_indices, reasons}."""
+    if tf.data is None:
+        raise SealRefused("internal error: the traces file's bytes were not kept", [])
+    bad_lines = {e.line for e in tf.entries if failed_kind(e.trace) is not None}
+    left_out = [e.trace for e in tf.entries if e.line in bad_lines]
+    kept = b"".join(raw for number, raw in _lines(tf.data) if number not in bad_lines)
+    failed = [t for t in left_out if failed_kind(t) is not None]
+    excluded = {"rollouts": len(left_out), "failed": len(failed),
+                "task_indices": sorted({i for i in map(_index_of, left_out) if i is not None}),
+                "reasons": summarise([e.trace for e in tf.entries]) or ""}
+    if not kept.strip():
+        return TraceFile(tf.path), excluded
+    result = parse_trace_bytes(tf.path, kept)
+    result.data = kept
+    return result, excluded
 
 
 def _run_id(tf: TraceFile) -> str:
@@ -95,10 +145,12 @@ def _run_id(tf: TraceFile) -> str:
 
 
 def seal(run_dir: Path, private_key: Ed25519PrivateKey, out_dir: Path,
-         created: dt.datetime | None = None) -> Sealed:
+         created: dt.datetime | None = None, allow_failed: bool = False) -> Sealed:
     """Raises FileNotFoundError (no traces.jsonl), MemberError (traces.jsonl is not a
     regular file, or is larger than a traces file may be: nothing is read), FileExistsError
-    (out_dir not empty) or SealRefused (the run cannot be sealed)."""
+    (out_dir not empty) or SealRefused (the run cannot be sealed). ``allow_failed``: seal
+    the lines without failed rollouts as a PARTIAL archive (`Sealed.excluded` says what
+    was left out)."""
     source = run_dir / TRACES_NAME
     if not source.exists():
         raise FileNotFoundError(f"{source} does not exist: RUN_DIR must hold a traces.jsonl")
@@ -107,18 +159,32 @@ def seal(run_dir: Path, private_key: Ed25519PrivateKey, out_dir: Path,
     if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
         raise FileExistsError(f"{out_dir} exists and is not an empty directory; refusing to overwrite it")
     tf = read_trace_file(source, keep_bytes=True)
-    problems = _schema_problems(tf)
     failed = summarise([e.trace for e in tf.entries])
-    if failed:
-        raise SealRefused(f"{failed}: nothing to seal", [
-            "a failed rollout has no scored reply; fix the cause and run the failed tasks again "
-            "(the schema problems follow)", *problems])
+    excluded: dict[str, Any] | None = None
+    if failed and allow_failed:
+        total = len(tf.entries)
+        tf, excluded = without_failures(tf)
+        if not tf.entries:
+            raise SealRefused(f"{failed}: nothing to seal", [
+                "every line of the run holds a failed rollout; fix the cause and run the tasks again"])
+        if not tf.problems and len(tf.entries) + excluded["rollouts"] != total:
+            raise SealRefused("internal error: the run's traces were not all kept or left out", [])
+    problems = _schema_problems(tf)
+    if failed and not allow_failed:
+        ok = len(tf.entries) - sum(1 for e in tf.entries if failed_kind(e.trace) is not None)
+        hint = (f"`audit seal --allow-failed` seals the {ok} successful rollout{'s' if ok != 1 else ''} as a "
+                f"PARTIAL archive that names what is missing; or run the failed tasks again "
+                f"(`vf-eval @ {run_dir}/configs/resolved/eval.json --resume`)")
+        raise SealRefused(f"{failed}: nothing to seal" if not ok else f"{failed}", [
+            "a failed rollout has no scored reply" + (f"; {hint}" if ok else "; fix the cause and run the "
+                                                      "failed tasks again") + " (the schema problems follow)",
+            *problems])
     if problems:
         raise SealRefused(f"{source} is not a schema-valid run", problems)
     problems = _consistency_problems(tf)
     if problems:
         raise SealRefused(f"{source} does not state one result of one build on one split", problems)
-    manifest = build_manifest(tf, _run_id(tf), SEALED_BY, created)
+    manifest = build_manifest(tf, _run_id(tf), SEALED_BY, created, excluded)
     manifest_toml = dumps(manifest)
     statement = _statement.build(manifest, hashlib.sha256(manifest_toml).hexdigest())
     payload = _statement.dumps(statement)
@@ -137,4 +203,4 @@ def seal(run_dir: Path, private_key: Ed25519PrivateKey, out_dir: Path,
         raise SealRefused("internal error: the traces file's bytes were not kept", [])
     for name, data in ((TRACES_NAME, tf.data), (MANIFEST_NAME, manifest_toml), (_dsse.ENVELOPE_NAME, envelope_bytes)):
         write_new(out_dir / name, data, 0o644, exact_mode=False)
-    return Sealed(out_dir, manifest, keyid(private_key.public_key()))
+    return Sealed(out_dir, manifest, keyid(private_key.public_key()), excluded)

@@ -1,14 +1,14 @@
-"""The signed document of an archive: an in-toto Statement v1 (manifest v2).
+"""The signed document of an archive: an in-toto Statement v1 (manifest v3).
 
     {"_type": "https://in-toto.io/Statement/v1",
      "subject": [{"name": "traces.jsonl",  "digest": {"sha256": "<hex>"}},
                  {"name": "manifest.toml", "digest": {"sha256": "<hex>"}}],
-     "predicateType": "https://redaction-pressure.dev/attestation/run/v2",
+     "predicateType": "https://redaction-pressure.dev/attestation/run/v3",
      "predicate": {<the manifest, as JSON>}}
 
 It is the DSSE payload under payloadType ``application/vnd.in-toto+json``, so any
 in-toto or sigstore tool can read it, and ``cosign verify-blob-attestation --type
-https://redaction-pressure.dev/attestation/run/v2`` checks a subject's digest against
+https://redaction-pressure.dev/attestation/run/v3`` checks a subject's digest against
 the blob. The predicate type names this project and the manifest version: a change of
 the manifest's meaning gets a new URI. The subjects bind the archive's two other
 files by SHA-256; ``manifest.toml`` must also parse to exactly the predicate (the
@@ -27,7 +27,8 @@ from ._manifest import MANIFEST_NAME
 from ._tracefile import TRACES_NAME
 
 STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
-PREDICATE_TYPE = "https://redaction-pressure.dev/attestation/run/v2"
+PREDICATE_TYPE = "https://redaction-pressure.dev/attestation/run/v3"
+V2_PREDICATE_TYPE = "https://redaction-pressure.dev/attestation/run/v2"  # the manifest-v2 of environment 0.2.x-0.3.x
 SUBJECT_NAMES = (TRACES_NAME, MANIFEST_NAME)
 
 

@@ -3,8 +3,9 @@ reported with its file, line and JSON path, so a producer can fix a run before s
 it. What a path is follows from its name: a directory (run or archive: its
 traces.jsonl, manifest.toml, manifest.dsse.json), ``*.jsonl`` (traces), ``*.toml``
 (manifest), ``*.json`` (DSSE envelope, whose payload is checked as an in-toto
-Statement of a manifest-v2 too). Files of the 0.1.x releases (manifest v1) are checked
-against their own schemas, and the output says which release verifies them.
+Statement of a manifest-v3 too). Files of older releases (manifest v1 of 0.1.x, manifest
+v2 of 0.2.x and 0.3.x) are checked against their own schemas, and the output says which
+release verifies them.
 
 Files are read as archive members: not through a symbolic link, regular files only,
 with the same bounds as `audit verify` (an envelope of at most 64 MiB and few JSON
@@ -19,9 +20,19 @@ from pathlib import Path
 from . import _dsse, _statement
 from ._files import MemberError, member_kind, read_member
 from ._manifest import MANIFEST_NAME, ManifestError, jsonable, loads
-from ._schemas import EPISODE, MANIFEST, MANIFEST_V1, MAX_ERRORS, STATEMENT, error_lines, schema_errors
+from ._schemas import (
+    EPISODE,
+    MANIFEST,
+    MANIFEST_V1,
+    MANIFEST_V2,
+    MAX_ERRORS,
+    STATEMENT,
+    STATEMENT_V2,
+    error_lines,
+    schema_errors,
+)
 from ._tracefile import TRACES_NAME, read_trace_file
-from ._verify import V1_MESSAGE
+from ._verify import V1_MESSAGE, V2_MESSAGE
 
 MAX_MANIFEST_BYTES = _dsse.MAX_ENVELOPE_BYTES * 3 // 4  # the most a 64 MiB envelope's base64 can hold
 
@@ -73,9 +84,10 @@ def _manifest_bytes(data: bytes, shown: str) -> list[str]:
         manifest = jsonable(loads(data))
     except ManifestError as exc:
         return [f"{shown} {exc}"]
-    if isinstance(manifest, dict) and manifest.get("manifest_version") == "manifest-v1":
-        errors = error_lines(schema_errors(MANIFEST_V1, manifest), f"{shown} ")
-        return [*errors, f"{shown} note: {V1_MESSAGE}"] if errors else []
+    for version, schema, note in (("manifest-v1", MANIFEST_V1, V1_MESSAGE), ("manifest-v2", MANIFEST_V2, V2_MESSAGE)):
+        if isinstance(manifest, dict) and manifest.get("manifest_version") == version:
+            errors = error_lines(schema_errors(schema, manifest), f"{shown} ")
+            return [*errors, f"{shown} note: {note}"] if errors else []
     return error_lines(schema_errors(MANIFEST, manifest), f"{shown} ")
 
 
@@ -84,6 +96,9 @@ def _statement_bytes(data: bytes, shown: str) -> list[str]:
         statement = _statement.loads(data)
     except _statement.StatementError as exc:
         return [f"{shown} {exc}"]
+    if isinstance(statement, dict) and statement.get("predicateType") == _statement.V2_PREDICATE_TYPE:
+        errors = error_lines(schema_errors(STATEMENT_V2, statement), f"{shown} ")
+        return [*errors, f"{shown} note: {V2_MESSAGE}"] if errors else []
     return error_lines(schema_errors(STATEMENT, statement), f"{shown} ")
 
 

@@ -65,6 +65,8 @@ from redaction_pressure.contract import (
     MAX_TRACES_BYTES,
     Allowance,
     build_identity,
+    describe_evaluated,
+    evaluated_of,
     prove_split,
 )
 
@@ -73,7 +75,9 @@ from ._coverage import coverage_of, trace_indices
 from ._files import MemberError, open_member, read_member
 from ._keys import keyid
 from ._labels import (
+    STANDARD_LEVELS,
     STANDARD_TASK_PARAMS,
+    describe_levels,
     describe_params,
     is_standard,
     manifest_problems,
@@ -81,7 +85,7 @@ from ._labels import (
     task_params_problems,
     trace_problems,
 )
-from ._manifest import MANIFEST_NAME, ManifestError, build_part, jsonable, loads, summarize
+from ._manifest import MANIFEST_NAME, ManifestError, build_part, episode_runs, jsonable, levels_of, loads, summarize
 from ._parallel import Workers, rescore_all
 from ._rescore import BUDGET_EXTENSION
 from ._schemas import EPISODE, STATEMENT, SchemaError, error_lines, schema_errors
@@ -89,6 +93,8 @@ from ._tracefile import TRACES_NAME, TraceEntry, TraceFile, parse_trace_bytes
 
 V1_MESSAGE = ("made by environment 0.1.x (manifest v1): verify it with that release "
               "(pip install 'redaction-pressure==0.1.*')")
+V2_MESSAGE = ("made by environment 0.2.x or 0.3.x (manifest v2): verify it with the release its manifest's "
+              "sealed_by names (e.g. pip install 'redaction-pressure==0.3.*')")
 MAX_DETAILS = 200
 _T = TypeVar("_T")
 _CHUNK = 1 << 20
@@ -175,6 +181,7 @@ class Report:
     budget_extended: int = 0      # traces reproduced only with the budget extended
     jobs: int = 1
     manifest_v1: bool = False     # an archive of the 0.1.x releases (not verified here)
+    manifest_v2: bool = False     # an archive of the 0.2.x and 0.3.x releases (not verified here)
     statement_sha256: str | None = None  # SHA-256 of the DSSE payload (the signed Statement), once read
     traces: int = 0               # traces rescored or not, once the traces are readable
     not_rescored: int = 0         # traces the evaluator's limits left NOT CHECKED
@@ -204,10 +211,14 @@ class Report:
         return self.manifest["task_params"] if self.manifest else None
 
     @property
+    def levels(self) -> list[int] | None:
+        return self.manifest["levels"] if self.manifest else None
+
+    @property
     def standard_task_params(self) -> bool | None:
-        """False when the archive was measured with non-standard task parameters (not the
-        standard benchmark, even if every check passed); None when unknown."""
-        return None if self.manifest is None else is_standard(self.manifest["task_params"])
+        """False when the archive was measured with non-standard task parameters or levels
+        (not the standard benchmark, even if every check passed); None when unknown."""
+        return None if self.manifest is None else is_standard(self.manifest["task_params"], self.manifest["levels"])
 
     def as_dict(self) -> dict[str, Any]:
         m = self.manifest or {}
@@ -216,9 +227,12 @@ class Report:
             "exit_code": self.exit_code,
             "pinned_key_id": self.pinned_key_id, "statement_sha256": self.statement_sha256,
             "split": m.get("split", {}).get("name"), "label": m.get("summary", {}).get("label"),
-            "task_params": self.task_params, "standard_task_params": self.standard_task_params,
-            "standard_benchmark_task_params": STANDARD_TASK_PARAMS,
-            "run_id": m.get("run_id"), "summary": m.get("summary"),
+            "task_params": self.task_params, "levels": self.levels,
+            "standard_task_params": self.standard_task_params,
+            "standard_benchmark_task_params": STANDARD_TASK_PARAMS, "standard_benchmark_levels": STANDARD_LEVELS,
+            "run_id": m.get("run_id"), "evaluated": m.get("evaluated"),
+            "evaluated_line": describe_evaluated(m["evaluated"]) if m else None,
+            "summary": m.get("summary"), "by_level": m.get("by_level"),
             "coverage": None if self.coverage is None else {
                 k: self.coverage[k] for k in ("label", "complete", "tasks", "split_tasks")} | {
                 "rollouts_per_task": {"min": min(self.coverage["rollouts"]), "max": max(self.coverage["rollouts"])}},
@@ -229,8 +243,9 @@ class Report:
             "limits": {"max_budget_s": self.limits.max_budget_s, "max_cpu_s": self.limits.max_cpu_s,
                        "strict": self.limits.strict},
             "jobs": self.jobs,
-            "format": "manifest-v1 (not verified by this release)" if self.manifest_v1 else "manifest-v2",
-            "note": V1_MESSAGE if self.manifest_v1 else None,
+            "format": ("manifest-v1 (not verified by this release)" if self.manifest_v1 else
+                       "manifest-v2 (not verified by this release)" if self.manifest_v2 else "manifest-v3"),
+            "note": V1_MESSAGE if self.manifest_v1 else V2_MESSAGE if self.manifest_v2 else None,
             "checks": [c.as_dict() for c in self.checks],
         }
 
@@ -352,7 +367,7 @@ class _Verifier:
         self.tracefile: TraceFile | None = None
         self.coverage: dict[str, Any] | None = None
         self.time_dependent = self.budget_extended = self.not_rescored = 0
-        self.manifest_v1 = False
+        self.manifest_v1 = self.manifest_v2 = False
         self.workers = Workers(jobs, self.allowance)
 
     # -- running the declared chain ---------------------------------------------------------
@@ -427,9 +442,11 @@ class _Verifier:
 
     def _report(self) -> Report:
         return Report(str(self.archive), keyid(self.public_key), self.checks, self.manifest, self.coverage,
-                      self.time_dependent, self.budget_extended, self.jobs, self.manifest_v1,
-                      hashlib.sha256(self.envelope.payload).hexdigest() if self.envelope else None,
-                      len(self.tracefile.entries) if self.tracefile else 0, self.not_rescored, self.limits)
+                      self.time_dependent, self.budget_extended, self.jobs, manifest_v1=self.manifest_v1,
+                      manifest_v2=self.manifest_v2,
+                      statement_sha256=hashlib.sha256(self.envelope.payload).hexdigest() if self.envelope else None,
+                      traces=len(self.tracefile.entries) if self.tracefile else 0, not_rescored=self.not_rescored,
+                      limits=self.limits)
 
     # -- artefacts, for the steps that declared they need them ----------------------------
     @property
@@ -486,17 +503,21 @@ class _Verifier:
 
     def check_manifest_schema(self) -> Outcome:
         """The authenticated payload is a schema-valid in-toto Statement whose predicate is
-        a manifest-v2 and whose traces subject is the digest the predicate seals: from
+        a manifest-v3 and whose traces subject is the digest the predicate seals: from
         here on the manifest is trusted data."""
         try:
             statement = _statement.loads(self._envelope.payload)
         except _statement.StatementError as exc:
             raise CheckFailed(str(exc)) from None
+        if isinstance(statement, dict) and statement.get("predicateType") == _statement.V2_PREDICATE_TYPE:
+            self.manifest_v2 = True
+            raise CheckFailed(f"this archive is {V2_MESSAGE}; this release reads manifest v3 (predicate type "
+                              f"{_statement.PREDICATE_TYPE})", blocks=V2_MESSAGE)
         errors = schema_errors(STATEMENT, statement, limit=MAX_DETAILS)
         if errors:
             raise CheckFailed(f"the signed Statement has {'at least ' if errors.truncated else ''}{len(errors)} "
-                              f"schema error(s) (statement-v2: an in-toto Statement v1 of predicate type "
-                              f"{_statement.PREDICATE_TYPE} whose predicate is a manifest-v2)", error_lines(errors))
+                              f"schema error(s) (statement-v3: an in-toto Statement v1 of predicate type "
+                              f"{_statement.PREDICATE_TYPE} whose predicate is a manifest-v3)", error_lines(errors))
         manifest = statement["predicate"]
         subjects = _statement.subject_digests(statement)
         if subjects[TRACES_NAME] != manifest["traces_file"]["sha256"]:
@@ -504,7 +525,7 @@ class _Verifier:
                               f"predicate seals {manifest['traces_file']['sha256']}: "
                               "the signed document contradicts itself")
         self.statement, self.manifest = statement, manifest
-        return passed(f"in-toto Statement v1, {_statement.PREDICATE_TYPE}, manifest-v2, split "
+        return passed(f"in-toto Statement v1, {_statement.PREDICATE_TYPE}, manifest-v3, split "
                       f"{manifest['split']['name']}, run {manifest['run_id']}")
 
     def check_manifest_file(self) -> Outcome:
@@ -593,7 +614,7 @@ class _Verifier:
                 if key == "source_digest":
                     summary = f"archive built by source digest {a}, installed build is {b}"
                 problems.append(f"{key}: archive has {a!r}, installed build has {b!r}")
-        params = self._manifest["task_params"]
+        params, levels = self._manifest["task_params"], self._manifest["levels"]
         params_differ = 0
         for e in self._entries:
             env = e.trace["info"]["environment"]
@@ -601,7 +622,7 @@ class _Verifier:
                 problems.append(f"{e.where}: info.environment's build identity differs from the manifest's")
             if build_part(e.trace["task"]["data"]["identity"]) != archived:
                 problems.append(f"{e.where}: task.data.identity's build identity differs from the manifest's")
-            found = task_params_problems(e.trace, params)
+            found = task_params_problems(e.trace, params, levels)
             params_differ += bool(found)
             problems += [f"{e.where}: {p}" for p in found]
         if problems:
@@ -609,10 +630,14 @@ class _Verifier:
                 summary = (f"{params_differ} of {len(self._entries)} traces were not scored with the archive's "
                            f"task parameters ({describe_params(params)})")
             raise CheckFailed(summary or "the archive was not produced by the installed build", problems)
-        standard = "standard" if is_standard(params) else "NON-STANDARD: not the standard benchmark"
+        found_levels = levels_of([e.trace for e in self._entries])
+        if found_levels != levels:
+            raise CheckFailed(f"the manifest covers {describe_levels(levels)}; the traces are at "
+                              f"{describe_levels(found_levels)}")
+        standard = "standard" if is_standard(params, levels) else "NON-STANDARD: not the standard benchmark"
         return passed(f"same build: source digest {installed['source_digest']} "
                       f"({installed['source_digest_algorithm']}); every trace scored with task parameters "
-                      f"{describe_params(params)} ({standard})")
+                      f"{describe_params(params)} at {describe_levels(levels)} ({standard})")
 
     def check_rescoring(self) -> Outcome:
         """Every trace's recorded reward and error codes are what scoring its recorded
@@ -663,12 +688,25 @@ class _Verifier:
         return passed(f"all {n} traces reproduce their recorded rewards and error codes{tail}", details)
 
     def check_summary(self) -> Outcome:
-        """The manifest's summary scores and counts are the ones its traces give."""
+        """The manifest's summary (means, their standard errors and 95% intervals, the
+        bootstrap's included, class tables), each level's figures and the counts are the
+        ones its traces give, recomputed here and compared exactly."""
         m = self._manifest
         traces = [e.trace for e in self._entries]
-        expected = summarize(traces, m["split"]["name"], m["task_params"])
-        problems = [f"summary.{k}: manifest says {m['summary'].get(k)!r}, the traces give {v!r}"
+        expected, per_level = summarize(traces, m["split"]["name"], m["task_params"], m["levels"],
+                                        m["coverage"].get("excluded"))
+        problems = [f"summary.{k}: manifest says {str(m['summary'].get(k))[:200]}, the traces give {str(v)[:200]}"
                     for k, v in expected.items() if m["summary"].get(k) != v]
+        problems += [f"summary.{k}: not a figure of the traces" for k in m["summary"] if k not in expected]
+        if m["by_level"] != per_level:
+            said = {lv["level"]: lv for lv in m["by_level"]}
+            for lv in per_level:
+                if said.get(lv["level"]) != lv:
+                    problems.append(f"by_level: level {lv['level']}'s figures are not its traces' "
+                                    f"(manifest {str(said.get(lv['level']))[:200]}, traces {str(lv)[:200]})")
+            problems += [f"by_level: level {k} has no traces" for k in said if k not in {x["level"] for x in per_level}]
+            if not problems:
+                problems.append("by_level: the levels are not in level order")
         counts = m["counts"]
         if counts["invalid"] != expected["invalid"] or counts["valid"] != len(traces) - expected["invalid"]:
             problems.append(f"counts.valid/invalid {counts['valid']}/{counts['invalid']} do not match the traces "
@@ -676,21 +714,42 @@ class _Verifier:
         if problems:
             raise CheckFailed("the manifest's summary is not the summary of its traces", problems)
         s = expected
+        u = s["uncertainty"]["reward"]
+        pm = f" ± {u['se']:.4f} (95% CI {u['ci95'][0]:.4f}–{u['ci95'][1]:.4f})" if "se" in u else ""
         tasks = len({e.trace["info"]["environment"]["task_id"] for e in self._entries})
-        return passed(f"{s['label']}: mean reward {s['mean_reward']:.4f} over {s['traces']} traces "
-                      f"of {tasks} distinct tasks, task parameters {describe_params(m['task_params'])} "
-                      f"(recall {s['mean_recall']:.4f}, precision {s['mean_precision']:.4f}, "
-                      f"clean {s['clean_rate']:.4f}, invalid {s['invalid']})")
+        return passed(f"{s['label']}: mean reward {s['mean_reward']:.4f}{pm} over {s['traces']} traces "
+                      f"of {tasks} distinct tasks, task parameters {describe_params(m['task_params'])}, "
+                      f"{describe_levels(m['levels'])} (recall {s['mean_recall']:.4f}, precision "
+                      f"{s['mean_precision']:.4f}, clean {s['clean_rate']:.4f}, invalid {s['invalid']}); "
+                      f"standard errors, intervals and class tables recomputed")
+
+    def check_evaluated(self) -> Outcome:
+        """The manifest names the model, sampling settings, harness and run (or the
+        built-in policy) that every trace records: what was evaluated is the traces'
+        own record, signed (not proof that the model produced the replies)."""
+        said = self._manifest["evaluated"]
+        found, mixed = evaluated_of([e.trace for e in self._entries], episode_runs(self._tracefile))
+        problems = [f"evaluated.{k}: manifest says {str(said.get(k))[:200]!r}, the traces give {str(v)[:200]!r}"
+                    for k, v in found.items() if said.get(k) != v]
+        problems += [f"evaluated.{k}: not recorded by the traces" for k in said if k not in found]
+        if problems or mixed:
+            raise CheckFailed("the manifest does not name what the traces record as evaluated", problems + mixed)
+        return passed(describe_evaluated(found))
 
     def check_coverage(self) -> Outcome:
         """The manifest's coverage (tasks of the split, rollouts per task) is its traces'."""
         m = self._manifest
-        found = coverage_of(m["split"]["name"], trace_indices(e.trace for e in self._entries))
+        found = coverage_of(m["split"]["name"], trace_indices(e.trace for e in self._entries),
+                            m["coverage"].get("excluded"))
         self.coverage = found
         problems = [f"coverage.{k}: manifest says {str(m['coverage'].get(k))[:200]}, the traces give "
                     f"{str(v)[:200]}" for k, v in found.items() if m["coverage"].get(k) != v]
+        problems += [f"coverage.{k}: not part of the traces' coverage" for k in m["coverage"] if k not in found]
         if problems:
             raise CheckFailed("the manifest's coverage is not its traces'", problems)
+        if "excluded" in found:
+            return passed(f"{found['label']} (the left-out rollouts are the sealer's statement: they have no "
+                          f"scores to check)")
         return passed(found["label"])
 
     def check_split_labels(self) -> Outcome:
@@ -740,9 +799,9 @@ CHAIN: tuple[Step, ...] = (
          blocks=_UNAUTHENTICATED, unread="the envelope could not be read"),
     Step("payload-type", "payload type", _Verifier.check_payload_type, reads=("signature",),
          blocks=_UNAUTHENTICATED),
-    Step("manifest-schema", "in-toto Statement and manifest-v2 schema", _Verifier.check_manifest_schema,
+    Step("manifest-schema", "in-toto Statement and manifest-v3 schema", _Verifier.check_manifest_schema,
          requires=("signature", "payload-type"),
-         blocks="the signed payload is not a valid Statement of a manifest-v2", then=_Verifier.start_workers),
+         blocks="the signed payload is not a valid Statement of a manifest-v3", then=_Verifier.start_workers),
     Step("manifest-file", "manifest.toml is the signed subject and predicate", _Verifier.check_manifest_file,
          requires=("manifest-schema",)),
     Step("trace-digests", "traces file and per-trace digests", _Verifier.check_trace_digests,
@@ -752,7 +811,10 @@ CHAIN: tuple[Step, ...] = (
     Step("identity", "identity against the installed build", _Verifier.check_identity,
          requires=_AUTHENTICATED_DATA),
     Step("rescoring", "rewards recomputed from replies", _Verifier.check_rescoring, requires=_AUTHENTICATED_DATA),
-    Step("summary", "summary scores against the traces", _Verifier.check_summary, requires=_AUTHENTICATED_DATA),
+    Step("summary", "summary scores and uncertainty against the traces", _Verifier.check_summary,
+         requires=_AUTHENTICATED_DATA),
+    Step("evaluated", "model, sampling, harness and run against the traces", _Verifier.check_evaluated,
+         requires=_AUTHENTICATED_DATA),
     Step("coverage", "tasks and rollouts covered", _Verifier.check_coverage, requires=_AUTHENTICATED_DATA),
     Step("split-labels", "split labels against commitments", _Verifier.check_split_labels,
          requires=_AUTHENTICATED_DATA),

@@ -4,7 +4,7 @@ whether a published redaction-pressure result can be trusted.
     audit digest [--json]
     audit validate PATH...
     audit keygen --out DIR
-    audit seal RUN_DIR --key KEY.pem --out ARCHIVE_DIR
+    audit seal RUN_DIR --key KEY.pem --out ARCHIVE_DIR [--allow-failed]
     audit verify ARCHIVE_DIR --public-key PUB.pem [--private-seed-env VAR] [--jobs N] [--max-budget S]
                  [--max-cpu S] [--strict] [--json]
 
@@ -95,7 +95,7 @@ def _seal(args: argparse.Namespace) -> int:
 
     try:
         key = load_private_key(Path(args.key))
-        sealed = seal(Path(args.run_dir), key, Path(args.out))
+        sealed = seal(Path(args.run_dir), key, Path(args.out), allow_failed=args.allow_failed)
     except (KeyFileError, FileNotFoundError, FileExistsError) as exc:
         raise _Usage(str(exc)) from None
     except MemberError as exc:
@@ -107,11 +107,23 @@ def _seal(args: argparse.Namespace) -> int:
         for reason in exc.reasons:
             print(f"  {reason}", file=sys.stderr)
         return INVALID
+    from redaction_pressure.contract import describe_evaluated
+
     m = sealed.manifest
     s = m["summary"]
-    print(f"sealed {m['counts']['traces']} traces of split {s['split']} ({s['label']}) into {sealed.out_dir}")
+    n = m["counts"]["traces"]
+    if sealed.excluded:
+        x = sealed.excluded
+        print(f"sealed {n} of {n + x['rollouts']} rollouts as a PARTIAL archive into {sealed.out_dir}: "
+              f"{x['reasons'] or 'failed rollouts'} left out")
+    else:
+        print(f"sealed {n} traces into {sealed.out_dir}")
+    print(f"split {s['split']}: {s['label']}")
     print(f"coverage: {m['coverage']['label']}")
-    print(f"run {m['run_id']}; mean reward {s['mean_reward']:.4f}; signed by key id {sealed.keyid}")
+    print(f"evaluated: {describe_evaluated(m['evaluated'])}")
+    reward = s["uncertainty"]["reward"]
+    pm = f" ± {reward['se']:.4f}" if "se" in reward else ""
+    print(f"mean reward {s['mean_reward']:.4f}{pm}; signed by key id {sealed.keyid}")
     return OK
 
 
@@ -161,30 +173,39 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("digest", help="print the installed build's source digest")
-    p.add_argument("--json", action="store_true", help="print the whole build identity as JSON")
+    p.add_argument("--json", action="store_true", help="print the whole build identity as JSON (default: off)")
     p.set_defaults(func=_digest)
 
     p = sub.add_parser("validate", help="schema-check traces.jsonl files, archives, manifests, envelopes")
-    p.add_argument("paths", nargs="+", metavar="PATH")
+    p.add_argument("paths", nargs="+", metavar="PATH",
+                   help="a run or archive directory, traces.jsonl, manifest.toml or manifest.dsse.json (required)")
     p.set_defaults(func=_validate)
 
     p = sub.add_parser("keygen", help="create an Ed25519 signing key pair")
-    p.add_argument("--out", required=True, metavar="DIR")
+    p.add_argument("--out", required=True, metavar="DIR",
+                   help="directory for signing-key.pem (mode 0600) and signing-key.pub.pem (required)")
     p.add_argument("--force", action="store_true",
-                   help="write the private key even inside a git work tree where it is not ignored")
+                   help="write the private key even inside a git work tree where it is not ignored (default: off)")
     p.set_defaults(func=_keygen)
 
     p = sub.add_parser("seal", help="sign a run directory into an archive directory")
-    p.add_argument("run_dir", metavar="RUN_DIR")
-    p.add_argument("--key", required=True, metavar="KEY.pem")
-    p.add_argument("--out", required=True, metavar="ARCHIVE_DIR")
+    p.add_argument("run_dir", metavar="RUN_DIR", help="a run directory of vf-eval or redaction-pressure eval "
+                                                      "(its traces.jsonl) (required)")
+    p.add_argument("--key", required=True, metavar="KEY.pem", help="the signer's private key (required)")
+    p.add_argument("--out", required=True, metavar="ARCHIVE_DIR",
+                   help="the archive directory to create; it must not exist or be empty (required)")
+    p.add_argument("--allow-failed", action="store_true",
+                   help="seal the successful rollouts of a run with failed ones, as a PARTIAL archive whose "
+                        "coverage names what is missing (default: off, a run with failures is refused)")
     p.set_defaults(func=_seal)
 
     p = sub.add_parser("verify", help="check a sealed archive, step by step")
-    p.add_argument("archive", metavar="ARCHIVE_DIR")
-    p.add_argument("--public-key", required=True, metavar="PUB.pem", help="the signer's pinned public key")
+    p.add_argument("archive", metavar="ARCHIVE_DIR", help="the archive directory `audit seal` wrote (required)")
+    p.add_argument("--public-key", required=True, metavar="PUB.pem",
+                   help="the signer's public key, pinned out of band (required)")
     p.add_argument("--private-seed-env", metavar="VAR",
-                   help="environment variable holding the private_eval secret (checks the commitment and seeds)")
+                   help="environment variable holding the private_eval secret (checks the commitment and seeds) "
+                        "(default: none, the private seeds are NOT CHECKED)")
     p.add_argument("--jobs", type=int, metavar="N", default=None,
                    help="parse, schema-check and rescore in N processes (default: the CPUs this process may "
                         "use: affinity and cgroup quota); same report for any N")
@@ -197,8 +218,8 @@ def build_parser() -> argparse.ArgumentParser:
                         f"(exit 3) (default: {DEFAULT_MAX_CPU_S:g})")
     p.add_argument("--strict", action="store_true",
                    help="fail, rather than tolerate and name, rewards reproduced only with the budget extended 4x "
-                        "and time-dependent episodes")
-    p.add_argument("--json", action="store_true", help="machine-readable report")
+                        "and time-dependent episodes (default: off)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON (default: off)")
     p.set_defaults(func=_verify)
     return parser
 

@@ -33,7 +33,7 @@ from redaction_pressure.scoring import pattern_guard as guard
 from redaction_pressure.scoring.answer import parse_reply
 from redaction_pressure.scoring.pattern_guard import clear_cache
 from redaction_pressure.scoring.reward import evaluate
-from redaction_pressure.scoring.score import _family_tallies, scan_rules, score_with_cost
+from redaction_pressure.scoring.score import _tallies, scan_rules, score_with_cost
 
 
 def rules_of(reply: str) -> list[tuple[regex.Pattern, str]]:
@@ -54,7 +54,7 @@ def core(task, reply) -> float:
     texts = [r.text for r in task.heldout]
     removed, _, errors = scan_rules(texts, [(r.pattern, r.replacement) for r in rules], task.budget_s)
     outcome = evaluate(removed, [[(s.start, s.end) for s in r.secrets] for r in task.heldout], bool(errors))
-    _family_tallies(task, removed)
+    _tallies(task, removed)
     return outcome.reward
 
 

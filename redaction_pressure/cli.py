@@ -1,5 +1,5 @@
 """The `redaction-pressure` command: eval (the embedded default job), tasks show, reply, score,
-report, rescore, export, serve.
+report, rescore, compare, export, serve.
 
 Every usage error is one line on stderr and exit status 2, found before verifiers is
 imported (importing it takes seconds); `eval`, `reply` and `score` exit 0 when they ran.
@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from . import policies
 from .corpus.levels import LEVELS
 from .scoring.allowance import DEFAULT_MAX_BUDGET_S, DEFAULT_MAX_CPU_S
-from .scoring.summary import headline, split_label, summarize
+from .scoring.summary import split_label
 from .task.splits import PUBLIC, SPLITS, PrivateSeedError, read_private_secret
 
 DEFAULT_LEVEL = 1
 
 if TYPE_CHECKING:  # rich and the task builder are imported where used: startup stays fast
-    from rich.console import Console, JustifyMethod
+    from rich.console import Console
     from rich.text import Text
 
     from .corpus.stream import Record
@@ -66,49 +66,6 @@ def _task(args: argparse.Namespace) -> RedactionTask:
         raise UsageError(str(exc)) from None
 
 
-def _pct(part: int, whole: int) -> str:
-    return f"{100 * part / whole:.0f}%" if whole else "-"
-
-
-def _print_summary(summary: dict[str, Any], run_path: Path, elapsed: float, policy: str) -> None:
-    from rich.table import Table
-
-    console = _console()
-    console.print(f"[bold]redaction-pressure eval — {summary['split_label']}[/]")
-    head = Table()
-    head.add_column("metric")
-    head.add_column("value", justify="right")
-    head.add_row("policy", policy)
-    head.add_row("traces", str(summary["traces"]))
-    head.add_row("mean reward", f"{summary['mean_reward']:.3f}")
-    head.add_row("mean recall", f"{summary['mean_recall']:.3f}")
-    head.add_row("mean precision", f"{summary['mean_precision']:.3f}")
-    head.add_row("clean-gate rate", f"{summary['clean_rate']:.3f}")
-    head.add_row("invalid episodes", str(summary["invalid"]) + (f"  {summary['errors']}" if summary["errors"] else ""))
-    console.print(head)
-    fam = Table(title="secret families (held-out records)", title_justify="left")
-    fam_columns: tuple[tuple[str, JustifyMethod], ...] = (
-        ("family", "left"), ("labelled", "right"), ("removed", "right"), ("leaked", "right"))
-    for col, just in fam_columns:
-        fam.add_column(col, justify=just)
-    for name, v in sorted(summary["secret_families"].items(), key=lambda kv: -kv[1]["leaked"]):
-        style = "red" if v["leaked"] else None
-        fam.add_row(name, str(v["labelled"]), _pct(v["removed"], v["labelled"]), str(v["leaked"]), style=style)
-    console.print(fam)
-    dec = Table(title="decoy families (must survive)", title_justify="left")
-    dec_columns: tuple[tuple[str, JustifyMethod], ...] = (
-        ("family", "left"), ("present", "right"), ("destroyed", "right"))
-    for col, just in dec_columns:
-        dec.add_column(col, justify=just)
-    for name, v in sorted(summary["decoy_families"].items(), key=lambda kv: -kv[1]["destroyed"]):
-        dec.add_row(name, str(v["present"]), f"{v['destroyed']} ({_pct(v['destroyed'], v['present'])})",
-                    style="red" if v["destroyed"] else None)
-    console.print(dec)
-    console.print(f"took {elapsed:.1f} s; seal it with: audit seal {run_path.parent} --key KEY.pem --out ARCHIVE_DIR",
-                  markup=False)
-    console.print(headline(summary, run_path), markup=False)
-
-
 def _check_run_dir(out: Path, named: bool, force: bool) -> None:
     """Everything that would make the run fail to write, found before the slow import.
     Creates the directory (a probe file proves it is writable)."""
@@ -131,6 +88,24 @@ def _check_run_dir(out: Path, named: bool, force: bool) -> None:
         raise UsageError(f"cannot write run directory {out}: {exc.strerror or exc}") from None
 
 
+def _level_mix(text: str | None) -> dict[int, float] | None:
+    """``1=2,3=1`` as {1: 2.0, 3: 1.0}; checked by the task builder's own rules."""
+    if text is None:
+        return None
+    from .task.tasks import check_level_mix
+
+    mix: dict[int, float] = {}
+    try:
+        for part in text.split(","):
+            level, _, weight = part.partition("=")
+            mix[int(level)] = float(weight)
+        check_level_mix(mix)
+    except ValueError as exc:
+        reason = str(exc) if "level" in str(exc) else f"{text!r} is not LEVEL=WEIGHT,... (e.g. 1=2,2=1)"
+        raise UsageError(f"--level-mix: {reason}") from None
+    return mix
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     if args.n < 1:
         raise UsageError("-n must be at least 1")
@@ -141,7 +116,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
             raise UsageError(str(exc)) from None
     elif args.n > PUBLIC[args.split].size:
         raise UsageError(f"the {args.split} split has {PUBLIC[args.split].size} tasks; -n {args.n} is too many")
-    out = Path(args.out or f"runs/{args.split}-{args.policy}" + (f"-level{args.level}" if args.level != 1 else ""))
+    mix = _level_mix(args.level_mix)
+    if mix is not None and args.level != DEFAULT_LEVEL:
+        raise UsageError("give --level or --level-mix, not both")
+    levels = "-mix" if mix else f"-level{args.level}" if args.level != 1 else ""
+    out = Path(args.out or f"runs/{args.split}-{args.policy}{levels}")
     _check_run_dir(out, named=bool(args.out), force=args.force)
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -154,18 +133,24 @@ def cmd_eval(args: argparse.Namespace) -> int:
         try:
             from .taskset import RedactionConfig
 
-            config = RedactionConfig(split=args.split, level=args.level)
+            config = RedactionConfig(split=args.split, level=args.level, level_mix=mix)
             path = run_policy(args.split, args.policy, args.n, out, config=config,
                               on_done=lambda: progress.advance(bar))
         except OSError as exc:
             print(f"redaction-pressure: error: writing the run to {out} failed: {exc.strerror or exc}",
                   file=sys.stderr)
             return 1
-    summary = summarize(read_traces(path)) | {"policy": args.policy, "run_dir": str(out)}
+    from .results.summary import summarize
+    from .results.text import eval_lines
+
+    summary = summarize(read_traces(path), families=args.families) | {"policy": args.policy, "run_dir": str(out)}
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
-        _print_summary(summary, path, time.perf_counter() - start, args.policy)
+        console = _console()
+        for line in eval_lines(summary, path, args.policy, time.perf_counter() - start,
+                               all_classes=args.classes, families=args.families):
+            console.print(line, markup=False)
     return 0
 
 
@@ -308,7 +293,8 @@ def cmd_score(args: argparse.Namespace) -> int:
     result = {"task": task.id, "split": task.split, "split_label": split_label(task.split),
               "reward": s.reward, "recall": s.recall, "precision": s.precision, "clean": s.clean,
               "valid": s.valid, **s.metrics(), "redaction_errors": [e.as_dict() for e in s.errors],
-              "other_problems": other, "secret_families": s.secret_families, "decoy_families": s.decoy_families}
+              "other_problems": other, "secret_families": s.secret_families, "decoy_families": s.decoy_families,
+              "secret_classes": s.secret_classes, "decoy_classes": s.decoy_classes}
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
@@ -434,6 +420,52 @@ def cmd_rescore(args: argparse.Namespace) -> int:
     return 0 if outcome.ok else 1
 
 
+def cmd_compare(args: argparse.Namespace) -> int:
+    keys = [Path(k) for k in args.public_key or []]
+    if len(keys) > 2:
+        raise UsageError("--public-key is given once (both runs) or twice (A's key, then B's)")
+    for key in keys:
+        if not key.is_file():
+            raise UsageError(f"--public-key {key} is not a file")
+    pair = (keys[0], keys[-1]) if keys else (None, None)
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    for flag, value in (("--max-budget", args.max_budget), ("--max-cpu", args.max_cpu)):
+        if not 0 < value < float("inf"):
+            raise UsageError(f"{flag} must be a positive number of seconds (got {value:g})")
+    html = Path(args.html) if args.html else None
+    if html is not None and html.is_dir():
+        raise UsageError(f"--html {html} is a directory; --html names the page to write")
+    from .compare import CompareRefused, compare_runs
+    from .report import RunError
+    from .results.compare_text import compare_lines
+    from .scoring.scan_pool import available_cpus
+
+    try:
+        done = compare_runs(Path(args.run_a), Path(args.run_b), keys=pair, allow_mismatch=args.allow_mismatch,
+                            jobs=args.jobs or available_cpus(), max_budget_s=args.max_budget,
+                            max_cpu_s=args.max_cpu)
+    except (RunError, CompareRefused) as exc:
+        raise UsageError(str(exc)) from None
+    if html is not None:
+        from .report.compare_page import write
+
+        try:
+            write(done, html)
+        except OSError as exc:
+            raise UsageError(f"cannot write {html}: {exc.strerror or exc}") from None
+    if args.json:
+        print(json.dumps(done.as_dict(), indent=2))
+    else:
+        console = _console()
+        for line in compare_lines(done.comparison, (done.described(0), done.described(1)), done.context(),
+                                  all_classes=args.classes):
+            console.print(line, markup=False)
+        if html is not None:
+            console.print(f"wrote {html}", markup=False)
+    return 1 if done.verification_failed else 0
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     if args.split == "private_eval":
         raise UsageError("export writes training data, and the private_eval split is for evaluation only")
@@ -538,7 +570,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="run directory (default: runs/SPLIT-POLICY, replaced on each run; a named one is "
                         "never replaced without --force)")
     e.add_argument("--force", action="store_true", help="replace the traces in an existing --out (default: off)")
-    e.add_argument("--json", action="store_true", help="print the summary as JSON instead of tables (default: off)")
+    e.add_argument("--level-mix", metavar="L=W,...",
+                   help="a weighted mix of levels instead of --level, e.g. 1=2,2=1: each task's level is drawn "
+                        "from the weights by its index alone; the summary reports each level (default: none)")
+    e.add_argument("--classes", action="store_true",
+                   help="list every class of secrets and decoys, not only those that fit in 25 lines (default: off)")
+    e.add_argument("--families", action="store_true",
+                   help="also list every family by name, a stream's own invented names included; with --json, "
+                        "add the per-family tables (default: off)")
+    e.add_argument("--json", action="store_true", help="print the summary as JSON instead of text (default: off)")
     e.set_defaults(fn=cmd_eval)
 
     t = sub.add_parser("tasks", help="inspect tasks", description="Inspect tasks.")
@@ -597,6 +637,35 @@ def build_parser() -> argparse.ArgumentParser:
                          "rescored (default: 8.0, 4x the standard 2.0)")
     rs.add_argument("--json", action="store_true", help="print the outcome as JSON (default: off)")
     rs.set_defaults(fn=cmd_rescore)
+
+    c = sub.add_parser("compare", help="compare two runs task by task: paired differences with intervals",
+                       description="Pairs two runs (run directories, sealed archives or traces files) task by task: "
+                                   "B's mean reward minus A's per task, the mean difference with its standard error "
+                                   "and 95% intervals, wins/ties/losses, and how each class's leak and damage rates "
+                                   "moved. Refuses runs of different splits, levels, task parameters or builds "
+                                   "unless --allow-mismatch. Exit 0 when compared, 1 when an archive failed the "
+                                   "verification asked for, 2 on usage errors and refused comparisons.")
+    c.add_argument("run_a", metavar="RUN_A", help="the baseline: run directory, sealed archive or traces.jsonl")
+    c.add_argument("run_b", metavar="RUN_B", help="the contender: run directory, sealed archive or traces.jsonl")
+    c.add_argument("--allow-mismatch", action="store_true",
+                   help="compare runs of different splits, levels, task parameters or builds anyway; the output "
+                        "says what differs (default: off, such runs are refused)")
+    c.add_argument("--public-key", action="append", metavar="PUB",
+                   help="verify the archives with this pinned key (`audit verify`); give it twice for A's and B's "
+                        "keys (default: none, archives are shown NOT VERIFIED)")
+    c.add_argument("--html", metavar="FILE", help="also write the comparison as one self-contained HTML page "
+                                                  "(default: none)")
+    c.add_argument("--classes", action="store_true", help="list every class whose rates moved (default: the six "
+                                                          "that moved most)")
+    c.add_argument("--json", action="store_true", help="print the comparison as JSON (default: off)")
+    c.add_argument("--jobs", type=int, metavar="N", help="processes for `audit verify` (default: the CPUs this "
+                                                          "process may use)")
+    c.add_argument("--max-budget", type=float, default=DEFAULT_MAX_BUDGET_S, metavar="S",
+                   help="verification: the most regex budget a trace may state and be rescored "
+                        f"(default: {DEFAULT_MAX_BUDGET_S:g})")
+    c.add_argument("--max-cpu", type=float, default=DEFAULT_MAX_CPU_S, metavar="S",
+                   help=f"verification: the most scan CPU rescoring may spend (default: {DEFAULT_MAX_CPU_S:g})")
+    c.set_defaults(fn=cmd_compare)
 
     x = sub.add_parser("export", help="write (prompt, reply) pairs from a built-in policy as chat JSONL for "
                                       "supervised warm starts",

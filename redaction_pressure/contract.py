@@ -22,7 +22,12 @@ What an auditor needs, by question:
   `DEFAULT_BUDGET_S`.
 - *What does the run add up to?* `SPLIT_LABELS` and `summary_means`: the one
   order-independent (``math.fsum``) mean of a set of traces, used by the CLI and the
-  manifest alike.
+  manifest alike; `run_uncertainty` (standard errors and 95% intervals clustered by task,
+  with a seeded bootstrap: the same bytes everywhere), `class_summary` (leaks and damage
+  by class), `level_summaries` (each level of a run that mixes them), `coverage_of` and
+  `coverage_label` (which tasks of the standard evaluation, `STANDARD_EVALUATIONS`, a
+  run holds and what it misses), `evaluated_of` and `describe_evaluated` (the model,
+  sampling settings, harness and run the traces record).
 - *Which shapes are valid?* `schema_dir`, the directory of the versioned JSON Schemas,
   and `json_path`, how a schema error's place is written (as in a reply's errors).
 - *Which split do the traces prove?* `prove_split` (giving a `SplitProof`): the split
@@ -49,6 +54,13 @@ from .build.identity import build_identity, source_digest
 from .build.schemas import json_path, schema_dir
 from .build.versions import CORPUS_VERSION, ENVIRONMENT_VERSION, REWARD_SCHEMA_VERSION
 from .corpus.levels import LEVELS
+from .results.classes import class_summary
+from .results.coverage import STANDARD_EVALUATIONS, coverage_of
+from .results.coverage import label as coverage_label
+from .results.evaluated import describe as describe_evaluated
+from .results.evaluated import evaluated_of
+from .results.summary import by_level as level_summaries
+from .results.summary import uncertainty as run_uncertainty
 from .scoring.allowance import DEFAULT_MAX_BUDGET_S, DEFAULT_MAX_CPU_S, Allowance
 from .scoring.reward import WEIGHTS
 from .scoring.scan_pool import available_cpus
@@ -85,6 +97,7 @@ __all__ = [
     "PUBLIC_SPLITS",
     "REWARD_SCHEMA_VERSION",
     "SPLIT_LABELS",
+    "STANDARD_EVALUATIONS",
     "WEIGHTS",
     "Allowance",
     "InputFileError",
@@ -94,10 +107,16 @@ __all__ = [
     "SplitProof",
     "available_cpus",
     "build_identity",
+    "class_summary",
     "configure_scan_pool",
+    "coverage_label",
+    "coverage_of",
+    "describe_evaluated",
+    "evaluated_of",
     "file_kind",
     "fork_context",
     "json_path",
+    "level_summaries",
     "open_regular",
     "prestart_scan_pool",
     "private_commitment",
@@ -105,6 +124,7 @@ __all__ = [
     "prove_split",
     "read_bounded",
     "read_private_secret",
+    "run_uncertainty",
     "schema_dir",
     "score_completion",
     "scrub_environment",

@@ -27,6 +27,7 @@ from typing import Any
 
 from .boundary.files import MAX_TRACES_BYTES, InputFileError, open_regular
 from .build.identity import build_identity
+from .results.stats import estimates
 from .scoring.reward import WEIGHTS
 from .scoring.score import Score, score_completion
 from .task.splits import PrivateSeedError
@@ -62,6 +63,7 @@ class Outcome:
     not_rescored: list[str] = field(default_factory=list)
     recorded: list[float] = field(default_factory=list)
     recomputed: list[float] = field(default_factory=list)
+    tasks: list[tuple[int, int]] = field(default_factory=list)  # (index, level) of each rescored trace
     other_builds: int = 0
 
     @property
@@ -78,11 +80,19 @@ class Outcome:
                      f"{len(self.not_rescored)} not rescored" if self.not_rescored else ""]
             text += "; " + ", ".join(p for p in parts if p)
         else:
-            text += f", mean {mean(self.recorded):.3f}"
+            text += f", mean {mean(self.recorded):.3f}{self._se(self.recorded)}"
         if self.failed_rollouts:
             text += f" ({self.failed_rollouts} failed rollout{'s' if self.failed_rollouts != 1 else ''} "
             text += "recorded no reward)"
         return text
+
+    def _se(self, rewards: list[float]) -> str:
+        """`` ± 0.015``: the mean's standard error, clustered by task (`results.stats`)."""
+        clusters: dict[tuple[int, int], list[list[float]]] = {}
+        for key, reward in zip(self.tasks, rewards, strict=True):
+            clusters.setdefault(key, []).append([reward])
+        se = estimates(clusters, ("reward",))["reward"].se
+        return "" if se is None else f" ± {se:.3f}"
 
     def as_dict(self) -> dict[str, Any]:
         return {"traces": self.traces, "reproduced": self.reproduced, "failed_rollouts": self.failed_rollouts,
@@ -232,6 +242,7 @@ def rescore(path: Path, max_budget_s: float = DEFAULT_MAX_BUDGET_S,
             on_trace()
         out.recorded.append(recorded["reward"])
         out.recomputed.append(score.reward)
+        out.tasks.append((task.index, task.level))
         difference = _compare(where, recorded, score)
         if difference is None:
             out.reproduced += 1

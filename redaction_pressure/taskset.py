@@ -184,6 +184,7 @@ def score_trace_info(data: RedactionData, reply: str) -> dict[str, Any]:
             "reward": score.reward, "recall": score.recall, "precision": score.precision,
             "clean": score.clean, "valid": score.valid, **score.metrics(),
             "secret_families": score.secret_families, "decoy_families": score.decoy_families,
+            "secret_classes": score.secret_classes, "decoy_classes": score.decoy_classes,
         },
     }
 

@@ -45,6 +45,7 @@ class Run:
     manifest_problem: str | None = None
     problems: list[str] = field(default_factory=list)
     shown: dict[str, str] = field(default_factory=dict)  # SHA-256 of the bytes read, by file name
+    runs: list[Any] = field(default_factory=list)  # each trace's Episode ``run`` object (names the run)
 
 
 def _traces_path(path: Path) -> tuple[Path, Path, bool]:
@@ -128,5 +129,6 @@ def _read_line(run: Run, number: int, raw: bytes) -> None:
     for k, trace in enumerate(traces):
         if isinstance(trace, dict):
             run.traces.append(trace)
+            run.runs.append(episode.get("run"))
         else:
             _problem(run, f"{TRACES} line {number} trace {k} is not an object; it is not shown")

@@ -19,12 +19,17 @@ from typing import TYPE_CHECKING, Any
 
 from ..boundary.launch import fork_context
 from ..build.identity import build_identity
+from ..results.classes import DECOY_CLASSES, SECRET_CLASSES, add_tallies, trace_tallies
+from ..results.coverage import coverage_of, ranges
+from ..results.evaluated import describe as describe_evaluated
+from ..results.evaluated import evaluated_of
+from ..results.stats import METHOD, estimates, spread
 from ..scoring.allowance import Allowance
 from ..scoring.answer import parse_reply
 from ..scoring.reward import WEIGHTS
 from ..scoring.scanner import DEFAULT_BUDGET_S
 from ..scoring.summary import split_label
-from ..task.splits import PUBLIC, prove_split
+from ..task.splits import prove_split
 from ..task.tasks import DEFAULT_LEVEL, DEFAULT_N_EVAL, DEFAULT_N_SHOWN
 from . import _marks
 
@@ -94,8 +99,8 @@ def _scores(trace: JSON) -> JSON:
         out[name] = _num(red.get(name), _num(metrics.get(name)))
     errors = info.get("redaction_errors")
     out["errors"] = [e for e in errors if isinstance(e, dict)] if isinstance(errors, list) else []
-    out["secret_families"] = _dict(red.get("secret_families"))
-    out["decoy_families"] = _dict(red.get("decoy_families"))
+    out["secret_classes"] = trace_tallies(trace, SECRET_CLASSES)
+    out["decoy_classes"] = trace_tallies(trace, DECOY_CLASSES)
     return out
 
 
@@ -148,10 +153,10 @@ def _episode(n: int, trace: JSON, rollout: int, full_text: bool = True, allowanc
             removal = _marks.removal(task, reply) if task is not None else None
     counts = removal.rule_matches if removal else None
     for i, rule in enumerate(rules):
-        ep["rules"].append({"n": i, "pattern": printable(rule.pattern), "replacement": printable(rule.replacement),
+        ep["rules"].append({"n": i + 1, "pattern": printable(rule.pattern), "replacement": printable(rule.replacement),
                             "matches": counts[i] if counts else None, "errors": rule_errors.pop(i, [])})
     for i, errs in sorted(rule_errors.items()):  # errors naming a rule the reply does not parse into
-        ep["episode_errors"] += [dict(e, message=f"(rule {i}) {e['message']}") for e in errs]
+        ep["episode_errors"] += [dict(e, message=f"(rule {i + 1}) {e['message']}") for e in errs]
     if removal is None or task is None:  # the one implies the other
         return ep
     if removal.outcome.reward != s["reward"]:
@@ -169,43 +174,47 @@ def _episode(n: int, trace: JSON, rollout: int, full_text: bool = True, allowanc
     return ep
 
 
-def _ranges(indices: list[int]) -> str:
-    out: list[str] = []
-    start: int | None = None
-    prev = 0  # read only once start is set
-    for i in indices:
-        if start is None:
-            start = prev = i
-        elif i == prev + 1:
-            prev = i
-        else:
-            out.append(f"{start}" if start == prev else f"{start}–{prev}")
-            start = prev = i
-    if start is not None:
-        out.append(f"{start}" if start == prev else f"{start}–{prev}")
-    return ", ".join(out)
+def _int(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _task_key(trace: JSON) -> tuple[int, int] | None:
+    """(task index, level) of a trace that records a sane one."""
+    env = _dict(_dict(trace.get("info")).get("environment"))
+    index, level = _int(env.get("task_index")), _int(_dict(env.get("task_params")).get("level", 1))
+    return None if index is None or index < 0 or level is None else (index, level)
 
 
 def _coverage(traces: list[JSON], split: str | None) -> str:
-    per_task: Counter[int] = Counter()
-    for t in traces:
-        index = _dict(_dict(t.get("info")).get("environment")).get("task_index")
-        if isinstance(index, int) and not isinstance(index, bool):
-            per_task[index] += 1
-    if not per_task:
+    indices = [k[0] for k in map(_task_key, traces) if k is not None]
+    if not indices:
         return "no task indices recorded"
-    rollouts = sorted(set(per_task.values()))
-    each = (f"{rollouts[0]} rollout{'s' if rollouts[0] != 1 else ''} each" if len(rollouts) == 1
-            else f"{rollouts[0]}–{rollouts[-1]} rollouts per task")
-    size = PUBLIC[split].size if split is not None and split in PUBLIC else None
-    k = len(per_task)
-    if size is not None and k == size and min(per_task) == 0 and max(per_task) == size - 1:
-        head = f"complete: all {size} {split} tasks"
-    elif size is not None:
-        head = f"PARTIAL: {k} of {size:,} {split} tasks"
-    else:
-        head = f"{k} {split} task{'s' if k != 1 else ''}"
-    return f"{head}, {each} (task indices {_ranges(sorted(per_task))})"
+    if split is None:
+        return f"{len(set(indices))} tasks of an unestablished split (task indices {ranges(set(indices))})"
+    return f"{coverage_of(split, indices)['label']} (task indices {ranges(set(indices))})"
+
+
+def _uncertainty(traces: list[JSON], scores: list[JSON]) -> tuple[dict[str, Any], list[JSON]]:
+    """The run's means with their uncertainty ({metric: Estimate}), and each level's, from
+    traces whose recorded scores are all numbers (clustered by task and level)."""
+    clusters: dict[tuple[int, int], list[list[float]]] = defaultdict(list)
+    for t, s in zip(traces, scores, strict=True):
+        key = _task_key(t)
+        row = [s["reward"], *(s[k] for k in WEIGHTS)]
+        if key is not None and all(v is not None for v in row):
+            clusters[key].append(row)
+    names = ("reward", *WEIGHTS)
+    overall = estimates(clusters, names)
+    levels = sorted({level for _, level in clusters})
+    per_level = []
+    for level in levels:
+        mine = {k: v for k, v in clusters.items() if k[1] == level}
+        found = overall if len(levels) == 1 else estimates(mine, names)
+        per_level.append({"level": level, "tasks": len(mine), "reward": found["reward"].pm(),
+                          "interval": found["reward"].interval(),
+                          "cells": {m: found[m].pm() for m in names}})
+    several = spread({k: [row[0] for row in v] for k, v in clusters.items()})
+    return {"estimates": overall, "spread": several.line() if several else None}, per_level
 
 
 def _histogram(rewards: list[float]) -> JSON:
@@ -226,19 +235,15 @@ def _histogram(rewards: list[float]) -> JSON:
                                                    for i in range(5)]}
 
 
-def _families(scores: list[JSON]) -> tuple[list[JSON], list[JSON]]:
-    sec: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    dec: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for s in scores:
-        for table, out in ((s["secret_families"], sec), (s["decoy_families"], dec)):
-            for fam, pair in table.items():
-                if isinstance(pair, list) and len(pair) == 2 and all(_num(v) is not None for v in pair):
-                    out[printable(fam, 80)][0] += pair[0]
-                    out[printable(fam, 80)][1] += pair[1]
+def _classes(scores: list[JSON]) -> tuple[list[JSON], list[JSON]]:
+    """Leaks and damage by class, summed over the run (a stream's own family names stay in
+    the episodes, where the marks name them)."""
+    sec = add_tallies(s["secret_classes"] for s in scores)
+    dec = add_tallies(s["decoy_classes"] for s in scores)
     secrets: list[JSON] = [
-        {"family": f, "labelled": a, "removed": b, "leaked": a - b, "rate": (a - b) / a if a else 0.0}
+        {"family": printable(f, 80), "labelled": a, "removed": b, "leaked": a - b, "rate": (a - b) / a if a else 0.0}
         for f, (a, b) in sec.items()]
-    decoys: list[JSON] = [{"family": f, "present": a, "destroyed": b, "rate": b / a if a else 0.0}
+    decoys: list[JSON] = [{"family": printable(f, 80), "present": a, "destroyed": b, "rate": b / a if a else 0.0}
                           for f, (a, b) in dec.items()]
     secrets.sort(key=lambda r: (-r["leaked"], r["family"]))
     decoys.sort(key=lambda r: (-r["destroyed"], r["family"]))
@@ -318,7 +323,9 @@ def build_view(run: Run, verification: Verification, full_text: bool, jobs: int 
     label = split_label(split) if split is not None else "split NOT ESTABLISHED by the traces' commitments and seeds"
     episodes = _episodes(traces, full_text, jobs, allowance or Allowance())
     scores = [e["scores"] for e in episodes]
-    secrets, decoys = _families(scores)
+    secrets, decoys = _classes(scores)
+    figures, per_level = _uncertainty(traces, scores)
+    evaluated, mixed = evaluated_of(traces, run.runs)
     installed = build_identity()
     build: list[JSON] = []
     for key in BUILD_KEYS:
@@ -329,13 +336,18 @@ def build_view(run: Run, verification: Verification, full_text: bool, jobs: int 
         p = _dict(_dict(_dict(t.get("info")).get("environment")).get("task_params"))
         if p not in params:
             params.append(p)
-    models = sorted({printable(_dict(_dict(t.get("agent")).get("config")).get("model"), 120) for t in traces})
     rewards = [s["reward"] for s in scores if s["reward"] is not None]
+    est = figures["estimates"]
+
+    def pm(metric: str, mean: float | None) -> str:
+        se = est[metric].se
+        return _fmt(mean) + (f" ± {se:.3f}" if se is not None and mean is not None else "")
     headline = {
-        "episodes": len(episodes), "mean_reward": _fmt(_mean(rewards)),
-        "mean_recall": _fmt(_mean([s["recall"] for s in scores])),
-        "mean_precision": _fmt(_mean([s["precision"] for s in scores])),
-        "clean_rate": _fmt(_mean([s["clean"] for s in scores])),
+        "episodes": len(episodes), "mean_reward": pm("reward", _mean(rewards)),
+        "mean_recall": pm("recall", _mean([s["recall"] for s in scores])),
+        "mean_precision": pm("precision", _mean([s["precision"] for s in scores])),
+        "clean_rate": pm("clean", _mean([s["clean"] for s in scores])),
+        "intervals": {m: est[m].interval() for m in est},
         "invalid": sum(1 for s in scores if s["errors"] or s["valid"] == 0),
         "with_leaks": sum(e["leak"] for e in episodes), "with_collateral": sum(e["coll"] for e in episodes),
         "secrets_total": sum(s["secrets_total"] or 0 for s in scores),
@@ -352,9 +364,12 @@ def build_view(run: Run, verification: Verification, full_text: bool, jobs: int 
         "run_path": printable(run.path), "archive": run.archive,
         "manifest": _flat(run.manifest) if run.manifest else [],
         "manifest_problem": run.manifest_problem, "verification": verification, "problems": run.problems,
-        "coverage": _coverage(traces, split), "build": build, "models": models,
+        "coverage": _coverage(traces, split), "build": build,
+        "evaluated": printable(describe_evaluated(evaluated), 600),
+        "evaluated_mixed": [printable(m, 300) for m in mixed if traces],
+        "levels": per_level, "spread": figures["spread"], "method": METHOD,
         "task_params": [printable(", ".join(f"{k}={v}" for k, v in p.items()) or "none recorded", 300)
                         for p in params[:5]], "standard_params": standard, "headline": headline,
-        "histogram": _histogram(rewards), "secret_families": secrets, "decoy_families": decoys,
+        "histogram": _histogram(rewards), "secret_classes": secrets, "decoy_classes": decoys,
         "episodes": episodes, "full_text": full_text,
     }

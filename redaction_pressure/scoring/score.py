@@ -29,6 +29,11 @@ class Score:
     # per family: [labelled, fully removed] for secrets, [present, damaged] for decoys
     secret_families: dict[str, list[int]] = field(default_factory=dict)
     decoy_families: dict[str, list[int]] = field(default_factory=dict)
+    # the same tallies per summary class (`Span.group`): a static family is its own class,
+    # a stream's invented families fall into open-world classes (house_format, ...), so
+    # sums across tasks mean something
+    secret_classes: dict[str, list[int]] = field(default_factory=dict)
+    decoy_classes: dict[str, list[int]] = field(default_factory=dict)
 
     reward = property(lambda self: self.outcome.reward)
     recall = property(lambda self: self.outcome.recall)
@@ -72,20 +77,30 @@ def _compile(rules: Sequence[tuple[str, str]], deadline: float,
     return compiled, errors
 
 
-def _family_tallies(task: RedactionTask, removed: Sequence[bytes | bytearray],
-                    ) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
-    secrets: dict[str, list[int]] = {}
-    decoys: dict[str, list[int]] = {}
+Tallies = dict[str, list[int]]
+
+
+def _tallies(task: RedactionTask, removed: Sequence[bytes | bytearray]) -> tuple[Tallies, Tallies, Tallies, Tallies]:
+    """(secret families, decoy families, secret classes, decoy classes): [labelled,
+    fully removed] per secret key, [present, damaged] per decoy key."""
+    secrets: Tallies = {}
+    decoys: Tallies = {}
+    secret_classes: Tallies = {}
+    decoy_classes: Tallies = {}
     for record, gone in zip(task.heldout, removed, strict=False):
         for s in record.secrets:
-            t = secrets.setdefault(s.family, [0, 0])
-            t[0] += 1
-            t[1] += gone[s.start:s.end].count(1) == s.end - s.start
+            hit = gone[s.start:s.end].count(1) == s.end - s.start
+            for table, key in ((secrets, s.family), (secret_classes, s.group or s.family)):
+                t = table.setdefault(key, [0, 0])
+                t[0] += 1
+                t[1] += hit
         for d in record.decoys:
-            t = decoys.setdefault(d.family, [0, 0])
-            t[0] += 1
-            t[1] += gone[d.start:d.end].count(1) > 0
-    return secrets, decoys
+            hit = gone[d.start:d.end].count(1) > 0
+            for table, key in ((decoys, d.family), (decoy_classes, d.group or d.family)):
+                t = table.setdefault(key, [0, 0])
+                t[0] += 1
+                t[1] += hit
+    return secrets, decoys, secret_classes, decoy_classes
 
 
 def scan_rules(texts: list[str], rules: list[tuple[str, str]], budget_s: float,
@@ -149,5 +164,4 @@ def _score(task: RedactionTask, reply: object,
     else:
         removed, matches, errors, cpu, wall = run_scan(texts, [(r.pattern, r.replacement) for r in rules], budget)
     outcome = evaluate(removed, [[(s.start, s.end) for s in r.secrets] for r in task.heldout], bool(errors))
-    secrets, decoys = _family_tallies(task, removed)
-    return Score(outcome, tuple(errors), matches, secrets, decoys), removed, cpu, wall
+    return Score(outcome, tuple(errors), matches, *_tallies(task, removed)), removed, cpu, wall

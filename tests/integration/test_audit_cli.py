@@ -28,7 +28,7 @@ class ExitCodes(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertIn("VERIFIED", r.stdout)
         self.assertIn("public dev split (not a private evaluation)", r.stdout)
-        self.assertIn("task parameters: n_shown=8, n_eval=16, budget_s=2.0, level=1 (standard)", r.stdout)
+        self.assertIn("task parameters: n_shown=8, n_eval=16, budget_s=2.0, level 1 (standard)", r.stdout)
         self.assertNotIn("Traceback", r.stderr)
 
     def test_verify_private_with_secret_json(self):
@@ -38,10 +38,11 @@ class ExitCodes(unittest.TestCase):
         report = json.loads(r.stdout)
         self.assertEqual(report["verdict"], "passed")
         self.assertEqual(report["split"], "private_eval")
-        self.assertEqual(report["task_params"], {"n_shown": 8, "n_eval": 16, "budget_s": 2.0, "level": 1})
+        self.assertEqual(report["task_params"], {"n_shown": 8, "n_eval": 16, "budget_s": 2.0})
+        self.assertEqual(report["levels"], [1])
         self.assertIs(report["standard_task_params"], True)
         self.assertEqual({c["status"] for c in report["checks"]}, {"passed"})
-        self.assertEqual(len(report["checks"]), 12)
+        self.assertEqual(len(report["checks"]), 13)
         self.assertTrue(all({"name", "status", "details"} <= set(c) for c in report["checks"]))
 
     def test_verify_tampered_is_1(self):
@@ -195,8 +196,8 @@ class KeygenAndSeal(unittest.TestCase):
         r = fx.audit_in_process("seal", fx.tampered_run(fx.dev_run(), mixed_params), "--key", key, "--out",
                              fx.fresh_dir("x"))
         self.assertEqual(r.returncode, 1)
-        self.assertIn("info.environment.task_params is n_shown=2, n_eval=3, budget_s=2.0, level=1; the archive's task "
-                      "parameters are n_shown=8, n_eval=16, budget_s=2.0, level=1", r.stderr)
+        self.assertIn("info.environment.task_params is n_shown=2, n_eval=3, budget_s=2.0; the archive's task "
+                      "parameters are n_shown=8, n_eval=16, budget_s=2.0", r.stderr)
 
         def duplicated(episodes):
             episodes.append(episodes[0])

@@ -79,7 +79,13 @@ class UsageErrors(unittest.TestCase):
                  (["reply", "--index", "1"], "--policy"), (["score", "--index", "64", "-"], "0..63"),
                  (["score", "--index", "x", "-"], "invalid int"),
                  (["score", "--index", "1", "/nonexistent/reply.txt"], "cannot read reply file"),
-                 (["score", "--index", "1", "/dev/zero"], "zero is not a regular file (a device)"))
+                 (["score", "--index", "1", "/dev/zero"], "zero is not a regular file (a device)"),
+                 (["eval", "--level-mix", "1=x"], "--level-mix: '1=x' is not LEVEL=WEIGHT"),
+                 (["eval", "--level-mix", "9=1"], "--level-mix: level must be one of"),
+                 (["eval", "--level-mix", "1=0"], "--level-mix: level_mix needs at least one level"),
+                 (["compare", "a"], "RUN_B"), (["compare", "/nonexistent/a", "/nonexistent/b"], "does not exist"),
+                 (["compare", "a", "b", "--public-key", "/nonexistent.pem"], "is not a file"),
+                 (["compare", "a", "b", "--max-cpu", "0"], "--max-cpu must be a positive number"))
         for args, needle in cases[:3] + cases[7:8]:
             with self.subTest(args=args, via="subprocess"):
                 self.check(args, needle)
@@ -124,15 +130,25 @@ class Help(unittest.TestCase):
                     for child in a.choices.values():
                         yield from parsers(child)
 
+        from audit.cli import build_parser as audit_parser
+
         seen = 0
-        for p in parsers(build_parser()):
+        for p in [*parsers(build_parser()), *parsers(audit_parser())]:
             for a in p._actions:
+                if isinstance(a, argparse._SubParsersAction):
+                    helps = {c.dest: c.help for c in a._choices_actions}
+                    for name in a.choices:
+                        with self.subTest(prog=p.prog, command=name):
+                            self.assertTrue(helps.get(name), f"{p.prog} {name} has no help")
+                elif a.dest != "help":
+                    with self.subTest(prog=p.prog, argument=a.option_strings or a.dest):
+                        self.assertTrue(a.help, f"{p.prog} {a.option_strings or a.dest} has no help")
                 if a.option_strings and a.dest != "help":
                     seen += 1
                     with self.subTest(prog=p.prog, option=a.option_strings):
                         self.assertTrue(a.help and ("default" in a.help or "required" in a.help), a.help)
                         self.assertEqual(a.required, "required" in a.help)
-        self.assertGreaterEqual(seen, 15)
+        self.assertGreaterEqual(seen, 40)
         eval_help = run("eval", "--help")
         self.assertEqual(eval_help.returncode, 0, eval_help.stderr)
         self.assertIn("(default: baseline)", eval_help.stdout)

@@ -106,9 +106,13 @@ class Walkthrough(unittest.TestCase):
         out = self.finish(human, "eval")
         self.assertIn(LABEL, out)
         self.assertIn("leaked", out)
-        for needle in (LABEL, "2 tasks", "reward 1.000", "recall 1.000", "precision 1.000", "clean 1.000",
-                       "invalid 0", "traces runs/dev-oracle/traces.jsonl"):
-            self.assertIn(needle, out.strip().splitlines()[-1])  # the headline is the last line
+        lines = out.strip().splitlines()
+        self.assertLessEqual(len(lines), 25, out)
+        self.assertEqual(lines[0], lines[-1])  # the headline first and last
+        for needle in (LABEL, "2 tasks", "level 1", "reward 1.000 ± 0.000", "recall 1.000 ± 0.000",
+                       "precision 1.000 ± 0.000", "clean 1.000 ± 0.000", "invalid 0",
+                       "traces runs/dev-oracle/traces.jsonl"):
+            self.assertIn(needle, lines[-1])
         run_dir = self.clone / "runs" / "dev-oracle"
         self.assertEqual(len((run_dir / "traces.jsonl").read_text().splitlines()), 2)  # replaced, not appended
         episode = json.loads((run_dir / "traces.jsonl").read_text().splitlines()[0])

@@ -11,6 +11,7 @@ import dataclasses
 import hashlib
 import json
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -132,6 +133,11 @@ def parse(text: str) -> Page:
     return Page(text)
 
 
+def text_of(html: str, episode: str) -> str:
+    """The HTML of one episode's section."""
+    return html.split(f'id="{episode}"', 1)[1].split("</section>", 1)[0]
+
+
 def payload_of(archive: Path) -> bytes:
     return base64.b64decode(json.loads((archive / "manifest.dsse.json").read_text())["payload"])
 
@@ -243,6 +249,27 @@ class PageContent(ReportTestCase):
         invalid = "".join(page.episodes["ep-7"])
         self.assertIn("invalid_regex", invalid)
         self.assertIn("INVALID", invalid)
+        # Rules are numbered from 1, as every message a person reads counts them.
+        html = text_of(self.render(self.mixed_run)[0], "ep-1")
+        self.assertEqual(re.findall(r'<tr><td class="num">(\d+)</td><td class="mono">', html),
+                         [str(i) for i in range(1, len(rules) + 1)])
+
+    def test_summaries_by_class_with_uncertainty_names_in_the_episodes(self):
+        text, page = self.render(self.mixed_run)
+        shown = page.text()
+        for needle in ("Secrets leaked, by class", "Decoys destroyed, by class", "mean reward (reward-v1)",
+                       "95% CI", "bootstrap", "SplitMix64", "evaluated"):
+            self.assertIn(needle, shown)
+        self.assertRegex(shown, r"\d\.\d{3} ± \d\.\d{3}mean reward")
+        tables = text.split("<h2>Episodes</h2>")[0]
+        task = self.base_tasks[0]
+        score = score_completion(task, policies.baseline(task))
+        invented = [f for f in score.secret_families if f not in score.secret_classes]
+        self.assertTrue(invented)
+        for name in invented:  # a stream's own names: not summed in the tables, named in its episode marks
+            self.assertNotIn(f">{name}<", tables)
+            self.assertIn(name, text_of(text, "ep-1"))
+        self.assertIn(">house_format<", tables)
 
     def test_filters_classes_follow_the_recorded_metrics(self):
         text, page = self.render(self.mixed_run)
@@ -263,7 +290,7 @@ class PageContent(ReportTestCase):
         text = page.text()
         self.assertIn("PUBLIC DEV SPLIT — NOT a private evaluation", text)
         self.assertNotIn("PRIVATE EVALUATION SPLIT", text)
-        self.assertIn("PARTIAL: 3 of 64 dev tasks, 1 rollout each (task indices 0–2)", text)
+        self.assertIn("PARTIAL: 3 of 64 dev tasks, 1 rollout each; missing tasks 3–63 (task indices 0–2)", text)
         self.assertNotIn("verification", text)  # a plain run is not an archive
 
     def test_private_banner_is_distinct(self):

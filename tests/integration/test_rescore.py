@@ -8,6 +8,7 @@ import io
 import json
 import math
 import shutil
+import statistics
 import tempfile
 import unittest
 from pathlib import Path
@@ -55,8 +56,9 @@ class Rescore(unittest.TestCase):
         self.assertGreater(len(set(self.rewards)), 2)  # the rewards differ from task to task
         code, out, err = cli("rescore", str(self.run_dir))
         self.assertEqual((code, err), (0, ""))
+        se = statistics.stdev(self.rewards) / math.sqrt(N)  # one rollout per task: the textbook error
         self.assertEqual(out.strip().splitlines(), [f"{N}/{N} rewards reproduced, mean "
-                                                    f"{math.fsum(self.rewards) / N:.3f}"])
+                                                    f"{math.fsum(self.rewards) / N:.3f} ± {se:.3f}"])
         code, out, _ = cli("rescore", str(self.run_dir / "traces.jsonl"), "--json")
         outcome = json.loads(out)
         self.assertEqual((code, outcome["reproduced"], outcome["recorded_rewards"]), (0, N, self.rewards))

@@ -14,6 +14,7 @@ spend ~10 s of CPU importing it again.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -80,7 +81,8 @@ class BareCommands(unittest.TestCase):
         (tmp / "home").mkdir()
         url = f"http://127.0.0.1:{port}/v1"
         evaluate = [str(BIN / "vf-eval"), "redaction-pressure", "-n", str(N), "-m", "fake-model",
-                    "--client.base-url", url, "-o", str(tmp / "out"), "--run.name", "e2e"]
+                    "--client.base-url", url, "-o", str(tmp / "out"), "--run.name", "e2e",
+                    "--sampling.temperature", "0.7", "--sampling.max-tokens", "2048"]
         validate = ["redaction-pressure", "--runtime.type", "subprocess", "-n", "2", "-o", str(tmp / "validate"),
                     "--run.name", "v", "--no-rich"]
         out, err = tmp / "vf-eval.out", tmp / "vf-eval.err"
@@ -123,6 +125,38 @@ class BareCommands(unittest.TestCase):
         self.assertEqual([e["code"] for e in traces[1]["info"]["redaction_errors"]], ["malformed_json"])
         expected = score_completion(self.tasks[2], policies.baseline(self.tasks[2])).reward
         self.assertAlmostEqual(reward(traces[2]), expected, places=12)
+
+    def test_the_archive_names_the_model_and_a_tamper_is_caught(self):
+        """`audit seal` of a vf-eval run: the manifest, the Statement and `verify` (header and
+        JSON) name the model, its sampling settings, the harness and the run, as the traces
+        recorded them; a signer who names another model fails the `evaluated` check."""
+        from audit._report import console, render_human, render_json
+        from audit._verify import FAILED, verify_archive
+        from tests.support import audit_fixtures as fx
+
+        self.assertEqual(self.eval_code, 0)
+        archive = fx.seal_run(self.run_dir)
+        want = {"kind": "model", "model": "fake-model", "sampling": {"max_tokens": 2048, "temperature": 0.7},
+                "harness": "redaction-pressure", "run_name": "e2e"}
+        evaluated = fx.manifest_of(archive)["evaluated"]
+        self.assertEqual({k: evaluated[k] for k in want}, want)
+        self.assertTrue(evaluated["run_id"].startswith("disabled-"), evaluated["run_id"])  # upload was off
+        self.assertEqual(json.loads(fx.payload_of(archive))["predicate"]["evaluated"], evaluated)
+        report = verify_archive(archive, fx.public_key(), None, jobs=1)
+        self.assertEqual(report.exit_code, 0, render_json(report)[:3000])
+        self.assertEqual(json.loads(render_json(report))["evaluated"], evaluated)
+        buf = io.StringIO()
+        render_human(report, console(buf))
+        shown = " ".join(buf.getvalue().split())  # (rich wraps long lines)
+        self.assertIn("split: dev — public dev split (not a private evaluation) evaluated: model fake-model "
+                      "(max_tokens=2048, temperature=0.7) · harness redaction-pressure · run e2e (id disabled-", shown)
+        manifest = fx.manifest_of(archive)
+        manifest["evaluated"]["sampling"]["temperature"] = 0.0
+        fx.resign(archive, manifest)
+        report = verify_archive(archive, fx.public_key(), None, jobs=1)
+        self.assertEqual([c.name for c in report.failed], ["evaluated"])
+        self.assertEqual(report.check("evaluated").status, FAILED)
+        self.assertIn("evaluated.sampling: manifest says", "\n".join(report.check("evaluated").details))
 
     def test_bare_vf_validate_passes_gold_and_noop(self):
         self.assertEqual(self.validate_code, 0, self.validate_err[-3000:] + self.validate_out[-3000:])

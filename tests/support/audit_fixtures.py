@@ -182,6 +182,12 @@ def copy_archive(archive: Path) -> Path:
     return out
 
 
+def dumps_manifest(manifest: dict) -> bytes:
+    from audit._manifest import dumps
+
+    return dumps(manifest)
+
+
 def statement_of(manifest: dict) -> tuple[bytes, bytes]:
     """(manifest.toml bytes, Statement payload bytes) for ``manifest``, as `audit seal`
     writes them."""
@@ -242,6 +248,14 @@ def full_dev_run() -> Path:
     return _run("dev", policies.oracle, 64, tag="-full")
 
 
+@functools.cache
+def baseline_run() -> Path:
+    """Dev tasks 0..31, one baseline rollout each: the run `compare` sets against the oracle's."""
+    from redaction_pressure import policies
+
+    return _run("dev", policies.baseline, 32, tag="-baseline")
+
+
 def record(trace: dict, score) -> None:
     """Writes ``score`` into ``trace`` as the taskset adapter records a scored reply
     (rewards, metrics, info.redaction, info.redaction_errors)."""
@@ -249,7 +263,8 @@ def record(trace: dict, score) -> None:
     trace["info"]["redaction"] = {
         "reward": score.reward, "recall": score.recall, "precision": score.precision, "clean": score.clean,
         "valid": score.valid, **score.metrics(), "secret_families": score.secret_families,
-        "decoy_families": score.decoy_families}
+        "decoy_families": score.decoy_families, "secret_classes": score.secret_classes,
+        "decoy_classes": score.decoy_classes}
     trace["metrics"].update({k: float(v) for k, v in score.metrics().items()})
     for name in ("recall", "precision", "clean"):
         trace["rewards"][name]["score"] = float(getattr(score, name))
@@ -264,7 +279,9 @@ def v1_archive(run_dir: Path, owner: str = "owner") -> Path:
     archive = seal_run(run_dir, owner)
     manifest = manifest_of(archive)
     manifest["manifest_version"] = "manifest-v1"
-    del manifest["coverage"], manifest["summary"]["coverage"]
+    del manifest["coverage"], manifest["summary"]["coverage"], manifest["evaluated"], manifest["by_level"]
+    del manifest["summary"]["uncertainty"], manifest["summary"]["secret_classes"], manifest["summary"]["decoy_classes"]
+    manifest["task_params"]["level"] = manifest.pop("levels")[0]
     payload = dumps(manifest)
     (archive / "manifest.toml").write_bytes(payload)
     envelope = _dsse.sign(payload, private_key(owner), _dsse.V1_PAYLOAD_TYPE)

@@ -15,7 +15,7 @@ from audit._verify import CHAIN, FAILED, PASSED, SKIPPED, CheckFailed, Step, cha
 from tests.support import audit_fixtures as fx
 
 NAMES = ["signature", "payload-type", "manifest-schema", "manifest-file", "trace-digests", "trace-schemas",
-         "identity", "rescoring", "summary", "coverage", "split-labels", "private-seeds"]
+         "identity", "rescoring", "summary", "evaluated", "coverage", "split-labels", "private-seeds"]
 
 
 def _dependents(failed: str) -> set[str]:

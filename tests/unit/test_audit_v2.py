@@ -40,7 +40,10 @@ class Coverage(Case):
     def test_labels(self):
         self.assertEqual(label("dev", list(range(64)), [1] * 64), "complete: all 64 dev tasks, 1 rollout each")
         self.assertEqual(label("dev", list(range(64)), [3] * 64), "complete: all 64 dev tasks, 3 rollouts each")
-        self.assertEqual(label("dev", [0, 1, 2], [1, 1, 1]), "PARTIAL: 3 of 64 dev tasks, 1 rollout each")
+        self.assertEqual(label("dev", [0, 1, 2], [1, 1, 1]),
+                         "PARTIAL: 3 of 64 dev tasks, 1 rollout each; missing tasks 3–63")
+        self.assertEqual(label("dev", [0, 2, 5], [1, 1, 1]),
+                         "PARTIAL: 3 of 64 dev tasks, 1 rollout each; missing tasks 1, 3–4, 6–63")
         self.assertEqual(label("dev", list(range(64)), [1] * 63 + [2]),
                          "complete: all 64 dev tasks, 1 to 2 rollouts each (uneven)")
         c = coverage_of("dev", [5, 3, 5, 5])
@@ -51,11 +54,14 @@ class Coverage(Case):
         manifest = fx.manifest_of(archive)
         self.assertEqual(manifest["coverage"]["task_indices"], list(range(8)))
         self.assertEqual(manifest["coverage"]["rollouts"], [1] * 8)
-        self.assertEqual(manifest["summary"]["coverage"], "PARTIAL: 8 of 64 dev tasks, 1 rollout each")
+        self.assertEqual(manifest["summary"]["coverage"], "PARTIAL: 8 of 64 dev tasks, 1 rollout each; missing tasks "
+                                                          "8–63")
+        self.assertEqual(manifest["coverage"]["missing_tasks"], list(range(8, 64)))
         report = self.verify(archive)
         self.assertEqual(report.exit_code, 0)
         as_dict = report.as_dict()
-        self.assertEqual(as_dict["coverage"]["label"], "PARTIAL: 8 of 64 dev tasks, 1 rollout each")
+        self.assertEqual(as_dict["coverage"]["label"], "PARTIAL: 8 of 64 dev tasks, 1 rollout each; missing tasks "
+                                                       "8–63")
         self.assertIs(as_dict["coverage"]["complete"], False)
         self.assertIn("VERIFIED: every check that ran passed — public dev split (not a private evaluation); "
                       "PARTIAL: 8 of 64 dev tasks", human(report))
@@ -71,12 +77,13 @@ class Coverage(Case):
         archive = fx.seal_run(fx.dev_run())
         manifest = fx.manifest_of(archive)
         manifest["coverage"].update(task_indices=list(range(64)), rollouts=[1] * 64, tasks=64, complete=True,
-                                    label="complete: all 64 dev tasks, 1 rollout each")
+                                    missing_tasks=[], label="complete: all 64 dev tasks, 1 rollout each")
         fx.resign(archive, manifest)
         report = self.verify(archive)
         self.assertEqual(sorted(c.name for c in report.failed), ["coverage"])
         self.assertCheck(report, "coverage", FAILED, "coverage.label: manifest says complete", "PARTIAL: 8 of 64")
-        self.assertEqual(report.as_dict()["coverage"]["label"], "PARTIAL: 8 of 64 dev tasks, 1 rollout each")
+        self.assertEqual(report.as_dict()["coverage"]["label"], "PARTIAL: 8 of 64 dev tasks, 1 rollout each; missing "
+                                                                "tasks 8–63")
         manifest = fx.manifest_of(fx.seal_run(fx.dev_run()))
         manifest["summary"]["coverage"] = "complete: all 64 dev tasks, 1 rollout each"
         fx.resign(archive, manifest)

@@ -616,14 +616,14 @@ class TaskParameters(VerifyCase):
 
     def test_standard_parameters_are_recorded_and_shown(self):
         archive = fx.seal_run(fx.dev_run())
-        self.assertEqual(fx.manifest_of(archive)["task_params"],
-                         {"n_shown": 8, "n_eval": 16, "budget_s": 2.0, "level": 1})
+        self.assertEqual(fx.manifest_of(archive)["task_params"], {"n_shown": 8, "n_eval": 16, "budget_s": 2.0})
+        self.assertEqual(fx.manifest_of(archive)["levels"], [1])
         report = self.verify(archive)
         self.assertEqual(report.exit_code, 0)
         self.assertIs(report.standard_task_params, True)
         self.assertCheck(report, "identity", PASSED,
-                         "task parameters n_shown=8, n_eval=16, budget_s=2.0, level=1 (standard)")
-        self.assertCheck(report, "summary", PASSED, "n_shown=8, n_eval=16, budget_s=2.0, level=1")
+                         "task parameters n_shown=8, n_eval=16, budget_s=2.0 at level 1 (standard)")
+        self.assertCheck(report, "summary", PASSED, "n_shown=8, n_eval=16, budget_s=2.0, level 1")
 
     def test_nonstandard_result_verifies_but_says_so_everywhere(self):
         import io
@@ -635,16 +635,17 @@ class TaskParameters(VerifyCase):
         self.assertEqual(report.exit_code, 0, json.dumps(report.as_dict(), indent=1)[:3000])
         label = report.manifest["summary"]["label"]
         self.assertTrue(label.startswith("public dev split (not a private evaluation); NON-STANDARD task parameters "
-                                         "(n_shown=2, n_eval=3, budget_s=2.0, level=1"), label)
+                                         "(n_shown=2, n_eval=3, budget_s=2.0;"), label)
         as_dict = report.as_dict()
         self.assertIs(as_dict["standard_task_params"], False)
-        self.assertEqual(as_dict["task_params"], fx.NONSTANDARD)
+        self.assertEqual(as_dict["task_params"], {k: v for k, v in fx.NONSTANDARD.items() if k != "level"})
+        self.assertEqual(as_dict["levels"], [1])
         self.assertCheck(report, "identity", PASSED, "NON-STANDARD")
         buf = io.StringIO()
         render_human(report, console(buf))
         shown = " ".join(buf.getvalue().split())  # (rich wraps long lines)
-        self.assertIn("task parameters: n_shown=2, n_eval=3, budget_s=2.0, level=1 NON-STANDARD", shown)
-        self.assertIn("VERIFIED — NON-STANDARD TASK PARAMETERS (n_shown=2, n_eval=3, budget_s=2.0, level=1), "
+        self.assertIn("task parameters: n_shown=2, n_eval=3, budget_s=2.0, level 1 NON-STANDARD", shown)
+        self.assertIn("VERIFIED — NON-STANDARD TASK PARAMETERS (n_shown=2, n_eval=3, budget_s=2.0), "
                       "NOT THE STANDARD BENCHMARK: every check that ran passed", shown)
         self.assertNotIn("VERIFIED:", shown)
 
@@ -657,7 +658,7 @@ class TaskParameters(VerifyCase):
         self.assertOnlyFailures(report, "summary", "split-labels")
         self.assertCheck(report, "split-labels", FAILED, "NON-STANDARD task parameters")
         # claiming standard parameters in the signed manifest: the traces say otherwise
-        manifest["task_params"] = {"n_shown": 8, "n_eval": 16, "budget_s": 2.0, "level": 1}
+        manifest["task_params"] = {"n_shown": 8, "n_eval": 16, "budget_s": 2.0}
         fx.resign(archive, manifest)
         report = self.verify(archive)
         self.assertOnlyFailures(report, "identity")
@@ -696,8 +697,8 @@ class TaskParameters(VerifyCase):
         (archive / "traces.jsonl").write_bytes((run / "traces.jsonl").read_bytes())
         fx.resign(archive, fx.redigest(archive, fx.manifest_of(archive)))
         self.assertCheck(self.verify(archive), "identity", FAILED,
-                         "task.data.identity.task_params is n_shown=8, n_eval=16, budget_s=2.0, level=1; the "
-                         "archive's task parameters are n_shown=2, n_eval=3, budget_s=2.0, level=1")
+                         "task.data.identity.task_params is n_shown=8, n_eval=16, budget_s=2.0, level 1; the "
+                         "trace was scored with n_shown=2, n_eval=3, budget_s=2.0, level 1")
 
 
 class EveryScorerOutputIsRescored(VerifyCase):

@@ -58,6 +58,17 @@ SURFACE = {
     "source_digest": "() -> 'str'",
     "stop_scan_pool": "() -> 'None'",
     "summary_means": "(traces: 'list[dict]') -> 'dict'",
+    "STANDARD_EVALUATIONS": "dict",
+    "class_summary": "(traces: 'list[dict[str, Any]]') -> 'dict[str, Any]'",
+    "coverage_label": "(split: 'str', task_indices: 'list[int]', rollouts: 'list[int]', "
+                      "excluded: 'dict[str, Any] | None' = None) -> 'str'",
+    "coverage_of": "(split: 'str', indices: 'Iterable[int]', excluded: 'dict[str, Any] | None' = None) "
+                   "-> 'dict[str, Any]'",
+    "describe_evaluated": "(evaluated: 'dict[str, Any]') -> 'str'",
+    "evaluated_of": "(traces: 'Sequence[object]', runs: 'Sequence[object]') -> 'tuple[dict[str, Any], list[str]]'",
+    "level_summaries": "(traces: 'list[dict[str, Any]]', overall: 'dict[str, Any] | None' = None) "
+                       "-> 'list[dict[str, Any]]'",
+    "run_uncertainty": "(traces: 'list[dict[str, Any]]') -> 'dict[str, Any]'",
     "task_from_seed": None,
 }
 

@@ -5,15 +5,15 @@ from __future__ import annotations
 import unittest
 
 from audit._manifest import summarize as manifest_summary
+from redaction_pressure.results.summary import summarize
 from redaction_pressure.scoring.reward import WEIGHTS
-from redaction_pressure.scoring.summary import summarize
 from redaction_pressure.task.splits import PUBLIC
 
 
 def _trace(score: float, clean: float = 0.0, errors: int = 0) -> dict:
     weighted = {"recall": score, "precision": score, "clean": clean}
     return {"rewards": {k: {"score": v, "weight": WEIGHTS[k]} for k, v in weighted.items()},
-            "info": {"environment": {"split": "dev", "task_index": 0},
+            "info": {"environment": {"split": "dev", "task_index": 0, "task_params": {"level": 1}},
                      "redaction": {"secret_families": {}, "decoy_families": {}},
                      "redaction_errors": [{"code": "invalid_regex"}] * errors}}
 
@@ -31,8 +31,9 @@ class Summarize(unittest.TestCase):
     def test_the_cli_and_the_signed_manifest_report_the_same_figures(self):
         traces = [_trace(0.5, 1.0), _trace(0.25, 0.0, errors=2), _trace(1.0, 1.0)]
         cli = summarize(traces)
-        manifest = manifest_summary(traces, "dev", {"n_shown": 8, "n_eval": 16, "budget_s": 2.0})
-        for key in ("traces", "mean_reward", "mean_recall", "mean_precision", "clean_rate", "invalid"):
+        manifest, _ = manifest_summary(traces, "dev", {"n_shown": 8, "n_eval": 16, "budget_s": 2.0}, [1])
+        for key in ("traces", "mean_reward", "mean_recall", "mean_precision", "clean_rate", "invalid", "uncertainty",
+                    "secret_classes", "decoy_classes"):
             self.assertEqual(cli[key], manifest[key], key)
         self.assertEqual(cli["invalid"], 1)
         self.assertEqual(cli["errors"], {"invalid_regex": 2})

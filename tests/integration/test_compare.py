@@ -1,0 +1,196 @@
+"""`redaction-pressure compare`: the paired difference of two runs of built-in policies,
+recomputed here independently; refusals of runs that are not of the same tasks scored
+the same way; the HTML page; archives marked verified only when verified here."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import math
+import statistics
+import unittest
+from html.parser import HTMLParser
+from pathlib import Path
+
+from redaction_pressure.cli import main
+from tests.support import audit_fixtures as fx
+
+Z = 1.959963984540054
+
+
+class Parsed(HTMLParser):
+    """The page's tags and text, as a browser would see them (entities decoded)."""
+
+    def __init__(self, html: str):
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict]] = []
+        self.data: list[str] = []
+        self.feed(html)
+        self.close()
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_data(self, data):
+        self.data.append(data)
+
+    def text(self) -> str:
+        return "".join(self.data)
+
+
+def run_cli(*argv) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main([str(a) for a in argv])
+        except SystemExit as exc:
+            code = exc.code
+    return code, out.getvalue(), err.getvalue()
+
+
+def rewards_by_task(run: Path) -> dict[int, float]:
+    """Each task's mean reward, read from the traces as a reader would (sum of score x weight)."""
+    out: dict[int, list[float]] = {}
+    for ep in fx.read_episodes(run / "traces.jsonl"):
+        for t in ep["traces"]:
+            r = sum(v["score"] * v["weight"] for v in t["rewards"].values())
+            out.setdefault(t["info"]["environment"]["task_index"], []).append(r)
+    return {k: statistics.fmean(v) for k, v in out.items()}
+
+
+def edited(run: Path, edit) -> Path:
+    def each(episodes):
+        for ep in episodes:
+            for t in ep["traces"]:
+                edit(t)
+    return fx.tampered_run(run, each)
+
+
+class Paired(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.a, cls.b = fx.baseline_run(), fx.full_dev_run()  # baseline on 0..31, oracle on 0..63
+
+    def test_the_paired_difference_and_its_interval(self):
+        code, out, err = run_cli("compare", self.a, self.b, "--json")
+        self.assertEqual(code, 0, err)
+        got = json.loads(out)
+        a, b = rewards_by_task(self.a), rewards_by_task(self.b)
+        diffs = [b[i] - a[i] for i in sorted(a)]
+        mean = statistics.fmean(diffs)
+        se = statistics.stdev(diffs) / math.sqrt(len(diffs))
+        d = got["metrics"]["reward"]["b_minus_a"]
+        self.assertEqual((got["paired_tasks"], got["only_in_a"], got["only_in_b"]), (32, [], list(range(32, 64))))
+        self.assertAlmostEqual(d["mean"], mean, places=12)
+        self.assertAlmostEqual(d["se"], se, places=12)
+        self.assertAlmostEqual(d["ci95"][0], mean - Z * se, places=12)
+        self.assertAlmostEqual(d["ci95"][1], min(1.0, mean + Z * se), places=12)
+        self.assertLess(d["bootstrap95"][0], mean)
+        self.assertGreater(d["bootstrap95"][1], mean)
+        wins = sum(x > 0 for x in diffs)
+        self.assertEqual(got["reward_wins_ties_losses"], {"b_better": wins, "tied": sum(x == 0 for x in diffs),
+                                                          "b_worse": sum(x < 0 for x in diffs)})
+        self.assertAlmostEqual(got["metrics"]["reward"]["a"]["mean"], statistics.fmean(a.values()), places=12)
+        self.assertEqual((got["mismatches"], got["split"], got["levels"]), ([], "dev", [1]))
+        leaked = {r["class"]: r for r in got["secret_classes"]}
+        self.assertEqual(leaked["house_format"]["b_bad"], 0)
+        self.assertGreater(leaked["house_format"]["a_bad"], 0)
+        self.assertEqual((got["a"]["state"], got["b"]["verified"]), ("run directory, not sealed", False))
+
+    def test_text_shape_and_wins_ties_losses(self):
+        code, out, _ = run_cli("compare", self.a, fx.dev_run())  # the mixed policy on 0..7
+        self.assertEqual(code, 0)
+        lines = out.splitlines()
+        self.assertEqual(lines[0], lines[-1])
+        self.assertLessEqual(len(lines), 25)
+        self.assertRegex(lines[0], r"^B − A: reward [+-]0\.\d{3} ± 0\.\d{3} \(95% CI .* to .*; bootstrap .*\); "
+                                   r"B better on 2, tied on 2, worse on 4 of 8 paired tasks$")
+        self.assertTrue(lines[1].startswith(f"A: {self.a} — run directory, not sealed — built-in policy"))
+        self.assertIn("8 tasks paired (24 only in A: not compared)", out)
+
+
+class Refusals(unittest.TestCase):
+    def refused(self, a, b, *needles):
+        code, out, err = run_cli("compare", a, b)
+        self.assertEqual((code, out), (2, ""))
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
+        self.assertIn("(pass --allow-mismatch to compare anyway)", err)
+        for needle in needles:
+            self.assertIn(needle, err)
+        return err
+
+    def test_mismatched_runs_are_refused_unless_told(self):
+        base = fx.baseline_run()
+        self.refused(base, fx.nonstandard_run(), "task parameters (n_shown, n_eval, budget_s): A (8, 16, 2.0), "
+                                                 "B (2, 3, 2.0)")
+        with fx.env_var("REDACTION_PRESSURE_PRIVATE_SEED", None):
+            self.refused(base, fx.private_run(), "split: A is dev, B is private_eval")
+
+        def other_build(t):
+            t["info"]["environment"]["source_digest"] = "0" * 64
+        self.refused(base, edited(base, other_build), "build source_digest: A ", ", B " + "0" * 64)
+
+        def level_two(t):
+            if t["info"]["environment"]["task_index"] % 2:
+                t["info"]["environment"]["task_params"]["level"] = 2
+        self.refused(base, edited(base, level_two), "level: 16 paired task(s) were run at different levels (e.g. "
+                                                    "task 1: A level 1, B level 2)")
+        code, out, err = run_cli("compare", base, fx.nonstandard_run(), "--allow-mismatch")
+        self.assertEqual(code, 0, err)
+        self.assertTrue(out.splitlines()[1].startswith("MISMATCHED RUNS (compared anyway, --allow-mismatch): task "
+                                                       "parameters"))
+
+    def test_hostile_lines_are_counted_not_fatal(self):
+        run = fx.fresh_dir("hostile")
+        run.mkdir()
+        good = (fx.baseline_run() / "traces.jsonl").read_text().splitlines(keepends=True)[:4]
+        junk = ["not json\n", '{"traces": "x"}\n', '{"traces": [{"info": 5}, 7]}\n',
+                json.dumps({"traces": [{"info": {"environment": {"task_index": True}}, "rewards": {"recall": {}}}]})
+                + "\n"]
+        (run / "traces.jsonl").write_text("".join(good + junk))
+        code, out, err = run_cli("compare", fx.baseline_run(), run)
+        self.assertEqual(code, 0, err)
+        self.assertIn("4 tasks paired (28 only in A: not compared); skipped 2 unscored trace(s) in B", out)
+        self.assertIn("3 problem(s) reading it, e.g. traces.jsonl line 5 is not JSON", out)
+        self.assertNotIn("Traceback", out + err)
+
+    def test_nothing_to_pair_and_bad_paths(self):
+        def late(t):
+            t["info"]["environment"]["task_index"] += 32
+        code, _, err = run_cli("compare", fx.baseline_run(), edited(fx.baseline_run(), late), "--allow-mismatch")
+        self.assertEqual(code, 2)
+        self.assertIn("the runs have no task in common", err)
+        code, _, err = run_cli("compare", fx.baseline_run(), "/nonexistent/run")
+        self.assertEqual(code, 2)
+        self.assertEqual(err.strip(), "redaction-pressure: error: /nonexistent/run does not exist")
+
+
+class Page(unittest.TestCase):
+    def test_self_contained_escaped_and_verified_only_here(self):
+        def hostile(t):
+            t["agent"]["config"]["model"] = '<script>alert("pwned")</script><img src=x onerror=alert(1)>'
+        a = edited(fx.baseline_run(), hostile)
+        archive = fx.seal_run(fx.dev_run())  # 8 traces: a verification here costs little
+        page = fx.fresh_dir("cmp") / "compare.html"
+        code, out, err = run_cli("compare", a, archive, "--html", page, "--public-key", fx.keys("owner")[1])
+        self.assertEqual(code, 0, err + out)
+        html = page.read_text(encoding="utf-8")
+        parsed = Parsed(html)
+        self.assertFalse([t for t, _ in parsed.tags if t in ("script", "img", "iframe", "object", "embed", "link")])
+        self.assertFalse([a for _, a in parsed.tags for k in a if k.startswith("on")])
+        self.assertIn("default-src 'none'", html)
+        self.assertIn('<script>alert("pwned")</script>', parsed.text())  # shown as text
+        self.assertIn("✔ verified: `audit verify` ran here with the pinned key", parsed.text())
+        self.assertIn("B better on 2, tied on 2, worse on 4", parsed.text())
+        self.assertIn("B: ", out)
+        self.assertIn("sealed archive, ✔ verified", out)
+        code, out, _ = run_cli("compare", a, archive)
+        self.assertIn("sealed archive, NOT VERIFIED here (no --public-key given)", out)
+        code, out, _ = run_cli("compare", a, archive, "--public-key", fx.keys("attacker")[1])
+        self.assertEqual(code, 1)
+        self.assertIn("sealed archive, ✘ NOT VERIFIED: `audit verify` exited 1", out)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,240 @@
+"""Manifest v3: what an archive now signs beyond v2, each figure recomputed by `audit
+verify` from the traces: uncertainty, leaks by class, each level of a run that mixes
+them, what was evaluated, and rollouts left out by `seal --allow-failed`."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import unittest
+from unittest import mock
+
+from audit import _dsse, _statement
+from audit._report import console, render_human, render_json
+from audit._verify import FAILED, PASSED, verify_archive
+from redaction_pressure.corpus import stream
+from redaction_pressure.results.summary import summarize
+from redaction_pressure.results.text import eval_lines
+from redaction_pressure.task import tasks
+from tests.support import audit_fixtures as fx
+
+
+def human(report) -> str:
+    buf = io.StringIO()
+    render_human(report, console(buf))
+    return " ".join(buf.getvalue().split())
+
+
+class Case(unittest.TestCase):
+    def verify(self, archive, owner="owner"):
+        return verify_archive(archive, fx.public_key(owner), None, jobs=1)
+
+    def assertCheck(self, report, name, status, *needles):
+        check = report.check(name)
+        text = "\n".join([check.summary, *check.details])
+        self.assertEqual(check.status, status, f"{name}: {text}")
+        for needle in needles:
+            self.assertIn(needle, text, name)
+        return check
+
+    def assertOnlyFailures(self, report, *names):
+        self.assertEqual(sorted(c.name for c in report.failed), sorted(names),
+                         json.dumps(report.as_dict(), indent=1)[:4000])
+
+
+class Uncertainty(Case):
+    def test_figures_are_signed_recomputed_and_shown(self):
+        archive = fx.seal_run(fx.dev_run())
+        manifest = fx.manifest_of(archive)
+        traces = [t for ep in fx.read_episodes(archive / "traces.jsonl") for t in ep["traces"]]
+        self.assertEqual(manifest["summary"]["uncertainty"], summarize(traces)["uncertainty"])
+        reward = manifest["summary"]["uncertainty"]["reward"]
+        self.assertEqual((reward["n"], reward["tasks"]), (8, 8))
+        self.assertGreater(reward["se"], 0)
+        report = self.verify(archive)
+        self.assertEqual(report.exit_code, 0)
+        self.assertCheck(report, "summary", PASSED, f"± {reward['se']:.4f}")
+        self.assertIn(f"mean reward {manifest['summary']['mean_reward']:.4f} ± {reward['se']:.4f} (95% CI",
+                      human(report))
+
+    def test_a_signer_cannot_shrink_an_interval_or_hide_a_leaking_class(self):
+        archive = fx.seal_run(fx.dev_run())
+        manifest = fx.manifest_of(archive)
+        manifest["summary"]["uncertainty"]["reward"]["se"] /= 2
+        manifest["summary"]["uncertainty"]["reward"]["bootstrap95"][0] += 0.01
+        leaking = next(k for k, v in manifest["summary"]["secret_classes"].items() if v["leaked"])
+        manifest["summary"]["secret_classes"][leaking].update(removed=manifest["summary"]["secret_classes"][leaking]
+                                                              ["labelled"], leaked=0)
+        fx.resign(archive, manifest)
+        report = self.verify(archive)
+        self.assertOnlyFailures(report, "summary")
+        self.assertCheck(report, "summary", FAILED, "summary.uncertainty: manifest says", "summary.secret_classes")
+
+    def test_class_tallies_in_the_traces_are_rescored(self):
+        def forge(episodes):
+            red = episodes[1]["traces"][0]["info"]["redaction"]
+            for pair in red["secret_classes"].values():
+                pair[1] = pair[0]  # every class fully removed
+        report = self.verify(fx.seal_run(fx.tampered_run(fx.dev_run(), forge), owner="attacker"), owner="attacker")
+        self.assertCheck(report, "rescoring", FAILED, "info.redaction.secret_classes recorded")
+
+
+class Evaluated(Case):
+    def test_the_policy_is_named_and_checked(self):
+        archive = fx.seal_run(fx.dev_run())
+        manifest = fx.manifest_of(archive)
+        self.assertEqual(manifest["evaluated"]["kind"], "policy")
+        self.assertEqual(manifest["evaluated"]["policy"], "audit-test-dev")
+        report = self.verify(archive)
+        self.assertCheck(report, "evaluated", PASSED, "built-in policy audit-test-dev (no model)")
+        self.assertIn("evaluated: built-in policy audit-test-dev (no model)", human(report))
+        self.assertEqual(json.loads(render_json(report))["evaluated"], manifest["evaluated"])
+        manifest["evaluated"].update(kind="model", model="frontier-model-9", harness="null")
+        del manifest["evaluated"]["policy"]
+        fx.resign(archive, manifest)
+        report = self.verify(archive)
+        self.assertOnlyFailures(report, "evaluated")
+        self.assertCheck(report, "evaluated", FAILED, "evaluated.model: manifest says 'frontier-model-9', the traces "
+                                                      "give 'policy:audit-test-dev'")
+
+
+def v2_archive():
+    """An archive as environment 0.3.x sealed it: a manifest-v2 under predicate type run/v2."""
+    import hashlib
+
+    archive = fx.seal_run(fx.dev_run())
+    m = fx.manifest_of(archive)
+    m["manifest_version"] = "manifest-v2"
+    m["task_params"]["level"] = m.pop("levels")[0]
+    for key in ("evaluated", "by_level"):
+        del m[key]
+    for key in ("uncertainty", "secret_classes", "decoy_classes"):
+        del m["summary"][key]
+    for key in ("standard_tasks", "missing_tasks"):
+        del m["coverage"][key]
+    toml = fx.dumps_manifest(m)
+    (archive / "manifest.toml").write_bytes(toml)
+    statement = _statement.build(m, hashlib.sha256(toml).hexdigest()) | {"predicateType": _statement.V2_PREDICATE_TYPE}
+    fx.resign(archive, _statement.dumps(statement))
+    return archive
+
+
+class OldManifests(Case):
+    def test_a_manifest_v2_archive_names_the_release_that_verifies_it(self):
+        archive = v2_archive()
+        r = fx.audit_in_process("validate", archive)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)  # valid under its own schemas
+        report = self.verify(archive)
+        self.assertCheck(report, "manifest-schema", FAILED, "made by environment 0.2.x or 0.3.x (manifest v2)")
+        self.assertEqual(report.as_dict()["format"], "manifest-v2 (not verified by this release)")
+        self.assertIn("NOT VERIFIED: this archive was made by environment 0.2.x or 0.3.x (manifest v2)", human(report))
+        self.assertEqual(_dsse.PAYLOAD_TYPE, "application/vnd.in-toto+json")  # the envelope itself is unchanged
+
+
+class AllowFailed(Case):
+    @staticmethod
+    def break_rollouts(episodes, which=(1, 4)):
+        for k in which:
+            t = episodes[k]["traces"][0]
+            t["ok"] = False
+            t["errors"] = [{"type": "ProviderError", "message": "503 upstream connect error"}]
+            t["rewards"], t["metrics"] = {}, {}
+            t["info"].pop("redaction", None)
+
+    def test_seals_the_successful_rollouts_as_a_partial_archive(self):
+        run = fx.tampered_run(fx.dev_run(), self.break_rollouts)
+        key = fx.keys("owner")[0]
+        out = fx.fresh_dir("partial")
+        refused = fx.audit_in_process("seal", run, "--key", key, "--out", fx.fresh_dir("x"))
+        self.assertEqual(refused.returncode, 1)
+        self.assertIn("2 of 8 rollouts failed (ProviderError: 503 upstream connect error)", refused.stderr)
+        self.assertIn("`audit seal --allow-failed` seals the 6 successful rollouts as a PARTIAL archive",
+                      refused.stderr)
+        r = fx.audit_in_process("seal", run, "--key", key, "--out", out, "--allow-failed")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(f"sealed 6 of 8 rollouts as a PARTIAL archive into {out}: 2 of 8 rollouts failed "
+                      "(ProviderError: 503 upstream connect error) left out", r.stdout)
+        lines = (run / "traces.jsonl").read_bytes().splitlines(keepends=True)
+        kept = b"".join(x for k, x in enumerate(lines) if k not in (1, 4))
+        self.assertEqual((out / "traces.jsonl").read_bytes(), kept)
+        coverage = fx.manifest_of(out)["coverage"]
+        self.assertEqual(coverage["excluded"], {"rollouts": 2, "failed": 2, "task_indices": [1, 4],
+                                                "reasons": "2 of 8 rollouts failed (ProviderError: 503 upstream "
+                                                           "connect error)"})
+        self.assertEqual(coverage["missing_tasks"], [1, 4, *range(8, 64)])
+        report = self.verify(out)
+        self.assertEqual(report.exit_code, 0, json.dumps(report.as_dict(), indent=1)[:3000])
+        want = "PARTIAL: 6 of 64 dev tasks, 1 rollout each; missing tasks 1, 4, 8–63; 2 failed rollouts not sealed"
+        self.assertEqual(report.as_dict()["coverage"]["label"], want)
+        self.assertIn(want, human(report))
+        # the signer cannot drop the note: the coverage is then not the one recomputed with it
+        manifest = fx.manifest_of(out)
+        del manifest["coverage"]["excluded"]
+        fx.resign(out, manifest)
+        self.assertCheck(self.verify(out), "coverage", FAILED, "coverage.label")
+
+    def test_nothing_to_seal_when_every_rollout_failed(self):
+        run = fx.tampered_run(fx.dev_run(), lambda eps: self.break_rollouts(eps, range(8)))
+        r = fx.audit_in_process("seal", run, "--key", fx.keys("owner")[0], "--out", fx.fresh_dir("x"),
+                                "--allow-failed")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("all 8 rollouts failed", r.stderr)
+        self.assertIn("nothing to seal", r.stderr)
+
+
+@contextlib.contextmanager
+def two_levels():
+    """A stand-in level 2 while only level 1 is built: level 2 builds level 1's streams
+    under its own label, which is all the summaries and the audit need of it."""
+    with mock.patch.object(stream, "LEVELS", (1, 2)), mock.patch.object(tasks, "LEVELS", (1, 2)):
+        yield
+
+
+class MixedLevels(Case):
+    @classmethod
+    def setUpClass(cls):
+        from redaction_pressure import policies
+        from redaction_pressure.taskset import RedactionConfig
+
+        with two_levels():
+            config = RedactionConfig(id="redaction-pressure", split="dev", level_mix={1: 1.0, 2: 1.0})
+            cls.mixed = fx._run("dev", policies.baseline, 8, config=config, tag="-mixed")
+
+    def test_a_mixed_run_reports_each_level(self):
+        traces = [t for ep in fx.read_episodes(self.mixed / "traces.jsonl") for t in ep["traces"]]
+        levels = {t["info"]["environment"]["task_params"]["level"] for t in traces}
+        self.assertEqual(levels, {1, 2})
+        summary = summarize(traces)
+        self.assertEqual(summary["levels"], [1, 2])
+        self.assertEqual([lv["level"] for lv in summary["by_level"]], [1, 2])
+        self.assertEqual(sum(lv["traces"] for lv in summary["by_level"]), 8)
+        lines = eval_lines(summary, "runs/x/traces.jsonl", "baseline", 1.0)
+        self.assertLessEqual(len(lines), 25)
+        self.assertIn("levels 1, 2 (mixed)", lines[0])
+        self.assertTrue(any(line.startswith("  level 2: ") for line in lines))
+
+    def test_seal_and_verify_a_mixed_run(self):
+        with two_levels():
+            archive = fx.seal_run(self.mixed)
+            manifest = fx.manifest_of(archive)
+            self.assertEqual(manifest["levels"], [1, 2])
+            self.assertEqual(manifest["task_params"], {"n_shown": 8, "n_eval": 16, "budget_s": 2.0})
+            by_level = manifest["by_level"]
+            self.assertEqual(sorted(i for lv in by_level for i in lv["coverage"]["task_indices"]), list(range(8)))
+            self.assertIn("difficulty levels 1, 2 mixed", manifest["summary"]["label"])
+            report = self.verify(archive)
+            self.assertEqual(report.exit_code, 0, json.dumps(report.as_dict(), indent=1)[:3000])
+            self.assertIs(report.standard_task_params, False)
+            shown = human(report)
+            self.assertIn("VERIFIED — LEVELS 1, 2 (MIXED), NOT THE STANDARD BENCHMARK", shown)
+            self.assertIn("level 2: ", shown)
+            manifest["by_level"][1]["summary"]["mean_reward"] = 1.0
+            fx.resign(archive, manifest)
+            report = self.verify(archive)
+            self.assertOnlyFailures(report, "summary")
+            self.assertCheck(report, "summary", FAILED, "by_level: level 2's figures are not its traces'")
+
+
+if __name__ == "__main__":
+    unittest.main()
