@@ -23,6 +23,7 @@ import tempfile
 import time
 import unittest
 from pathlib import Path
+from typing import ClassVar
 
 ROOT = Path(__file__).resolve().parents[1]
 DURATIONS = ROOT / "tests" / "durations.json"
@@ -44,24 +45,32 @@ def deal(names: list[str], durations: dict[str, float], shards: int) -> list[lis
 
 
 class _Timed(unittest.TextTestResult):
-    """Adds each test's wall time to its module's total."""
-    seconds: dict[str, float] = {}
+    """Wall time per module: from the end of the test before its first (so its
+    setUpModule and setUpClass count) to the end of its last test."""
+    spans: ClassVar[dict[str, list[float]]] = {}
+    last: ClassVar[list[float]] = []  # when the previous test ended (or the shard started)
 
     def startTest(self, test: unittest.TestCase) -> None:
-        self._started = time.perf_counter()
+        span = self.spans.setdefault(type(test).__module__, [])
+        if not span:
+            span.append(self.last[-1] if self.last else time.perf_counter())
         super().startTest(test)
 
     def stopTest(self, test: unittest.TestCase) -> None:
-        module = type(test).__module__
-        _Timed.seconds[module] = _Timed.seconds.get(module, 0.0) + time.perf_counter() - self._started
         super().stopTest(test)
+        span = self.spans[type(test).__module__]
+        del span[1:]
+        span.append(time.perf_counter())
+        self.last[:] = [span[-1]]
 
 
 def child(names: list[str], timings: str) -> int:
     """One shard: the named modules in this process, verbose, like ``unittest -v``."""
+    _Timed.last[:] = [time.perf_counter()]
     suite = unittest.defaultTestLoader.loadTestsFromNames(names)
     result = unittest.TextTestRunner(verbosity=2, resultclass=_Timed).run(suite)
-    Path(timings).write_text(json.dumps(_Timed.seconds), encoding="utf-8")
+    seconds = {m: span[-1] - span[0] for m, span in _Timed.spans.items() if len(span) == 2}
+    Path(timings).write_text(json.dumps(seconds), encoding="utf-8")
     return 0 if result.wasSuccessful() else 1
 
 
@@ -99,8 +108,9 @@ def main(argv: list[str] | None = None) -> int:
             if Path(timings).exists():
                 measured.update(json.loads(Path(timings).read_text(encoding="utf-8")))
     wall = time.perf_counter() - started
+    slowest = sorted(measured.items(), key=lambda x: -x[1])[:8]
     print(f"===== {len(procs)} shards in {wall:.0f} s; slowest modules: "
-          + ", ".join(f"{m.rsplit('.', 1)[-1]} {s:.0f} s" for m, s in sorted(measured.items(), key=lambda x: -x[1])[:8]))
+          + ", ".join(f"{m.rsplit('.', 1)[-1]} {s:.0f} s" for m, s in slowest))
     if args.record and not failed:
         DURATIONS.write_text(json.dumps({k: round(v, 1) for k, v in sorted(measured.items())}, indent=1) + "\n",
                              encoding="utf-8")

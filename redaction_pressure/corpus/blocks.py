@@ -17,7 +17,7 @@ import regex
 
 from .families import Family, Fragment
 from .families.base import Make, rbytes, wrap
-from .names import service_name
+from .names import new_service_name
 from .rng import Rng
 
 _SECRET_LABELS = ("SIGNING KEY", "SEALING KEY", "MASTER KEY")
@@ -58,8 +58,5 @@ class KeyBlock:
 
 
 def draw_key_block(r: Rng, taken: set[str]) -> KeyBlock:
-    while True:
-        service = service_name(r)
-        if service not in taken:
-            break
+    service = new_service_name(r, taken)
     return KeyBlock(service, r.choice(_SECRET_LABELS), r.choice(_PUBLIC_LABELS), r.choice((64, 76)))

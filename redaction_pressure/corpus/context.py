@@ -17,7 +17,7 @@ import regex
 from .families import Family, Fragment
 from .families.base import Make, fast_chars
 from .house import ALPHABETS
-from .names import service_name
+from .names import new_service_name
 from .rng import Rng
 
 _NOUNS = ("seal", "stamp", "mark", "ref", "tag", "code", "slug", "handle", "cursor", "digest",
@@ -75,10 +75,7 @@ class ContextSecret:
 
 def draw_context_secret(r: Rng, kind: str, taken: set[str], lookalikes: tuple[int, int] = (2, 3)) -> ContextSecret:
     """``lookalikes``: how many same-shaped keys of the service are not secret (a range)."""
-    while True:
-        service = service_name(r)
-        if service not in taken:
-            break
+    service = new_service_name(r, taken)
     nouns = r.sample(_NOUNS, 1 + r.between(*lookalikes))
     sep = "-" if kind == "flag" else "_"
     names = [f"{service}{sep}{n}" for n in nouns]

@@ -38,6 +38,14 @@ def service_name(r: Rng) -> str:
             return name
 
 
+def new_service_name(r: Rng, taken: set[str]) -> str:
+    """A service name no other service of the stream has."""
+    while True:
+        name = service_name(r)
+        if name not in taken:
+            return name
+
+
 def marker(r: Rng, avoid: tuple[str, ...] = ()) -> str:
     """A short meaningless infix (2 to 4 letters) such as ``qe`` or ``tvor``: which
     infix marks the credential is a fact of the stream, not of the world."""

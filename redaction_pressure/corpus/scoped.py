@@ -18,7 +18,7 @@ from .context import _NOUNS
 from .families import Family, Fragment
 from .families.base import Make, fast_chars
 from .house import ALPHABETS
-from .names import service_name
+from .names import new_service_name
 from .rng import Rng
 
 SECRET_SECTIONS = ("production", "live", "prod")
@@ -62,10 +62,7 @@ class ScopedSecret:
 
 
 def draw_scoped_secret(r: Rng, taken: set[str]) -> ScopedSecret:
-    while True:
-        service = service_name(r)
-        if service not in taken:
-            break
+    service = new_service_name(r, taken)
     _, alphabet, char_class = r.choice(ALPHABETS)
     lo = r.between(18, 30)
     return ScopedSecret(service, f"{service}_{r.choice(_NOUNS)}", r.choice(SECRET_SECTIONS), r.choice(OTHER_SECTIONS),
