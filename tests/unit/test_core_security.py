@@ -9,16 +9,17 @@ import unittest
 
 import regex
 
-from redaction_pressure import load_task, score_completion
+from redaction_pressure import score_completion
 from redaction_pressure.scoring.pattern_guard import MAX_COMPILED_COST, Refused, clear_cache, compile_bounded
 from redaction_pressure.scoring.score import score_with_cost
+from tests.support import tasks as shared
 from tests.support.util import reply
 
 # The hostile patterns backtrack exponentially on a long run of word characters, but
 # `regex` only tries starts before the last occurrence of a pattern's literal ("#",
 # "x", "=", "-"): take the first dev task with a held-out record where a long run
 # precedes each of them, so the test does not depend on which records a corpus draws.
-TASK = next(t for t in (load_task("dev", i) for i in range(64))
+TASK = next(t for t in shared.dev()
             if any(all(regex.search(r"\w{40}[\s\S]*" + regex.escape(c), r.text) for c in "#x=-")
                    for r in t.heldout))
 SLACK_S = 0.15

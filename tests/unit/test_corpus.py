@@ -12,6 +12,7 @@ from pathlib import Path
 from redaction_pressure import CORPUS_VERSION, load_task
 from redaction_pressure.corpus.families import DECOYS, SECRETS
 from redaction_pressure.corpus.templates import TEMPLATES
+from tests.support import tasks as shared
 from tests.support.util import fingerprint
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -92,7 +93,7 @@ class TaskShape(unittest.TestCase):
     def test_fair_and_nonempty_on_many_tasks(self):
         for split, count in (("dev", 64), ("train", 300)):
             for index in range(count):
-                task = load_task(split, index)
+                task = shared.task(split, index)
                 shown = {s.family for r in task.shown for s in r.secrets + r.decoys}
                 evaluated = {s.family for r in task.heldout for s in r.secrets + r.decoys}
                 self.assertLessEqual(evaluated, shown, task.id)

@@ -16,6 +16,7 @@ from redaction_pressure.corpus.levels import ATTRIBUTES, LEVEL_1, Level, level
 from redaction_pressure.corpus.stream import build_stream
 from redaction_pressure.scoring.answer import parse_reply
 from redaction_pressure.task.tasks import durable_key
+from tests.support import tasks as shared
 from tests.support.util import fingerprint
 from tests.unit.test_open_world import prompt_only
 
@@ -160,14 +161,14 @@ class SolvableFromThePrompt(unittest.TestCase):
     def test_induce_at_least_085_at_every_higher_level(self):
         for lv in HIGHER:
             rewards = [score_completion(t, policies.induce(t)).reward
-                       for t in (load_task("dev", i, level=lv) for i in range(24))]
+                       for t in shared.dev(24, lv)]
             with self.subTest(level=lv):
                 self.assertGreaterEqual(statistics.fmean(rewards), 0.85)
 
     def test_induce_is_blind_at_every_level(self):
         for lv in HIGHER:
             for i in (0, 1, 2):
-                task = load_task("dev", i, level=lv)
+                task = shared.task("dev", i, lv)
                 with self.subTest(level=lv, task=task.id):
                     self.assertEqual(policies.induce(prompt_only(task)), policies.induce(task))
 

@@ -14,17 +14,18 @@ from types import SimpleNamespace
 
 import regex
 
-from redaction_pressure import load_task, policies, score_completion
+from redaction_pressure import policies, score_completion
 from redaction_pressure.corpus.families import SECRETS
 from redaction_pressure.corpus.policy import CATEGORIES
 from redaction_pressure.corpus.stream import Record, Span
 from redaction_pressure.scoring.answer import parse_reply
+from tests.support import tasks as shared
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from bench_adversary import V1_UNION  # noqa: E402
 
-DEV = [load_task("dev", i) for i in range(64)]
+DEV = shared.dev()
 
 _BLOCK = re.compile(r"### Record \d+ \((?P<template>[^)]*)\)\n```text\n(?P<text>.*?)\n```\n"
                     r"Secrets in this record:(?P<labels>(?: none)|(?:\n- [^\n]*)+)", re.S)
@@ -141,7 +142,7 @@ class WhatThePromptSays(unittest.TestCase):
 
 class Fairness(unittest.TestCase):
     def test_every_evaluated_family_is_shown_secrets_in_two_records(self):
-        for task in DEV + [load_task("train", i * 1009) for i in range(200)]:
+        for task in DEV + [shared.task("train", i * 1009) for i in range(200)]:
             shown_secrets = [f for r in task.shown for f in {s.family for s in r.secrets}]
             shown_decoys = {d.family for r in task.shown for d in r.decoys}
             for r in task.heldout:
@@ -169,7 +170,7 @@ class OracleHints(unittest.TestCase):
         oracle lies in a text holding a hint and on one line that the gate matches (so
         neither shortcut can hide a disagreement)."""
         checked = 0
-        tasks = DEV + [load_task("train", i * 7919) for i in range(64)]
+        tasks = DEV + [shared.task("train", i * 7919) for i in range(64)]
         for task in tasks:
             world = _world(task)
             families = [f for f in SECRETS + world.secret_families if f.hints or f.line_gate]

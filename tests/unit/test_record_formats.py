@@ -10,11 +10,11 @@ from __future__ import annotations
 import unittest
 from collections import defaultdict
 
-from redaction_pressure import load_task
 from redaction_pressure.corpus.families import SECRETS
+from tests.support import tasks as shared
 from tests.support.record_parsers import STRUCTURED, check, url_problems
 
-TASKS = [load_task("dev", i) for i in range(64)] + [load_task("train", i) for i in range(200)]
+TASKS = shared.dev() + [shared.task("train", i) for i in range(200)]
 
 
 class RealParsers(unittest.TestCase):
@@ -33,7 +33,7 @@ class RealParsers(unittest.TestCase):
         each still a valid file of its format."""
         for lv in (2, 3, 4, 5):
             for i in range(12):
-                task = load_task("dev", i, level=lv)
+                task = shared.task("dev", i, lv)
                 for n, record in enumerate(task.shown + task.heldout):
                     with self.subTest(level=lv, task=task.id, record=n, template=record.template):
                         self.assertEqual(check(record) + url_problems(record.text), [])
