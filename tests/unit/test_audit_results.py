@@ -4,19 +4,15 @@ them, what was evaluated, and rollouts left out by `seal --allow-failed`."""
 
 from __future__ import annotations
 
-import contextlib
 import io
 import json
 import unittest
-from unittest import mock
 
 from audit import _dsse, _statement
 from audit._report import console, render_human, render_json
 from audit._verify import FAILED, PASSED, verify_archive
-from redaction_pressure.corpus import stream
 from redaction_pressure.results.summary import summarize
 from redaction_pressure.results.text import eval_lines
-from redaction_pressure.task import tasks
 from tests.support import audit_fixtures as fx
 
 
@@ -183,23 +179,14 @@ class AllowFailed(Case):
         self.assertIn("nothing to seal", r.stderr)
 
 
-@contextlib.contextmanager
-def two_levels():
-    """A stand-in level 2 while only level 1 is built: level 2 builds level 1's streams
-    under its own label, which is all the summaries and the audit need of it."""
-    with mock.patch.object(stream, "LEVELS", (1, 2)), mock.patch.object(tasks, "LEVELS", (1, 2)):
-        yield
-
-
 class MixedLevels(Case):
     @classmethod
     def setUpClass(cls):
         from redaction_pressure import policies
         from redaction_pressure.taskset import RedactionConfig
 
-        with two_levels():
-            config = RedactionConfig(id="redaction-pressure", split="dev", level_mix={1: 1.0, 2: 1.0})
-            cls.mixed = fx._run("dev", policies.baseline, 8, config=config, tag="-mixed")
+        config = RedactionConfig(id="redaction-pressure", split="dev", level_mix={1: 1.0, 2: 1.0})
+        cls.mixed = fx._run("dev", policies.baseline, 8, config=config, tag="-mixed")
 
     def test_a_mixed_run_reports_each_level(self):
         traces = [t for ep in fx.read_episodes(self.mixed / "traces.jsonl") for t in ep["traces"]]
@@ -215,25 +202,24 @@ class MixedLevels(Case):
         self.assertTrue(any(line.startswith("  level 2: ") for line in lines))
 
     def test_seal_and_verify_a_mixed_run(self):
-        with two_levels():
-            archive = fx.seal_run(self.mixed)
-            manifest = fx.manifest_of(archive)
-            self.assertEqual(manifest["levels"], [1, 2])
-            self.assertEqual(manifest["task_params"], {"n_shown": 8, "n_eval": 16, "budget_s": 2.0})
-            by_level = manifest["by_level"]
-            self.assertEqual(sorted(i for lv in by_level for i in lv["coverage"]["task_indices"]), list(range(8)))
-            self.assertIn("difficulty levels 1, 2 mixed", manifest["summary"]["label"])
-            report = self.verify(archive)
-            self.assertEqual(report.exit_code, 0, json.dumps(report.as_dict(), indent=1)[:3000])
-            self.assertIs(report.standard_task_params, False)
-            shown = human(report)
-            self.assertIn("VERIFIED — LEVELS 1, 2 (MIXED), NOT THE STANDARD BENCHMARK", shown)
-            self.assertIn("level 2: ", shown)
-            manifest["by_level"][1]["summary"]["mean_reward"] = 1.0
-            fx.resign(archive, manifest)
-            report = self.verify(archive)
-            self.assertOnlyFailures(report, "summary")
-            self.assertCheck(report, "summary", FAILED, "by_level: level 2's figures are not its traces'")
+        archive = fx.seal_run(self.mixed)
+        manifest = fx.manifest_of(archive)
+        self.assertEqual(manifest["levels"], [1, 2])
+        self.assertEqual(manifest["task_params"], {"n_shown": 8, "n_eval": 16, "budget_s": 2.0})
+        by_level = manifest["by_level"]
+        self.assertEqual(sorted(i for lv in by_level for i in lv["coverage"]["task_indices"]), list(range(8)))
+        self.assertIn("difficulty levels 1, 2 mixed", manifest["summary"]["label"])
+        report = self.verify(archive)
+        self.assertEqual(report.exit_code, 0, json.dumps(report.as_dict(), indent=1)[:3000])
+        self.assertIs(report.standard_task_params, False)
+        shown = human(report)
+        self.assertIn("VERIFIED — LEVELS 1, 2 (MIXED), NOT THE STANDARD BENCHMARK", shown)
+        self.assertIn("level 2: ", shown)
+        manifest["by_level"][1]["summary"]["mean_reward"] = 1.0
+        fx.resign(archive, manifest)
+        report = self.verify(archive)
+        self.assertOnlyFailures(report, "summary")
+        self.assertCheck(report, "summary", FAILED, "by_level: level 2's figures are not its traces'")
 
 
 if __name__ == "__main__":
