@@ -36,7 +36,7 @@ class KeyBlock:
 
     def _maker(self, label: str) -> Make:
         def make(r: Rng, variant: str = "") -> Fragment:
-            body = wrap(base64.b64encode(rbytes(r, r.between(64, 160))).decode(), self.width)
+            body = wrap(base64.b64encode(rbytes(r, r.between(48, 112))).decode(), self.width)
             armour = self._armour(label)
             text = f"-----BEGIN {armour}-----\n{body}\n-----END {armour}-----"
             return Fragment(text, ((0, len(text)),))

@@ -413,13 +413,18 @@ def write_hcl(template: Template, items: list[Item], r: Rng, world: World) -> Ou
 def write_python(template: Template, items: list[Item], r: Rng, world: World) -> Out:
     out = Out()
     _header(template, out, r, world)
+    previous: dict[str, int] = {}
     for item, commented in flat(_mix(template, items, r, world), fold=str):
         head = ("# " if commented else "") + item.key + " = "
         if item.context == "block":
             if '"""' in item.value or "\\" in item.value:
                 raise CannotPlace
-            # a second block under one name is kept as the previous one, not commented out
-            out.value_line(f"{item.key}_PREVIOUS = " if commented else head, item, ('"""', '"""'))
+            # a second block under one name is kept as the previous one, not commented
+            # out (a third as the one before: module-level names stay unique)
+            if commented:
+                n = previous[item.key] = previous.get(item.key, 0) + 1
+                head = f"{item.key}_PREVIOUS" + (f"_{n}" if n > 1 else "") + " = "
+            out.value_line(head, item, ('"""', '"""'))
         elif item.literal:
             out.value_line(head, item, ("", ""))
         else:

@@ -64,6 +64,8 @@ class ScopedSecret:
 def draw_scoped_secret(r: Rng, taken: set[str]) -> ScopedSecret:
     service = new_service_name(r, taken)
     _, alphabet, char_class = r.choice(ALPHABETS)
-    lo = r.between(18, 30)
+    # One length: only the section separates the secret from its look-alike, and every
+    # held-out value then has a length the shown ones have.
+    length = r.between(18, 30)
     return ScopedSecret(service, f"{service}_{r.choice(_NOUNS)}", r.choice(SECRET_SECTIONS), r.choice(OTHER_SECTIONS),
-                        alphabet, char_class, lo, lo + r.between(0, 6))
+                        alphabet, char_class, length, length)

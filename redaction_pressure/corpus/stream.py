@@ -83,7 +83,10 @@ class Stream:
         """What this stream drew of its level's attributes (corpus/levels.py), as counts:
         for the catalogue, ``tasks show`` and the calibration, never for the prompt."""
         w = self.world
-        groups = [f.group for f in w.extra_secrets + w.extra_decoys]
+        rendered = {s.family for r in self.shown + self.heldout for s in r.secrets}
+        # What a record holds, not what the world drew: a family without a file to sit in
+        # (too few shown records) is not part of the task.
+        groups = [f.group for f in w.extra_secrets if f.name in rendered]
         kinds = sorted({_LOOKALIKE_KINDS[name.removeprefix(h.service + "_")] for h in w.house
                         for name, _, _ in h.lookalikes})
         return {
@@ -301,13 +304,23 @@ def _pick_templates(r: Rng, n_shown: int, lv: Level = LEVEL_1) -> list[Template]
     if not any("kv" in t.contexts for t in templates):  # the stream's own formats live in kv lines
         templates[0] = r.choice([t for t in TEMPLATES if "kv" in t.contexts])
     # A level that draws scoped secrets, encoded credentials or key blocks has a file
-    # where they can sit (never a level-1 draw).
-    for needed, upper in (("scoped", lv.scoped_secrets[1]), ("k8s", lv.encodings[1]), ("block", lv.multiline[1])):
-        if upper and not any(needed in t.contexts for t in templates):
-            slot = next(i for i in range(len(templates) - 1, -1, -1)
-                        if templates[i].contexts != frozenset({"kv"}) or sum("kv" in t.contexts for t in templates) > 1)
-            templates[slot] = r.choice([t for t in TEMPLATES if needed in t.contexts and "kv" in t.contexts]
-                                       or [t for t in TEMPLATES if needed in t.contexts])
+    # where each can sit (never a level-1 draw). A file placed for one need is never
+    # replaced for the next, nor the stream's last file with key-value lines.
+    needs = [n for n, upper in (("scoped", lv.scoped_secrets[1]), ("k8s", lv.encodings[1]),
+                                ("block", lv.multiline[1])) if upper]
+    kept: set[int] = set()
+    for needed in needs:
+        held = [i for i, t in enumerate(templates) if needed in t.contexts]
+        if held:
+            kept.add(held[0])
+            continue
+        free = [i for i in range(len(templates) - 1, -1, -1) if i not in kept
+                and ("kv" not in templates[i].contexts or sum("kv" in t.contexts for t in templates) > 1)]
+        if not free:  # too few shown records for a file per need: the need goes unmet
+            continue
+        templates[free[0]] = r.choice([t for t in TEMPLATES if needed in t.contexts and "kv" in t.contexts]
+                                      or [t for t in TEMPLATES if needed in t.contexts])
+        kept.add(free[0])
     return templates
 
 

@@ -71,8 +71,16 @@ def check_task(split: str, index: int, lv: int) -> list[str]:
                 shown_len.setdefault(x.family, set()).add(x.end - x.start)
     for r in task.heldout:
         for x in r.secrets + r.decoys:
-            if x.group in ("house_format", "house_key_id") and x.end - x.start not in shown_len.get(x.family, ()):
+            if (x.group or "").startswith("house_") and x.group not in ("house_key_block", "house_public_block",
+                                                                       "house_format_base64") \
+                    and x.end - x.start not in shown_len.get(x.family, ()):
                 problems.append(f"{x.family}: held-out length {x.end - x.start} never shown")
+    # What the level table promises is in the records, not only drawn: every scoped
+    # secret, encoded credential and key block the lower bound asks for.
+    table = level(lv)
+    for attribute in ("house_formats", "scoped_secrets", "encodings", "multiline", "policy_exceptions"):
+        if task.attributes[attribute] < getattr(table, attribute)[0]:
+            problems.append(f"{attribute} {task.attributes[attribute]} below the level's {getattr(table, attribute)}")
     return [f"{task.id} level {lv}: {p}" for p in problems]
 
 
