@@ -50,7 +50,7 @@ async def measure(n_benign: int = 100, budget_s: float = 2.0) -> dict:
     assert [e["code"] for e in traces[0].info["redaction_errors"]] in (["timeout"], ["budget_exhausted"])
     assert all(t.metrics["valid"] == 1.0 for t in traces[1:])
     return {"benign_all_done_s": max(benign_done) - start,
-            "benign_median_done_s": statistics.median(benign_done) - start, "hostile_done_s": hostile_done - start,
+            "benign_first_done_s": min(benign_done) - start, "hostile_done_s": hostile_done - start,
             "worst_loop_delay_ms": worst[0] * 1000, "n_benign": n_benign, "budget_s": budget_s}
 
 
