@@ -18,6 +18,7 @@ from redaction_pressure import PRIVATE_SEED_ENV, load_task, policies
 from redaction_pressure.build.identity import DIGEST_ALGORITHM, source_digest
 from redaction_pressure.run import read_traces, run_policy
 from redaction_pressure.scoring.reward import WEIGHTS
+from redaction_pressure.scoring.scan_pool import prestart as prestart_scan_pool
 from redaction_pressure.taskset import RedactionConfig, RedactionRow, RedactionTaskset, offline_trace
 
 SECRET = "taskset-test private secret, long enough: 0123456789"
@@ -113,15 +114,16 @@ class EventLoop(unittest.TestCase):
         # freezing them measures what scoring adds, as in a fresh env-server worker.
         gc.collect()
         gc.freeze()
+        # Workers started now, not by the first scans: a worker's start-up (~0.3 s quiet,
+        # over a second beside the other shard) is not what this measures.
+        prestart_scan_pool()
         try:
             out = asyncio.run(measure(n_benign=20, budget_s=1.0))
         finally:
             gc.unfreeze()
-        # Benign rollouts are scored while the hostile scan still spends its budget:
-        # impossible if it blocked the loop or the scan path. (All 20 of them, as
-        # bench_concurrency shows on a quiet machine; beside the test command's other
-        # shard on two cores, even the median one can finish after it.)
-        self.assertLess(out["benign_first_done_s"], out["hostile_done_s"])
+        # Every benign rollout is scored while the hostile scan still spends its budget
+        # (0.17 s against 1.02 s on a quiet machine).
+        self.assertLess(out["benign_all_done_s"], out["hostile_done_s"])
         # Its CPU is bounded by the budget (test_taskset_load); its wall time only by the ceiling.
         self.assertLess(out["hostile_done_s"], 10 * 1.0)
         self.assertLess(out["worst_loop_delay_ms"], 250)  # generous: shared CI machines are noisy
