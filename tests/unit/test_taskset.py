@@ -121,9 +121,13 @@ class EventLoop(unittest.TestCase):
             out = asyncio.run(measure(n_benign=20, budget_s=1.0))
         finally:
             gc.unfreeze()
-        # Every benign rollout is scored while the hostile scan still spends its budget
-        # (0.17 s against 1.02 s on a quiet machine).
-        self.assertLess(out["benign_all_done_s"], out["hostile_done_s"])
+        # Benign rollouts are scored while the hostile scan still spends its budget,
+        # which they could not be if it blocked the loop or the scan path. On a quiet
+        # machine all 20 are (0.17 s against 1.02 s: bench_concurrency); beside the test
+        # command's other shard on two cores the main thread's share of the CPU, not the
+        # hostile scan, sets when the last one is scored (1.1 s seen), so the test asks
+        # for the first (0.02 s quiet).
+        self.assertLess(out["benign_first_done_s"], out["hostile_done_s"] / 2)
         # Its CPU is bounded by the budget (test_taskset_load); its wall time only by the ceiling.
         self.assertLess(out["hostile_done_s"], 10 * 1.0)
         self.assertLess(out["worst_loop_delay_ms"], 250)  # generous: shared CI machines are noisy
