@@ -152,12 +152,18 @@ _executor_pool: ThreadPoolExecutor | None = None
 
 def _executor() -> ThreadPoolExecutor:
     """Threads that wait on the scan workers (one per worker: a thread beyond that
-    would only queue), off the event loop. Rebuilt in a forked child, whose copy has
-    no threads behind it."""
+    would only queue), off the event loop. Rebuilt when the scan pool is resized (so a
+    pool that grew is not served by the threads of a smaller one) and in a forked
+    child, whose copy has no threads behind it."""
     global _executor_pool
+    size = get_pool().size
     with _executor_lock:
-        if _executor_pool is None:
-            _executor_pool = ThreadPoolExecutor(max_workers=get_pool().size, thread_name_prefix="redaction-scan")
+        old = _executor_pool
+        if old is None or old._max_workers != size:
+            _executor_pool = ThreadPoolExecutor(max_workers=size, thread_name_prefix="redaction-scan")
+            if old is not None:
+                old.shutdown(wait=False)  # its running calls finish; it takes no new ones
+        assert _executor_pool is not None
         return _executor_pool
 
 
