@@ -234,9 +234,10 @@ def _segmented(bodies: list[str]) -> str:
             parts.append(regex.escape(sep))
             continue
         segs = [p[i] for p in split]
-        if not all(segs) or "\\s" in _char_class(segs) or "\\x00" in _char_class(segs):
+        cls = _char_class(segs, few=sum(map(len, segs)) < 32) if all(segs) else "\\s"
+        if "\\s" in cls or "\\x00" in cls:
             return ""
-        parts.append(_char_class(segs, few=sum(map(len, segs)) < 32) + _lengths([len(x) for x in segs])[1])
+        parts.append(cls + _lengths([len(x) for x in segs])[1])
     return "".join(parts)
 
 
@@ -382,12 +383,26 @@ def _exclusions(wrong: list[str], values: list[str], lone: bool) -> list[str]:
     return out
 
 
-def _excepted(proposals: list[str], fam: _Family, examples: list[Example], lone: bool) -> str | None:
-    for rule in proposals:
-        wrong = _misfires(rule, fam.name, examples)
-        for x in _exclusions(wrong, fam.values, lone) if wrong else ():
-            if _exact(x + rule, fam.name, examples):
-                return x + rule
+def _choose(tier: list[str], fam: _Family, examples: list[Example]) -> str | None:
+    """The tier's first exact proposal; else the first whose wrong matches a stated
+    exception explains (a prefix, or one value seen more than once); else, as a last
+    resort, the first that excepts the single value it wrongly took. Each proposal is
+    run over the shown records once."""
+    wrong: dict[str, list[str] | None] = {}
+
+    def misfires(rule: str) -> list[str] | None:
+        if rule not in wrong:
+            wrong[rule] = _misfires(rule, fam.name, examples)
+        return wrong[rule]
+
+    exact = next((rule for rule in tier if misfires(rule) == []), None)
+    if exact is not None:
+        return exact
+    for lone in (False, True):
+        for rule in tier:
+            for x in _exclusions(misfires(rule) or [], fam.values, lone):
+                if _exact(x + rule, fam.name, examples):
+                    return x + rule
     return None
 
 
@@ -412,15 +427,7 @@ def induce_rules(examples: list[Example]) -> list[str]:
     for fam in _families(examples):
         shaped, bare = _shape_rules(fam)
         tiers = [_generic_rules(fam), shaped, _section_rules(fam, examples), _context_rules(fam), bare]
-        found = None
-        # Within a tier, an exact proposal first, then the first whose wrong matches a
-        # stated exception explains (a prefix, or one value seen more than once); and
-        # only as a last resort one that excepts the single value it wrongly took.
-        for tier in tiers:
-            found = next((rule for rule in tier if _exact(rule, fam.name, examples)), None) or \
-                _excepted(tier, fam, examples, lone=False) or _excepted(tier, fam, examples, lone=True)
-            if found:
-                break
+        found = next((rule for tier in tiers if (rule := _choose(tier, fam, examples))), None)
         if found:
             rules.append(found)
     return rules[:MAX_RULES]

@@ -10,6 +10,7 @@ import atexit
 import contextlib
 import datetime as dt
 import functools
+import io
 import itertools
 import json
 import os
@@ -315,3 +316,27 @@ def audit_in_process(*argv, env_extra=None) -> subprocess.CompletedProcess:
             except SystemExit as exc:  # argparse's usage errors
                 code = exc.code
     return subprocess.CompletedProcess(argv, code, out.getvalue(), err.getvalue())
+
+
+def human(report) -> str:
+    """A verification report as the terminal shows it, whitespace collapsed."""
+    from audit._report import console, render_human
+    buf = io.StringIO()
+    render_human(report, console(buf))
+    return " ".join(buf.getvalue().split())
+
+
+class CheckAssertions:
+    """Assertions on a verification report's checks, for unittest.TestCase subclasses."""
+
+    def assertCheck(self, report, name, status, *needles):
+        check = report.check(name)
+        text = "\n".join([check.summary, *check.details])
+        self.assertEqual(check.status, status, f"{name}: {text}")
+        for needle in needles:
+            self.assertIn(needle, text, name)
+        return check
+
+    def assertOnlyFailures(self, report, *names):
+        self.assertEqual(sorted(c.name for c in report.failed), sorted(names),
+                         json.dumps(report.as_dict(), indent=1)[:4000])

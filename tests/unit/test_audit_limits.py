@@ -8,7 +8,6 @@ header. Each test is an attack that passed before."""
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import os
 import time
@@ -16,15 +15,11 @@ import unittest
 from unittest import mock
 
 from audit import _rescore
-from audit._report import console, render_human, render_json
+from audit._report import render_json
 from audit._verify import FAILED, INCOMPLETE, PASSED, Limits, verify_archive
 from tests.support import audit_fixtures as fx
 
-
-def human(report) -> str:
-    buf = io.StringIO()
-    render_human(report, console(buf))
-    return " ".join(buf.getvalue().split())
+human = fx.human
 
 
 def verify(archive, limits=None, jobs=1, owner="owner"):

@@ -4,39 +4,22 @@ them, what was evaluated, and rollouts left out by `seal --allow-failed`."""
 
 from __future__ import annotations
 
-import io
 import json
 import unittest
 
 from audit import _dsse, _statement
-from audit._report import console, render_human, render_json
+from audit._report import render_json
 from audit._verify import FAILED, PASSED, verify_archive
 from redaction_pressure.results.summary import summarize
 from redaction_pressure.results.text import eval_lines
 from tests.support import audit_fixtures as fx
 
-
-def human(report) -> str:
-    buf = io.StringIO()
-    render_human(report, console(buf))
-    return " ".join(buf.getvalue().split())
+human = fx.human
 
 
-class Case(unittest.TestCase):
+class Case(fx.CheckAssertions, unittest.TestCase):
     def verify(self, archive, owner="owner"):
         return verify_archive(archive, fx.public_key(owner), None, jobs=1)
-
-    def assertCheck(self, report, name, status, *needles):
-        check = report.check(name)
-        text = "\n".join([check.summary, *check.details])
-        self.assertEqual(check.status, status, f"{name}: {text}")
-        for needle in needles:
-            self.assertIn(needle, text, name)
-        return check
-
-    def assertOnlyFailures(self, report, *names):
-        self.assertEqual(sorted(c.name for c in report.failed), sorted(names),
-                         json.dumps(report.as_dict(), indent=1)[:4000])
 
 
 class Uncertainty(Case):

@@ -4,7 +4,6 @@ run directory and for a run whose rollouts failed."""
 
 from __future__ import annotations
 
-import io
 import json
 import unittest
 from concurrent.futures import wait as real_wait
@@ -12,28 +11,15 @@ from unittest import mock
 
 from audit import _parallel, _rescore
 from audit._coverage import coverage_of, label
-from audit._report import console, render_human
 from audit._verify import FAILED, PASSED, SKIPPED, verify_archive
 from tests.support import audit_fixtures as fx
 
-
-def human(report) -> str:
-    buf = io.StringIO()
-    render_human(report, console(buf))
-    return " ".join(buf.getvalue().split())
+human = fx.human
 
 
-class Case(unittest.TestCase):
+class Case(fx.CheckAssertions, unittest.TestCase):
     def verify(self, archive, owner="owner", jobs=1):
         return verify_archive(archive, fx.public_key(owner), None, jobs=jobs)
-
-    def assertCheck(self, report, name, status, *needles):
-        check = report.check(name)
-        text = "\n".join([check.summary, *check.details])
-        self.assertEqual(check.status, status, f"{name}: {text}")
-        for needle in needles:
-            self.assertIn(needle, text, name)
-        return check
 
 
 class Coverage(Case):

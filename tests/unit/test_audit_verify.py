@@ -21,7 +21,7 @@ CHAIN_AFTER_SIGNATURE = ["manifest-schema", "manifest-file", "trace-digests", "t
                          "rescoring", "summary", "coverage", "split-labels", "private-seeds"]
 
 
-class VerifyCase(unittest.TestCase):
+class VerifyCase(fx.CheckAssertions, unittest.TestCase):
     def verify(self, archive, owner="owner", secret=None):
         return verify_archive(archive, fx.public_key(owner), secret.encode() if secret else None)
 
@@ -33,17 +33,8 @@ class VerifyCase(unittest.TestCase):
     def write_envelope(archive, envelope):
         (archive / "manifest.dsse.json").write_text(json.dumps(envelope))
 
-    def assertCheck(self, report, name, status, *needles):
-        check = report.check(name)
-        text = "\n".join([check.summary, *check.details])
-        self.assertEqual(check.status, status, f"{name}: {text}")
-        for needle in needles:
-            self.assertIn(needle, text, f"{name}")
-        return check
-
     def assertOnlyFailures(self, report, *names):
-        self.assertEqual(sorted(c.name for c in report.failed), sorted(names),
-                         json.dumps(report.as_dict(), indent=1)[:4000])
+        super().assertOnlyFailures(report, *names)
         self.assertEqual(report.exit_code, 1)
 
 
