@@ -44,9 +44,16 @@ class Rng:
         """Uniform integer in [0, n)."""
         if n <= 0:
             raise ValueError("n must be positive")
-        k = max(1, (n - 1).bit_length())
+        k = (n - 1).bit_length() or 1
         while True:
-            v = self._bits(k)
+            # `_bits(k)` inlined: this is the generator's hottest call.
+            if self._pool_bits < k:
+                v = self._bits(k)
+            else:
+                left = self._pool_bits - k
+                v = self._pool >> left
+                self._pool &= (1 << left) - 1
+                self._pool_bits = left
             if v < n:
                 return v
 
