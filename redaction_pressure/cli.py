@@ -284,6 +284,7 @@ def _read_reply(name: str) -> str:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
+    from .scoring.answer import reply_notes
     from .scoring.score import score_completion
 
     task = _task(args)
@@ -293,7 +294,8 @@ def cmd_score(args: argparse.Namespace) -> int:
     result = {"task": task.id, "split": task.split, "split_label": split_label(task.split),
               "reward": s.reward, "recall": s.recall, "precision": s.precision, "clean": s.clean,
               "valid": s.valid, **s.metrics(), "redaction_errors": [e.as_dict() for e in s.errors],
-              "other_problems": other, "secret_families": s.secret_families, "decoy_families": s.decoy_families,
+              "other_problems": other, "notes": reply_notes(reply),
+              "secret_families": s.secret_families, "decoy_families": s.decoy_families,
               "secret_classes": s.secret_classes, "decoy_classes": s.decoy_classes}
     if args.json:
         print(json.dumps(result, indent=2))
@@ -314,6 +316,8 @@ def cmd_score(args: argparse.Namespace) -> int:
     for p in other:
         console.print(f"also wrong, not scored (the reply was already invalid): {p['code']}: {p['message']}",
                       markup=False)
+    for note in result["notes"]:
+        console.print(f"note (the verdict stands): {note}", markup=False)
     problems = len(s.errors) + len(other)
     console.print(f"{task.id} — {split_label(task.split)}: reward {s.reward:.4f} · recall {s.recall:.4f} · "
                   f"precision {s.precision:.4f} · clean {s.clean:.0f} · "

@@ -32,6 +32,7 @@ from verifiers.v1.task import task_key
 
 from . import policies
 from .build.identity import build_identity
+from .scoring.answer import reply_notes
 from .scoring.reward import WEIGHTS
 from .scoring.scan_pool import ScanInfrastructureError, get_pool
 from .scoring.scanner import DEFAULT_BUDGET_S
@@ -191,6 +192,7 @@ def score_trace_info(data: RedactionData, reply: str) -> dict[str, Any]:
             "clean": score.clean, "valid": score.valid, **score.metrics(),
             "secret_families": score.secret_families, "decoy_families": score.decoy_families,
             "secret_classes": score.secret_classes, "decoy_classes": score.decoy_classes,
+            "notes": reply_notes(reply),  # advisory, never part of the verdict
         },
     }
 

@@ -38,7 +38,11 @@ from ..build.schemas import json_path, load_schema
 from ..build.versions import ANSWER_SCHEMA_VERSION
 from .stack import with_headroom
 
-MAX_REPLY_CHARS = 200_000
+MAX_REPLY_CHARS = 200_000  # the answer: the text after the last </think>
+# The whole reply, thinking included: a bound on what is read at all, far above what a
+# model's token limit lets it write (about a million tokens), so thinking never voids
+# an answer.
+MAX_RAW_REPLY_CHARS = 4_000_000
 MAX_RULES = 24
 MAX_PATTERN_CHARS = 4096
 MAX_ERRORS = 50  # entries recorded per reply; the last one counts the rest
@@ -128,6 +132,13 @@ def _hint(text: str, exc: json.JSONDecodeError) -> str:
         return "; JSON has no comments"
     if text[exc.pos:exc.pos + 1] == "'":
         return "; JSON strings use double quotes"
+    if exc.msg.startswith("Invalid control character"):
+        return "; a line break or tab inside a JSON string is written \\n or \\t (in a pattern: \\\\n)"
+    if regex.match(r"""r["']""", text[exc.pos:exc.pos + 2]) or regex.search(r"""\br["']$""", before):
+        return ("; JSON has no raw strings (r\"...\"): write each pattern as a plain JSON string with every "
+                "backslash written twice")
+    if regex.match(r"[A-Za-z_]\w*\s*=", text[exc.pos:exc.pos + 40]):
+        return "; the answer is a JSON object, not code that assigns one"
     return ""
 
 
@@ -147,8 +158,8 @@ class _Decoded:
         try:
             self.value, self.ok = json.loads(text, parse_constant=_reject_constant), True
         except json.JSONDecodeError as exc:
-            self.error = (f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
-                          f"{_hint(text, exc)}")
+            msg = exc.msg.removesuffix(" at")  # "Invalid control character at": the position follows
+            self.error = f"not valid JSON ({msg} at line {exc.lineno} column {exc.colno}){_hint(text, exc)}"
         except ValueError as exc:  # NaN, Infinity
             self.error = f"not valid JSON ({exc})"
 
@@ -177,6 +188,39 @@ def _embedded(text: str) -> list[_Decoded]:
             continue
         found.append(_Decoded("an object in the text", value=value))
     return found
+
+
+def reply_notes(reply: object) -> list[str]:
+    """What the reader of a valid reply should know although the verdict stands:
+    a later answer-like block that was skipped because it is not JSON (the answer was
+    then read from an earlier draft), and patterns holding a backspace or form feed
+    (JSON reads a single \\b or \\f as those characters, not as regex escapes).
+    Advisory only: never part of the verdict."""
+    if not isinstance(reply, str) or len(reply) > MAX_RAW_REPLY_CHARS:
+        return []
+    if "</think>" in reply:
+        reply = reply.rsplit("</think>", 1)[1]
+    if len(reply) > MAX_REPLY_CHARS:
+        return []
+    notes: list[str] = []
+    fences = [(m.group(1).strip().lower(), m.group(2)) for m in _FENCE.finditer(reply)][::-1]
+    for tag, body in fences:
+        decoded = _Decoded(f"the ```{tag} block" if tag else "the fenced block", body)
+        if decoded.answer:
+            break
+        if not decoded.ok and _RULES_OPENING.search(body):
+            notes.append(f"a later block with \"rules\" was skipped: {decoded.where} is {decoded.error}; "
+                         "the answer was read from an earlier one")
+            break
+    obj = _load_object(reply)
+    rules = obj.get("rules") if isinstance(obj, dict) else None
+    for i, rule in enumerate(rules[:MAX_RULES] if isinstance(rules, list) else []):
+        pattern = rule.get("pattern") if isinstance(rule, dict) else None
+        if isinstance(pattern, str) and ("\b" in pattern or "\f" in pattern):
+            name = "a backspace (U+0008)" if "\b" in pattern else "a form feed (U+000C)"
+            notes.append(f"rule {i + 1}: the pattern holds {name}: in JSON a single \\b or \\f is that "
+                         "character; a regex word boundary is written \\\\b")
+    return notes
 
 
 def _load_object(reply: str) -> dict[str, Any] | RedactionError:
@@ -265,6 +309,11 @@ def _code_for(error: jsonschema.ValidationError) -> str:
     return "bad_entry"
 
 
+def _path_key(path: Any) -> tuple[tuple[int, int | str], ...]:
+    """Errors sort by rule number as a number (rule 2 before rule 11), then by key."""
+    return tuple((0, p) if isinstance(p, int) else (1, str(p)) for p in path)
+
+
 @with_headroom
 def parse_reply(reply: object) -> tuple[list[Rule], list[RedactionError]]:
     """Returns the rules and the errors; any error makes the episode invalid. As in
@@ -272,13 +321,16 @@ def parse_reply(reply: object) -> tuple[list[Rule], list[RedactionError]]:
     reply that opens ``<think>`` without ever closing it has no answer."""
     if not isinstance(reply, str):
         return [], [RedactionError("malformed_json", f"the reply is {type(reply).__name__}, not text")]
-    if len(reply) > MAX_REPLY_CHARS:
-        return [], [RedactionError("malformed_json",
-                                   f"the reply has {len(reply)} characters; the limit is {MAX_REPLY_CHARS}")]
+    if len(reply) > MAX_RAW_REPLY_CHARS:
+        return [], [RedactionError("malformed_json", f"the reply has {len(reply):,} characters, thinking included; "
+                                                     f"the limit is {MAX_RAW_REPLY_CHARS:,}")]
     if "</think>" in reply:
         reply = reply.rsplit("</think>", 1)[1]
     elif "<think>" in reply:
         return [], [RedactionError("malformed_json", "the reply opens <think> and never closes it: no answer")]
+    if len(reply) > MAX_REPLY_CHARS:
+        return [], [RedactionError("malformed_json", f"the answer (the text after the last </think>) has "
+                                                     f"{len(reply):,} characters; the limit is {MAX_REPLY_CHARS:,}")]
     obj = _load_object(reply)
     if isinstance(obj, RedactionError):
         return [], [obj]
@@ -289,7 +341,7 @@ def parse_reply(reply: object) -> tuple[list[Rule], list[RedactionError]]:
         # Past the limit only the first extra rule is checked: a reply of 100,000 empty
         # rules would otherwise cost seconds and megabytes of error entries.
         obj = dict(obj, rules=obj["rules"][:MAX_RULES + 1])
-    found = sorted(_validator().iter_errors(obj), key=lambda e: (list(map(str, e.absolute_path)), e.validator))
+    found = sorted(_validator().iter_errors(obj), key=lambda e: (_path_key(e.absolute_path), e.validator))
     errors: list[RedactionError] = []
     for e in found[:MAX_ERRORS]:
         path = list(e.absolute_path)

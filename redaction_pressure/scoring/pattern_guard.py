@@ -69,6 +69,7 @@ BYTES_PER_UNIT = 1024
 # What compiling any pattern costs before its first node (the pattern object, its
 # tables), in units: a one-character pattern allocates ~3 KB.
 PATTERN_BASE_COST = 16
+_REPORTED_COST_CAP = 10**9  # how far a refused pattern's size is counted for its message
 FLAGS = 0
 _FULL_FOLD = int(_regex_core.FULLIGNORECASE)
 # _build mirrors regex._main._compile after parsing; for other versions of regex the
@@ -97,10 +98,23 @@ def nesting_bound(pattern: str) -> int:
     as in ``(?:[)]``, closes nothing), never when it is the first character of a set
     (``[]...]``, ``[^]...]``, where `regex` reads it as a literal) and never inside what
     may be a VERBOSE comment (``#`` to the end of the line). Where the text is
-    ambiguous it errs towards more nesting, which only refuses sooner."""
+    ambiguous it errs towards more nesting, which only refuses sooner.
+
+    Parentheses inside a set are literals (``(?<=[\\s(=:])`` nests two levels, not
+    three), so when no comment can hide a ``[`` (no VERBOSE flag, no ``(?#``) the
+    count reads sets as `regex` does, once as version 0 reads them (a set ends at its
+    first ``]``) and once as version 1 does (sets nest), and takes the larger: each
+    reading ends a set no later than `regex` would in its version, so no group is
+    ever taken for set text."""
     if pattern.count("(") + pattern.count("[") <= MAX_NESTING:
         return pattern.count("(") + pattern.count("[")  # each level needs an opener
     verbose = _MAYBE_VERBOSE.search(pattern) is not None
+    if verbose or "(?#" in pattern:
+        return _nesting_plain(pattern, verbose)
+    return max(_nesting_with_sets(pattern, nested=False), _nesting_with_sets(pattern, nested=True))
+
+
+def _nesting_plain(pattern: str, verbose: bool) -> int:
     stack: list[str] = []
     deepest, comment, i, n = 0, False, 0, len(pattern)
     while i < n:
@@ -120,6 +134,38 @@ def nesting_bound(pattern: str) -> int:
             comment = comment or verbose
         elif not comment and stack and ((c == ")" and stack[-1] == "(") or (c == "]" and stack[-1] == "[")):
             stack.pop()
+    return deepest
+
+
+def _nesting_with_sets(pattern: str, nested: bool) -> int:
+    """Groups outside sets plus set levels; a ``[`` inside a set opens a level that
+    closes the whole set at its ``]`` (version 0) or a nested set (``nested``, V1)."""
+    groups = 0  # open groups
+    sets = 0  # open set levels (at most 1 when not nested)
+    deepest, i, n = 0, 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        i += 1
+        if c == "\\":
+            i += 1
+        elif c == "[":
+            # Version 0 reads a "[" inside a set as a literal ("[[]" is a whole set), so
+            # there its "]" closes the set at once; the level still counts (a POSIX
+            # class "[:alpha:]" is one).
+            opens_set = nested or not sets
+            sets += 1
+            deepest = max(deepest, groups + sets)
+            if opens_set:
+                i += pattern.startswith("^", i)
+                i += pattern.startswith("]", i)
+        elif sets:
+            if c == "]":
+                sets = sets - 1 if nested else 0
+        elif c == "(":
+            groups += 1
+            deepest = max(deepest, groups + sets)
+        elif c == ")" and groups:
+            groups -= 1
     return deepest
 
 
@@ -182,12 +228,12 @@ def _cost(node: Any, budget: int, in_lookaround: bool = False) -> int:
             own = len(node.characters)
         elif kind == _GRAPHEME:
             own = GRAPHEME_COST
-        else:
-            own = len(node.items)
+        # else a set: one unit for the set, one per member (its children, below)
     fields = node.__dict__  # every regex node has one; .get avoids getattr's exception path
     case_flags = fields.get("case_flags")
     if case_flags and int(case_flags) & _FULL_FOLD == _FULL_FOLD:  # int(): IntFlag's & is slow Python
-        own *= FULL_FOLD_FACTOR
+        # full case folding turns each member of a set into a branch of strings
+        own = (len(node.items) if kind == _SET else own) * FULL_FOLD_FACTOR
     total = own
     for name in _CHILD_ATTRS:
         value = fields.get(name)
@@ -356,8 +402,12 @@ def compile_bounded(pattern: str) -> Compiled:
     parsed, source, info = _parse(pattern)
     cost = PATTERN_BASE_COST + _cost(parsed, MAX_COMPILED_COST - PATTERN_BASE_COST)
     if cost > MAX_COMPILED_COST:
-        raise Refused(f"its compiled size exceeds {MAX_COMPILED_COST:,} units (a counted repeat {{m,n}} builds "
-                      f"its body m+1 times, nested repeats multiply, full case folding costs {FULL_FOLD_FACTOR}x)")
+        # Counted again without stopping early, so the message says how much to cut.
+        full = PATTERN_BASE_COST + _cost(parsed, _REPORTED_COST_CAP)
+        size = f"{full:,} units" if full <= _REPORTED_COST_CAP else f"over {_REPORTED_COST_CAP:,} units"
+        raise Refused(f"its compiled size is {size}; the limit is {MAX_COMPILED_COST:,} (a counted repeat "
+                      f"{{m,n}} builds its body m+1 times, nested repeats multiply, a set costs 1 plus 1 per "
+                      f"member, full case folding costs {FULL_FOLD_FACTOR}x)")
     runs: list[str] = []
     _literal_runs(parsed, runs)
     if _SINGLE_PARSE:

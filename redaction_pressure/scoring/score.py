@@ -48,15 +48,14 @@ class Score:
                 "matches": self.matches, "errors": len(self.errors)}
 
 
-def _compile(rules: Sequence[tuple[str, str]], deadline: float,
-             clock: Callable[[], float]) -> tuple[list[CompiledRule], list[RedactionError]]:
+def _compile(rules: Sequence[tuple[str, str]]) -> tuple[list[CompiledRule], list[RedactionError]]:
+    """Compiling is not charged to the time budget: the compile cache would make the
+    same reply cost more or less by what the process compiled before, and the size
+    bounds already cap compiling (milliseconds per pattern)."""
     compiled: list[CompiledRule] = []
     errors: list[RedactionError] = []
     total_cost = 0
     for i, (source, replacement) in enumerate(rules):
-        if clock() > deadline:
-            return [], [rule_error("budget_exhausted", i, "the episode's regex time budget (CPU time) ran out "
-                                                          "while compiling the rules")]
         try:
             pattern, cost, required = compile_cached(source)
         except Refused as exc:
@@ -110,10 +109,10 @@ def scan_rules(texts: list[str], rules: list[tuple[str, str]], budget_s: float,
     this episode's alone. Never raises: a failure no stage foresaw is the reply's
     error, so the worker survives and the verdict still depends on the reply alone."""
     try:
-        deadline = clock() + budget_s
-        compiled, errors = _compile(rules, deadline, clock)
+        compiled, errors = _compile(rules)
         if errors:
             return [bytearray(len(t)) for t in texts], 0, errors
+        deadline = clock() + budget_s  # matching only: see _compile
         result = scan(compiled, texts, deadline, clock, budget_s)
         return result.removed, result.matches, result.errors
     except Exception as exc:  # noqa: BLE001 - the last line of defence in the worker

@@ -12,7 +12,14 @@ from __future__ import annotations
 from functools import cache
 
 from ..corpus.stream import Record
-from ..scoring.answer import ALLOWED_REPLACEMENTS, ANSWER_CHOICE, MAX_PATTERN_CHARS, MAX_REPLY_CHARS, MAX_RULES
+from ..scoring.answer import (
+    ALLOWED_REPLACEMENTS,
+    ANSWER_CHOICE,
+    MAX_PATTERN_CHARS,
+    MAX_RAW_REPLY_CHARS,
+    MAX_REPLY_CHARS,
+    MAX_RULES,
+)
 from ..scoring.pattern_guard import FULL_FOLD_FACTOR, MAX_COMPILED_COST, MAX_NESTING, MAX_REPLY_COST
 from ..scoring.scanner import DEFAULT_BUDGET_S, MAX_MATCHES
 
@@ -35,10 +42,12 @@ unseen records of the same stream.
 One JSON object, in a ```json fenced block:
 {{"rules": [{{"pattern": "<regex>", "replacement": "[REDACTED]"}}]}}
 - Only the key "rules"; each rule has exactly the keys "pattern" and "replacement".
-- Patterns are JSON strings: write every backslash twice ("\\\\d", "\\\\b", "\\\\."). \
-JSON allows no comments and no trailing commas.
+- Patterns are JSON strings: write every backslash twice ("\\\\d", "\\\\b", "\\\\."); \
+a single "\\b" or "\\f" is JSON for a backspace or form-feed character, not a regex \
+escape. JSON allows no comments and no trailing commas.
 - Which text is read: only what follows the last </think> (a reply that opens <think> \
-and never closes it has no answer); in it, {ANSWER_CHOICE}.
+and never closes it has no answer); in it, {ANSWER_CHOICE}. A later block that is not \
+valid JSON is skipped, so an earlier draft is read instead.
 
 ## How rules are applied
 - Rules run in order, with the Python `regex` module (VERSION0 syntax, no flags set; \
@@ -54,29 +63,35 @@ look-alikes, keys, punctuation, placeholders) costs you.
 ## Labels
 - Every secret in a shown record is listed with its family and its {SPAN_NOTATION} \
 span: 0-based character offsets into the record's text as shown between the fences, \
-the end excluded.
+the end excluded; then its text as a Python string literal (a line break reads \\n, \
+a backslash \\\\).
 - A label covers exactly the characters that are secret. For a credential inside a \
 larger value (a password in a URL or connection string, a token after "Bearer " or \
 "Basic ", a value after a key, header or command-line flag) that is only the \
 credential; where the whole value is the credential (a webhook URL, a token, a \
 private-key block from its BEGIN line to its END line) it is the whole value. A secret \
-may span lines: its span then includes the line breaks and indentation inside it.
+may span lines: its span then includes the line breaks and indentation inside it. A \
+key block written inside a quoted string with \\n escapes is the whole string value \
+between its quotes, escapes included.
 
 ## Limits: a reply that breaks any of them scores zero
 - At most {MAX_RULES} rules; each pattern 1 to {MAX_PATTERN_CHARS:,} characters; the \
-whole reply at most {MAX_REPLY_CHARS:,} characters.
+answer (the text after the last </think>) at most {MAX_REPLY_CHARS:,} characters, the \
+whole reply with its thinking at most {MAX_RAW_REPLY_CHARS:,}.
 - Refused before compiling: recursion and subroutine calls ((?R), (?1), (?&name)), \
 fuzzy matching ({{e<=1}}), \\K inside a lookaround, named lists (\\L<name>), the \
-LOCALE flag (?L), groups and sets nested deeper than {MAX_NESTING} levels, a pattern \
-whose compiled size exceeds {MAX_COMPILED_COST:,} units, and rules whose compiled \
-sizes together exceed {MAX_REPLY_COST:,} units. A unit is about one character, set \
-member or group; a counted repeat {{m,n}} builds its body m+1 times and nested repeats \
-multiply ((?:a{{100}}){{100}} is about 10,000 units); full case folding (?f) costs \
-{FULL_FOLD_FACTOR}x.
+LOCALE flag (?L), a lone surrogate (\\ud800-\\udfff), groups and sets nested deeper \
+than {MAX_NESTING} levels (a parenthesis inside a set is a literal), a pattern whose \
+compiled size exceeds {MAX_COMPILED_COST:,} units, and rules whose compiled sizes \
+together exceed {MAX_REPLY_COST:,} units. A unit is one character or group, and a set \
+costs 1 plus 1 per member ([A-Za-z0-9] is 4); a counted repeat {{m,n}} builds its body \
+m+1 times ({{m}} alone: m times) and nested repeats multiply ([A-Za-z0-9]{{32}} is about \
+130 units, (?:a{{100}}){{100}} about 10,000); full case folding (?f) costs \
+{FULL_FOLD_FACTOR}x, and (?i) under (?V1) folds fully. A refusal states the pattern's size.
 - At most {MAX_MATCHES:,} matches in the whole episode, all rules together \
 (zero-width matches count).
-- All regex work of the episode shares one budget of {budget_s:g} seconds of CPU time; \
-running out of it scores zero."""
+- All matching of the episode shares one budget of {budget_s:g} seconds of CPU time \
+(compiling is not counted: the size limits bound it); running out of it scores zero."""
 
 
 SYSTEM_PROMPT = system_prompt(DEFAULT_BUDGET_S)

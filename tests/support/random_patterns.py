@@ -70,7 +70,18 @@ def model_style_alternations(prefixes: list[str]) -> list[str]:
     for k in (8, 16, 24, 32, 48, len(shapes)):
         out.append(r"\b(?:" + "|".join(shapes[:k]) + r")\b")
     out.append(r"(?<![A-Za-z0-9])(?:" + "|".join(shapes) + r")(?![A-Za-z0-9_-])")
-    return out
+    return out + exact_vendor_alternations(prefixes)
+
+
+def exact_vendor_alternations(prefixes: list[str]) -> list[str]:
+    """The same with each format's exact body length (``ghp_[A-Za-z0-9]{36}``), as a
+    model that knows the vendors' lengths writes it: a counted repeat per format, the
+    shape the compile bound charges most for (issue 20 review: 53 formats, 1,628
+    characters, refused by the bound before sets were charged once per member)."""
+    alphabets = ("[A-Za-z0-9]", "[A-Za-z0-9_-]", "[0-9a-f]", "[A-Z0-9]", "[A-Za-z0-9+/]")
+    shapes = [f"{p}{alphabets[i % len(alphabets)]}{{{40 + (7 * i) % 40}}}" for i, p in enumerate(prefixes)]
+    return [r"\b(?:" + "|".join(shapes[:k]) + r")\b" for k in (12, 24, 39, len(shapes))] + [
+        r"(?<=[\s(=:\"'])(?:" + "|".join(shapes) + r")(?![A-Za-z0-9_-])"]
 
 
 # Vendors' documented token prefixes (facts about formats), escaped for a regex.

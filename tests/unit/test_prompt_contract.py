@@ -19,6 +19,7 @@ from redaction_pressure.scoring import pattern_guard as guard
 from redaction_pressure.scoring.answer import (
     ALLOWED_REPLACEMENTS,
     MAX_PATTERN_CHARS,
+    MAX_RAW_REPLY_CHARS,
     MAX_REPLY_CHARS,
     MAX_RULES,
 )
@@ -47,7 +48,10 @@ class StatedLimitsAreTheValidators(unittest.TestCase):
             "rules": (number(r"At most (\d+) rules"), MAX_RULES, rule_schema["maxItems"]),
             "pattern": (number(r"each pattern 1 to ([\d,]+) characters"), MAX_PATTERN_CHARS,
                         pattern_schema["maxLength"]),
-            "reply": (number(r"whole reply at most ([\d,]+) characters"), MAX_REPLY_CHARS, MAX_REPLY_CHARS),
+            "reply": (number(r"after the last </think>\) at most ([\d,]+) characters"), MAX_REPLY_CHARS,
+                      MAX_REPLY_CHARS),
+            "raw reply": (number(r"whole reply with its thinking at most ([\d,]+)"), MAX_RAW_REPLY_CHARS,
+                          MAX_RAW_REPLY_CHARS),
             "compiled": (number(r"a pattern whose compiled size exceeds ([\d,]+) units"), guard.MAX_COMPILED_COST,
                          guard.MAX_COMPILED_COST),
             "reply cost": (number(r"together exceed ([\d,]+) units"), guard.MAX_REPLY_COST, guard.MAX_REPLY_COST),
@@ -64,6 +68,23 @@ class StatedLimitsAreTheValidators(unittest.TestCase):
         self.assertEqual(pattern_schema["minLength"], 1)
         self.assertEqual(tuple(rule_schema["items"]["properties"]["replacement"]["enum"]), ALLOWED_REPLACEMENTS)
         self.assertIn('exactly "[REDACTED]" or ""', SYSTEM_PROMPT)
+
+    def test_the_unit_examples_are_the_bounds_own(self):
+        for pattern, stated in (("[A-Za-z0-9]", r"\(\[A-Za-z0-9\] is (\d+)\)"),
+                                ("[A-Za-z0-9]{32}", r"\[A-Za-z0-9\]\{32\} is about ([\d,]+) units"),
+                                ("(?:a{100}){100}", r"\(\?:a\{100\}\)\{100\} about ([\d,]+)")):
+            with self.subTest(pattern=pattern):
+                tree = guard._parse(pattern)[0]
+                tree = tree.items[0] if len(getattr(tree, "items", ())) == 1 else tree  # the construct itself
+                cost = guard._cost(tree, 10**9)
+                self.assertLessEqual(abs(cost - number(stated)) / cost, 0.02, cost)
+
+    def test_a_refusal_states_the_patterns_size_and_the_limit(self):
+        with self.assertRaises(guard.Refused) as refused:
+            guard.compile_bounded("(?:[A-Za-z0-9]{40}){200}")
+        size = guard.PATTERN_BASE_COST + guard._cost(guard._parse("(?:[A-Za-z0-9]{40}){200}")[0], 10**9)
+        self.assertIn(f"its compiled size is {size:,} units; the limit is {guard.MAX_COMPILED_COST:,}",
+                      str(refused.exception))
 
     def test_a_tasks_own_budget_is_the_one_stated(self):
         task = load_task("dev", 1, budget_s=0.5)
@@ -116,7 +137,8 @@ class LimitsBiteExactlyWhereStated(unittest.TestCase):
         self.assertEqual(cost(at), guard.MAX_COMPILED_COST)
         guard.compile_bounded(at)
         over = f"zq9a{{{n + 1}}}"
-        with self.assertRaisesRegex(guard.Refused, f"exceeds {guard.MAX_COMPILED_COST:,} units"):
+        stated = f"is {guard.MAX_COMPILED_COST + 1:,} units; the limit is {guard.MAX_COMPILED_COST:,}"
+        with self.assertRaisesRegex(guard.Refused, stated):
             guard.compile_bounded(over)
 
     def test_match_cap(self):
@@ -149,7 +171,7 @@ class ErrorMessages(unittest.TestCase):
         cases = {
             "rule 1: pattern is empty": reply([("", "")]),
             'rule 1: replacement must be exactly "[REDACTED]" or ""': reply([("a", "***")]),
-            "rule 2: refused before compiling: its compiled size exceeds 20,000 units":
+            "rule 2: refused before compiling: its compiled size is 1,002,018 units; the limit is 20,000":
                 reply([("zq9", ""), ("(?:a{1000}){1000}", "")]),
             "rule 1: does not compile: ": reply([("(zq9", "")]),
             "rule 2: more than 10,000 matches in the episode": reply([("(?:)", "")] * 3),
@@ -198,6 +220,59 @@ class NoFalseZeros(unittest.TestCase):
         # a real verbose flag still makes '#' start a comment, so the bound stays an upper bound
         verbose = "(?x)" + "(?:" * 20 + "a # )" + ")" * 20
         self.assertGreaterEqual(guard.nesting_bound(verbose), 20)
+
+    def test_parentheses_inside_sets_are_not_groups(self):
+        # review of 2026-12-02: 18 alternatives of (?<=[\s(=:])... were refused as
+        # "nested deeper than 32"; each set's "(" was counted as an open group
+        pattern = "(?:" + "|".join(rf"(?<=[\s(=:])tok{i}_[A-Za-z0-9]{{20}}" for i in range(18)) + ")"
+        self.assertEqual(guard.nesting_bound(pattern), 3)
+        text = reply([(pattern, "[REDACTED]"), *((p, "[REDACTED]") for p in TASK.oracle_rules)])
+        self.assertEqual(score_completion(TASK, text).errors, ())
+        # still an upper bound where a "(" only looks as if it were in a set
+        deep = "(" * 40 + "a" + ")" * 40
+        for prefix in ("[[]", "(?#[)", "(?x)#[\n", "(?V1)[[]"):
+            with self.subTest(prefix=prefix):
+                self.assertGreaterEqual(guard.nesting_bound(prefix + deep + "]"), 40)
+        self.assertGreaterEqual(guard.nesting_bound("(?V1)" + ("[" * 20 + "a]") * 5 + "]" * 95), 96)
+
+    def test_a_vendor_alternation_with_exact_lengths_is_accepted(self):
+        # review of 2026-12-02: 53 vendor formats with exact body lengths, 1,177
+        # characters, were refused by the size bound (22,275 units: a set was charged
+        # twice per member; now 14,768)
+        from tests.support.random_patterns import VENDOR_PREFIXES, exact_vendor_alternations
+        pattern = exact_vendor_alternations(list(VENDOR_PREFIXES))[-1]
+        self.assertGreater(len(pattern), 1000)
+        text = reply([(pattern, "[REDACTED]"), *((p, "[REDACTED]") for p in TASK.oracle_rules)])
+        score = score_completion(TASK, text)
+        self.assertEqual(score.errors, ())
+        self.assertEqual(score.reward, _reference_reward(TASK, [r["pattern"] for r in json.loads(text)["rules"]]))
+
+    def test_thinking_does_not_count_against_the_answer_limit(self):
+        answer = "```json\n" + reply((p, "[REDACTED]") for p in TASK.oracle_rules) + "\n```"
+        long_thought = "<think>" + "a careful thought. " * 20_000 + "</think>"
+        self.assertGreater(len(long_thought), MAX_REPLY_CHARS)
+        self.assertEqual(score_completion(TASK, long_thought + answer).reward, 1.0)
+        errors = score_completion(TASK, "<think></think>" + " " * MAX_REPLY_CHARS + answer).errors
+        self.assertEqual([e.code for e in errors], ["malformed_json"])
+        self.assertIn(f"the limit is {MAX_REPLY_CHARS:,}", errors[0].message)
+        errors = score_completion(TASK, "x" * (MAX_RAW_REPLY_CHARS + 1)).errors
+        self.assertIn(f"the limit is {MAX_RAW_REPLY_CHARS:,}", errors[0].message)
+
+    def test_a_skipped_final_block_and_a_backspace_are_noted(self):
+        from redaction_pressure.scoring.answer import reply_notes
+        draft = "```json\n" + reply([("\bghp_[A-Za-z0-9]{36}", "[REDACTED]")]) + "\n```"
+        final = '```json\n{"rules": [{"pattern": "x", "replacement": ""},]}\n```'
+        notes = reply_notes(draft + "\nFinal answer:\n" + final)
+        self.assertEqual(len(notes), 2, notes)
+        self.assertIn("later block", notes[0])
+        self.assertIn("backspace", notes[1])
+        self.assertTrue(notes[1].startswith("rule 1:"))
+        self.assertEqual(reply_notes("```json\n" + reply([("\\bx", "")]) + "\n```"), [])
+
+    def test_schema_errors_come_in_rule_order(self):
+        rules = [("a", "x")] * 12
+        messages = [e.message for e in score_completion(TASK, reply(rules)).errors]
+        self.assertEqual([int(m.split(":")[0].split()[1]) for m in messages], list(range(1, 13)))
 
     def test_keep_in_a_conditionals_branch_is_accepted_but_not_in_its_condition(self):
         guard.compile_bounded(r"(?(?=AKIA)AKIA\K[A-Z0-9]{16}|ASIA[A-Z0-9]{16})")
