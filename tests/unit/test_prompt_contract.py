@@ -15,6 +15,7 @@ import regex
 from redaction_pressure import load_task, score_completion
 from redaction_pressure.build.schemas import load_schema
 from redaction_pressure.build.versions import ANSWER_SCHEMA_VERSION
+from redaction_pressure.corpus.levels import LEVELS
 from redaction_pressure.scoring import pattern_guard as guard
 from redaction_pressure.scoring.answer import (
     ALLOWED_REPLACEMENTS,
@@ -25,6 +26,7 @@ from redaction_pressure.scoring.answer import (
 )
 from redaction_pressure.scoring.scanner import DEFAULT_BUDGET_S, MAX_MATCHES
 from redaction_pressure.task.prompt import SYSTEM_PROMPT, system_prompt
+from tests.support import tasks as shared
 from tests.support.random_patterns import FALSE_ZERO_CASES, random_patterns
 from tests.support.util import reply
 
@@ -154,16 +156,18 @@ class LimitsBiteExactlyWhereStated(unittest.TestCase):
 class Labels(unittest.TestCase):
     def test_every_label_uses_the_promised_notation(self):
         label = re.compile(r"^- (\S+) \[(\d+):(\d+)\): (.*)$")
-        for split, count in (("dev", 64), ("train", 200)):
-            for index in range(count):
-                task = load_task(split, index)
-                lines = [ln for ln in task.prompt.splitlines() if ln.startswith("- ") and " [" in ln]
-                expected = sum(len(r.secrets) for r in task.shown)
-                self.assertEqual(len(lines), expected, task.id)
-                for line in lines:
-                    m = label.match(line)
-                    self.assertIsNotNone(m, (task.id, line))
-                    assert m is not None
+        tasks = [load_task("train", i) for i in range(200)]
+        tasks += [t for lv in LEVELS for t in shared.dev(64, lv)]  # every level's dev tasks
+        for task in tasks:
+            lines = [ln for ln in task.prompt.splitlines() if ln.startswith("- ") and " [" in ln]
+            expected = sum(len(r.secrets) for r in task.shown)
+            self.assertEqual(len(lines), expected, task.id)
+            for line, (record, span) in zip(lines, [(r, x) for r in task.shown for x in r.secrets], strict=True):
+                m = label.match(line)
+                self.assertIsNotNone(m, (task.id, line))
+                assert m is not None
+                self.assertEqual((m[1], int(m[2]), int(m[3])), (span.family, span.start, span.end), task.id)
+                self.assertEqual(m[4], repr(record.text[span.start:span.end]), (task.id, line))
 
 
 class ErrorMessages(unittest.TestCase):
