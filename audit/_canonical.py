@@ -91,6 +91,16 @@ def canonical_json(value: Any) -> bytes:
                       allow_nan=False).encode("ascii")
 
 
+def same_json(a: Any, b: Any) -> bool:
+    """Whether ``a`` and ``b`` are the same JSON value, type included: ``1.0`` is not
+    ``1`` and ``true`` is not ``1`` (Python's ``==`` says both are), compared as their
+    canonical forms. A value with no JSON form equals nothing."""
+    try:
+        return canonical_json(a) == canonical_json(b)
+    except (TypeError, ValueError):
+        return False
+
+
 def trace_digest(trace: Any) -> str:
     """Hex SHA-256 of the trace's canonical JSON."""
     return hashlib.sha256(canonical_json(trace)).hexdigest()

@@ -7,6 +7,10 @@ tree is refused unless git itself says the path is ignored (git's own answer, so
 every .gitignore, .git/info/exclude and core.excludesFile rule counts, and a file
 that is already tracked counts as not ignored). Where git cannot answer, the answer
 is no: the user can always override with ``--force``.
+
+Asking git inside a directory someone else may have handed over must not run what
+that directory's ``.git/config`` names (``core.fsmonitor`` runs on every index read):
+see ``_SAFE_CONFIG``.
 """
 
 from __future__ import annotations
@@ -20,16 +24,34 @@ _GIT_TIMEOUT_S = 10
 _OVERRIDE = "pass --force to write it anyway"
 
 
+# What a directory brings in its .git/config (or a `gitdir:` file pointing anywhere)
+# is as hostile as the directory: nothing it names may run. Command-line settings
+# outrank every config file, so these switch off each setting that makes the commands
+# run here (`rev-parse`, `check-ignore`) execute something: the file-system monitor
+# (run whenever git reads the index, as check-ignore does), hooks, a pager; and the
+# untracked cache, which would make git write the index. The user's own global and
+# system config still count (their core.excludesFile is one of the rules asked about).
+_SAFE_CONFIG = ("core.fsmonitor=false", "core.hooksPath=/dev/null", "core.untrackedCache=false",
+                "core.pager=cat", "pager.check-ignore=false", "pager.rev-parse=false")
+# The caller's environment, minus anything that would make git answer for another
+# repository (GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE...) or run or trace something
+# (GIT_EXTERNAL_DIFF, GIT_TRACE*, GIT_CONFIG_PARAMETERS...): only what finds git and
+# the user's own config is kept.
+_KEPT_ENV = ("PATH", "HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM",
+             "GIT_EXEC_PATH", "SYSTEMROOT", "TMPDIR")
+
+
 def _git_env() -> dict[str, str]:
-    # GIT_DIR / GIT_WORK_TREE from the caller's shell would make git answer for
-    # another repository than the one holding the path.
-    return {k: v for k, v in os.environ.items() if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE")}
+    env = {k: v for k, v in os.environ.items() if k in _KEPT_ENV}
+    return env | {"GIT_PAGER": "cat", "PAGER": "cat", "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0",
+                  "LC_ALL": "C"}
 
 
 def _git(git: str, cwd: Path, *args: str) -> subprocess.CompletedProcess[str] | None:
+    safe = [arg for setting in _SAFE_CONFIG for arg in ("-c", setting)]
     try:
-        return subprocess.run([git, "-C", str(cwd), *args], capture_output=True, text=True, errors="replace",
-                              stdin=subprocess.DEVNULL, env=_git_env(), timeout=_GIT_TIMEOUT_S)
+        return subprocess.run([git, "--no-pager", *safe, "-C", str(cwd), *args], capture_output=True, text=True,
+                              errors="replace", stdin=subprocess.DEVNULL, env=_git_env(), timeout=_GIT_TIMEOUT_S)
     except (OSError, subprocess.SubprocessError):
         return None
 

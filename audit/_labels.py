@@ -36,6 +36,8 @@ from redaction_pressure.contract import (
 )
 from redaction_pressure.contract import PUBLIC_SPLITS as PUBLIC
 
+from ._canonical import same_json
+
 _PUBLIC_COMMITMENTS = {r.commitment: name for name, r in PUBLIC.items()}
 _PRIVATE_MIN_SEED, _SEED_LIMIT = 1 << 63, 1 << 64
 PARAM_KEYS = ("n_shown", "n_eval", "budget_s")  # shared by every trace of an archive
@@ -90,16 +92,17 @@ def task_params_problems(trace: dict[str, Any], params: dict[str, Any], levels: 
     scored = env["task_params"]
     level = scored.get("level", DEFAULT_LEVEL)
     problems = []
-    if shared_params(scored) != params:
+    # compared as JSON values, types included: a level of 1.0 is not the level 1
+    if not same_json(shared_params(scored), params):
         problems.append(f"info.environment.task_params is {describe_params(scored)}; the archive's task "
                         f"parameters are {describe_params(params)}")
-    if level not in levels:
+    if not any(same_json(level, lv) for lv in levels):
         problems.append(f"info.environment.task_params.level is {level!r}; the archive covers "
                         f"{describe_levels(levels)}")
     fields = {k: data.get(k) for k in PARAM_KEYS} | {"level": data.get("level", DEFAULT_LEVEL)}
     for where, value in (("task.data.identity.task_params", data["identity"]["task_params"]),
                          ("task.data (n_shown, n_eval, budget_s, level)", fields)):
-        if dict(value, level=value.get("level", DEFAULT_LEVEL)) != dict(scored, level=level):
+        if not same_json(dict(value, level=value.get("level", DEFAULT_LEVEL)), dict(scored, level=level)):
             problems.append(f"{where} is {describe_params(value)}, level {value.get('level', DEFAULT_LEVEL)!r}; "
                             f"the trace was scored with {describe_params(scored)}, level {level!r}")
     return problems
@@ -143,22 +146,22 @@ def trace_problems(trace: dict[str, Any], split: str, commitment: str) -> list[s
     problems = []
     for where, value in (("info.environment.split", env["split"]), ("task.data.split", data["split"]),
                          ("task.data.identity.split", ident["split"])):
-        if value != split:
+        if not same_json(value, split):
             problems.append(f"{where} is {value!r}, the archive is split {split!r}")
     for where, value in (("info.environment", env["split_commitment"]),
                          ("task.data.identity", ident["split_commitment"])):
         if value != commitment:
             problems.append(f"{where} commitment {value} differs from the archive's {commitment}")
     index, seed = env["task_index"], env["task_seed"]
-    if ident["task_index"] != index:
+    if not same_json(ident["task_index"], index):
         problems.append(f"task.data.identity.task_index {ident['task_index']} differs from info.environment's {index}")
     if split in PUBLIC:
         r = PUBLIC[split]
         if not 0 <= index < r.size:
             problems.append(f"task index {index} is outside {split}'s {r.size} tasks")
-        elif seed != r.start + index:
+        elif not same_json(seed, r.start + index):
             problems.append(f"revealed seed {seed} is not {split}'s seed for index {index} ({r.start + index})")
-        if ident.get("task_seed") != seed:
+        if not same_json(ident.get("task_seed"), seed):
             problems.append(f"task.data.identity.task_seed {ident.get('task_seed')!r} differs from the revealed {seed}")
     elif split == "private_eval":
         if not _PRIVATE_MIN_SEED <= seed < _SEED_LIMIT:

@@ -3,14 +3,20 @@
 The task is rebuilt from the seed the trace revealed (``task_from_seed``), with the
 split, index and parameters the trace records, and must reproduce the recorded task
 data (id, prompt, system prompt), so a reply cannot be scored against a task other
-than the one its prompt showed. The reply is the content of the last ``sampled`` node,
-exactly as the taskset adapter reads it, and it is scored through the public
-``score_completion(task, reply, budget_s=...)``. Everything the scorer outputs is
-compared, exactly (floats with ``==``: both sides come from the same arithmetic, and
-JSON round-trips doubles exactly; a JSON ``true`` is not the number 1): the three
-reward scores and their reward-v1 weights; every key of ``Score.metrics()`` in both
-``trace.metrics`` and ``info.redaction``; ``info.redaction``'s reward, recall,
-precision, clean and its tallies per family and per summary class; and the (code, rule) pair of every error.
+than the one its prompt showed. The task's split, index, commitment and parameters,
+wherever the trace records them (info.environment, task.data, task.data.identity), are
+the regenerated task's as JSON values, types included: ``level: 1.0`` or ``index: 3.0``
+equals the int in Python, but a reader that wants an int drops such a trace. The reply
+is the content of the last ``sampled`` node, exactly as the taskset adapter reads it,
+and it is scored through the public ``score_completion(task, reply, budget_s=...)``.
+Everything the scorer outputs is compared, exactly (floats with ``==``: both sides come
+from the same arithmetic, and JSON round-trips doubles exactly; a JSON ``true`` is not
+the number 1; in ``info.redaction``, the scorer's own record, types too: a count is a
+JSON integer, so ``5.0`` or a tally ``[494.0, 63.0]`` is a mismatch, since readers of
+class tables skip such a pair): the three reward scores and their reward-v1 weights;
+every key of ``Score.metrics()`` in both ``trace.metrics`` and ``info.redaction``;
+``info.redaction``'s reward, recall, precision, clean and its tallies per family and
+per summary class; and the (code, rule) pair of every error.
 Error messages are not compared (they may quote timings).
 
 Machine speed. The regex budget is a time budget, so whether an episode runs out of it
@@ -29,7 +35,10 @@ one that sealed it:
   what depends on how far the scan got (secrets_removed, removed_chars,
   collateral_chars, matches, the families' removed/damaged counts). Counted and
   reported, not a mismatch: such an episode scored 0 on the sealing machine and would
-  score otherwise here, so a result with many of them depends on the machine;
+  score otherwise here, so a result with many of them depends on the machine. But only
+  within the tolerance: a reproduction that finished using less than budget/4 of scan
+  CPU (as `contract.Allowance` measures it) could only have run out of time on a machine
+  more than 4x slower, so that recorded time-out is a mismatch;
 * both ran out of time: the time codes match; compared as in the previous case.
 
 Anything else that differs is a mismatch.
@@ -52,7 +61,16 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from redaction_pressure.contract import WEIGHTS, Allowance, RedactionTask, score_completion, task_from_seed
+from redaction_pressure.contract import (
+    DEFAULT_LEVEL,
+    WEIGHTS,
+    Allowance,
+    RedactionTask,
+    score_completion,
+    task_from_seed,
+)
+
+from ._canonical import canonical_json, same_json
 
 TIME_CODES = frozenset({"timeout", "budget_exhausted"})
 BUDGET_EXTENSION = 4.0
@@ -84,12 +102,18 @@ def use_allowance(allowance: Allowance | None) -> Allowance | None:
     return previous
 
 
-def _scored(task: RedactionTask, reply: str, budget_s: float) -> Any:
-    """``score_completion``, its scan CPU charged to the allowance."""
-    if _allowance is None:
-        return score_completion(task, reply, budget_s=budget_s)
-    with _allowance.charging():
-        return score_completion(task, reply, budget_s=budget_s)
+def _scored(task: RedactionTask, reply: str, budget_s: float) -> tuple[Any, float]:
+    """``score_completion`` and the CPU seconds its scan spent here (what the budget
+    counts, as the scan workers measure it; 0 for a reply that never reached a scan),
+    charged to the allowance."""
+    meter = Allowance()  # only measures: the contract's CPU figure of this process's scans
+    with meter.charging():
+        if _allowance is None:
+            score = score_completion(task, reply, budget_s=budget_s)
+        else:
+            with _allowance.charging():
+                score = score_completion(task, reply, budget_s=budget_s)
+    return score, meter.spent
 
 
 @lru_cache(maxsize=1024)
@@ -134,18 +158,33 @@ def _number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def _count(value: object) -> bool:
+    """A JSON integer: not a float (``5.0``), not a boolean."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _with_level(params: dict[str, Any]) -> dict[str, Any]:
+    return dict(params, level=params.get("level", DEFAULT_LEVEL))  # absent means the default level
+
+
 def _timed_out(codes: Iterable[str]) -> bool:
     return bool(TIME_CODES.intersection(codes))
 
 
-def _tallies(value: object) -> dict[str, tuple[Any, ...]] | None:
-    """A recorded per-family tally as {family: (a, b)}, or None when malformed."""
+def _tallies(value: object) -> dict[str, tuple[int, ...]] | str:
+    """A recorded per-family tally as {family: (a, b)}, or why it is malformed. Every
+    count is a JSON integer: ``[494.0, 63.0]`` equals ``[494, 63]`` in Python, but the
+    readers of class tables skip a pair that is not two integers, so a leaking class
+    written with floats would verify and then vanish from every summary."""
     if not isinstance(value, dict):
-        return None
-    out: dict[str, tuple[Any, ...]] = {}
+        return "not a {family: [n, n]} table"
+    out: dict[str, tuple[int, ...]] = {}
     for family, pair in value.items():
         if not (isinstance(pair, list) and len(pair) == 2 and all(_number(v) for v in pair)):
-            return None
+            return "not a {family: [n, n]} table"
+        if not all(_count(v) for v in pair):
+            return (f"its counts must be JSON integers, but {str(family)[:80]} has {str(pair)[:80]} (a count "
+                    f"written as a float is skipped by the readers of class tables)")
         out[family] = tuple(pair)
     return out
 
@@ -153,11 +192,11 @@ def _tallies(value: object) -> dict[str, tuple[Any, ...]] | None:
 def _compare_tallies(name: str, recorded: object, reproduced: dict[str, Any], partial: bool) -> list[str]:
     got = _tallies(recorded)
     want = {k: tuple(v) for k, v in reproduced.items()}
-    if got is None:
-        return [f"info.redaction.{name} recorded {str(recorded)[:200]}, not a {{family: [n, n]}} table"]
+    if isinstance(got, str):
+        return [f"info.redaction.{name} recorded {str(recorded)[:200]}: {got}"]
     if partial:  # only the labelled/present counts are independent of the scan's progress
-        got = {k: v[0] for k, v in got.items()}
-        want = {k: v[0] for k, v in want.items()}
+        got = {k: v[:1] for k, v in got.items()}
+        want = {k: v[:1] for k, v in want.items()}
     if got != want:
         return [f"info.redaction.{name} recorded {str(recorded)[:200]}, recomputed {str(reproduced)[:200]}"]
     return []
@@ -167,9 +206,54 @@ def _error_pairs(errors: Iterable[dict[str, Any]]) -> list[tuple[Any, Any]]:
     return [(e["code"], e.get("rule")) for e in errors]
 
 
+_IDENTITY_TASK_KEYS = ("split", "split_commitment", "task_index", "task_params", "task_seed")
+
+
+def _recorded_task_problems(trace: dict[str, Any]) -> list[str]:
+    """Before regenerating: the task the trace names is one set of values, types
+    included (``level: 1.0`` or ``index: 3.0`` equals the int in Python, but readers that
+    want an int drop such a trace), in info.environment and in task.data."""
+    env, data = trace["info"]["environment"], trace["task"]["data"]
+    p = _with_level(env["task_params"])
+    problems = [f"{where} is {value!r}, not a JSON integer"
+                for where, value in (("info.environment.task_index", env["task_index"]),
+                                     ("info.environment.task_seed", env["task_seed"]),
+                                     *((f"info.environment.task_params.{k}", p.get(k))
+                                       for k in ("n_shown", "n_eval", "level")))
+                if not _count(value)]
+    recorded = {"split": env["split"], "index": env["task_index"], **p}
+    for key in ("split", "index", "n_shown", "n_eval", "budget_s", "level"):
+        value = data.get(key, DEFAULT_LEVEL if key == "level" else None)
+        if not same_json(value, recorded.get(key)):
+            problems.append(f"task data {key}={value!r} but info.environment says {recorded.get(key)!r}")
+    return problems
+
+
+def _regenerated_problems(trace: dict[str, Any], task: RedactionTask) -> list[str]:
+    """The task fields the trace records are the regenerated task's, as JSON values
+    (types included), wherever it records them."""
+    env, data = trace["info"]["environment"], trace["task"]["data"]
+    published = task.task_data()["identity"]
+    problems = []
+    for where, got, want in (
+            ("info.environment", {k: env[k] for k in _IDENTITY_TASK_KEYS if k != "task_seed"},
+             {k: task.identity[k] for k in _IDENTITY_TASK_KEYS if k != "task_seed"}),
+            ("task.data.identity", {k: data["identity"][k] for k in _IDENTITY_TASK_KEYS if k in data["identity"]},
+             {k: published[k] for k in _IDENTITY_TASK_KEYS if k in published}),
+            ("task.data", {k: data.get(k) for k in ("split", "index", "n_shown", "n_eval", "budget_s")}
+             | {"level": data.get("level", DEFAULT_LEVEL)}, {"split": task.split, "index": task.index, **task.params})):
+        if "task_params" in got and isinstance(got["task_params"], dict):
+            got["task_params"] = _with_level(got["task_params"])
+        if not same_json(got, want):
+            problems.append(f"{where} records the task as {canonical_json(got).decode()[:300]}; the task "
+                            f"regenerated from it is {canonical_json(want).decode()[:300]} (compared as JSON values, "
+                            f"types included)")
+    return problems
+
+
 def _task_problems(trace: dict[str, Any], task: RedactionTask) -> list[str]:
     env, data = trace["info"]["environment"], trace["task"]["data"]
-    problems = []
+    problems = _regenerated_problems(trace, task)
     if env["task_id"] != task.id or data["id"] != task.id:
         problems.append(f"task id recorded as {env['task_id']!r}/{data['id']!r}; the regenerated task is {task.id!r}")
     if data["prompt"] != task.prompt:
@@ -181,13 +265,9 @@ def _task_problems(trace: dict[str, Any], task: RedactionTask) -> list[str]:
 
 def rescore_trace(trace: dict[str, Any]) -> Rescored:
     """How the schema-valid ``trace`` compares with its own reproduction."""
-    env, data = trace["info"]["environment"], trace["task"]["data"]
-    problems = []
+    env = trace["info"]["environment"]
     p = env["task_params"]
-    for key, value in (("split", env["split"]), ("index", env["task_index"]), ("n_shown", p["n_shown"]),
-                       ("n_eval", p["n_eval"]), ("budget_s", p["budget_s"]), ("level", p.get("level", 1))):
-        if data.get(key, 1 if key == "level" else None) != value:
-            problems.append(f"task data {key}={data[key]!r} but info.environment says {value!r}")
+    problems = _recorded_task_problems(trace)
     if problems:
         return Rescored(problems)
     refusal = _allowance.budget_refusal(float(p["budget_s"])) if _allowance is not None else None
@@ -196,7 +276,7 @@ def rescore_trace(trace: dict[str, Any]) -> Rescored:
     task = task_of(trace)
     problems = _task_problems(trace, task)
     reply = recorded_reply(trace)
-    score = _scored(task, reply, task.budget_s)
+    score, cpu = _scored(task, reply, task.budget_s)
 
     recorded_errors = trace["info"]["redaction_errors"]
     recorded_codes = [e["code"] for e in recorded_errors]
@@ -208,7 +288,7 @@ def rescore_trace(trace: dict[str, Any]) -> Rescored:
         if refusal is not None:
             return Rescored(problems, extended=True, not_checked=f"{refusal} before its retry with the budget "
                                                                   f"extended {BUDGET_EXTENSION:g}x")
-        score = _scored(task, reply, budget)
+        score, cpu = _scored(task, reply, budget)
         if _timed_out(e.code for e in score.errors):
             return Rescored([
                 *problems,
@@ -218,6 +298,14 @@ def rescore_trace(trace: dict[str, Any]) -> Rescored:
     reproduced_codes = [e.code for e in score.errors]
     rec_time, rep_time = _timed_out(recorded_codes), _timed_out(reproduced_codes)
     time_dependent = rec_time and not rep_time
+    if time_dependent and cpu < task.budget_s / BUDGET_EXTENSION:
+        problems.append(
+            # (the seconds measured are not quoted: the verdict must not depend on the run)
+            f"recorded a time-out {[c for c in recorded_codes if c in TIME_CODES]}, but this machine finished the "
+            f"scan in less than 1/{BUDGET_EXTENSION:g} of the {task.budget_s:g} s budget "
+            f"({task.budget_s / BUDGET_EXTENSION:g} s of CPU): the sealing machine would have had to be more than "
+            f"{BUDGET_EXTENSION:g}x slower, outside the tolerance, so the time-out (which voids the episode's reward) "
+            f"is not a machine-speed difference")
     partial = rec_time  # (rep_time without rec_time was retried above, or returned)
     recorded_pairs = _error_pairs(recorded_errors)
     reproduced_pairs = [(e.code, e.rule) for e in score.errors]
@@ -249,6 +337,7 @@ def rescore_trace(trace: dict[str, Any]) -> Rescored:
     else:
         problems.append("info.redaction is missing: the scorer's outputs are not recorded")
     for where, recorded, wanted in compared:
+        typed = where == "info.redaction"  # the scorer's own values (trace.metrics are verifiers' floats)
         for name, want in wanted.items():
             if name not in recorded:
                 problems.append(f"{where}.{name} is missing; recomputed {want!r}")
@@ -256,6 +345,10 @@ def rescore_trace(trace: dict[str, Any]) -> Rescored:
                 continue
             elif not _number(recorded[name]) or recorded[name] != want:
                 problems.append(f"{where}.{name} recorded {recorded[name]!r}, recomputed {want!r}")
+            elif typed and not same_json(recorded[name], want):
+                kind = "integer" if _count(want) else "number with a fraction"
+                problems.append(f"{where}.{name} recorded {recorded[name]!r}, recomputed {want!r}: the scorer "
+                                f"writes a JSON {kind} here")
     if isinstance(summary, dict):
         for name in TALLIES:
             problems += _compare_tallies(name, summary.get(name), getattr(score, name), partial)

@@ -7,6 +7,7 @@ annotated, and the module refuses to run when the checker for ``date-time`` is
 missing (jsonschema checks it with ``rfc3339-validator``, MIT, a runtime dependency;
 the ``jsonschema[format]`` extra is not used: it pulls in the GPL ``rfc3987``),
 rather than silently accepting bad dates.
+"integer" is a JSON integer: ``5.0`` is not one (jsonschema's default accepts it).
 Errors are reported with the JSON path of the offending value, all of them up to a
 limit (``MAX_ERRORS`` per document by default): past it, collecting stops and the list
 says so (``ErrorList.truncated``), so a document made of errors cannot make the report
@@ -33,6 +34,7 @@ MANIFEST, STATEMENT, ENVELOPE = "manifest-v3", "statement-v3", "envelope-v2"
 MANIFEST_V1, INTOTO_STATEMENT = "manifest-v1", "intoto-statement-v1"
 MANIFEST_V2, STATEMENT_V2 = "manifest-v2", "statement-v2"  # archives of 0.2.x and 0.3.x
 _MAX_MESSAGE = 300
+_DRAFT = "https://json-schema.org/draft/2020-12/schema"
 MAX_ERRORS = 1000
 
 
@@ -56,6 +58,11 @@ def registry() -> Registry[Any]:
     resources = []
     for path in sorted(schema_dir().glob("*.schema.json")):
         contents = json.loads(path.read_text(encoding="utf-8"))
+        # A "$schema" makes jsonschema validate a $ref'd schema with that draft's stock
+        # class (`Validator.evolve`), not `StrictValidator`: every schema is 2020-12, so
+        # it is dropped here (in memory; the files, and the source digest, are untouched).
+        if contents.pop("$schema", _DRAFT) != _DRAFT:
+            raise RuntimeError(f"{path.name} is not a JSON Schema draft 2020-12 document")
         resources.append((contents["$id"], Resource.from_contents(contents, default_specification=DRAFT202012)))
     empty: Registry[Any] = Registry(retrieve=_no_network)  # type: ignore[call-arg]  # (as in _no_network)
     return empty.with_resources(resources).crawl()
@@ -68,11 +75,27 @@ def format_checker() -> jsonschema.FormatChecker:
     return checker
 
 
+def _is_integer(checker: Any, instance: Any) -> bool:
+    # JSON Schema's "integer" is a mathematical one: jsonschema accepts 5.0. Every count,
+    # index, seed and level this environment writes is a JSON integer, and readers that
+    # want an int (class tables, coverage, levels) silently skip a float: a 5.0 that
+    # verified would be a value the audit vouched for and the reader then dropped.
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+# Draft 2020-12, with "integer" meaning a JSON integer (no fraction, no exponent).
+StrictValidator = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
+    jsonschema.Draft202012Validator,
+    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer))
+
+
 @cache
 def validator(name: str) -> jsonschema.Draft202012Validator:
     schema = registry().contents(f"{BASE_URI}{name}.schema.json")
     jsonschema.Draft202012Validator.check_schema(schema)
-    return jsonschema.Draft202012Validator(schema, registry=registry(), format_checker=format_checker())
+    checked: jsonschema.Draft202012Validator = StrictValidator(schema, registry=registry(),
+                                                               format_checker=format_checker())
+    return checked
 
 
 def _short(message: str) -> str:

@@ -71,6 +71,7 @@ from redaction_pressure.contract import (
 )
 
 from . import _dsse, _statement
+from ._canonical import same_json
 from ._coverage import coverage_of, trace_indices
 from ._files import MemberError, open_member, read_member
 from ._keys import keyid
@@ -87,6 +88,7 @@ from ._labels import (
 )
 from ._manifest import MANIFEST_NAME, ManifestError, build_part, episode_runs, jsonable, levels_of, loads, summarize
 from ._parallel import Workers, rescore_all
+from ._records import episode_problems, idx_offset, trace_record_problems
 from ._rescore import BUDGET_EXTENSION
 from ._schemas import EPISODE, STATEMENT, SchemaError, error_lines, schema_errors
 from ._tracefile import TRACES_NAME, TraceEntry, TraceFile, parse_trace_bytes
@@ -603,8 +605,10 @@ class _Verifier:
 
     def check_identity(self) -> Outcome:
         """The archive was built by the installed build (same source digest and build
-        identity in the manifest and every trace), and every trace was scored with the
-        archive's task parameters: rescoring here can reproduce it."""
+        identity in the manifest and every trace), every trace was scored with the
+        archive's task parameters (compared as JSON values, types included), and what
+        else records its task (task.key, task.data.idx, the Episode's task and ok) agrees
+        with that identity: rescoring here can reproduce it, and no reader is told otherwise."""
         archived, installed = self._manifest["identity"], build_identity()
         problems = []
         summary = None
@@ -615,20 +619,38 @@ class _Verifier:
                     summary = f"archive built by source digest {a}, installed build is {b}"
                 problems.append(f"{key}: archive has {a!r}, installed build has {b!r}")
         params, levels = self._manifest["task_params"], self._manifest["levels"]
-        params_differ = 0
+        params_differ = records_differ = 0
+        offsets: defaultdict[int, list[str]] = defaultdict(list)
         for e in self._entries:
             env = e.trace["info"]["environment"]
-            if build_part(env) != archived:
+            if not same_json(build_part(env), archived):
                 problems.append(f"{e.where}: info.environment's build identity differs from the manifest's")
-            if build_part(e.trace["task"]["data"]["identity"]) != archived:
+            if not same_json(build_part(e.trace["task"]["data"]["identity"]), archived):
                 problems.append(f"{e.where}: task.data.identity's build identity differs from the manifest's")
             found = task_params_problems(e.trace, params, levels)
             params_differ += bool(found)
             problems += [f"{e.where}: {p}" for p in found]
+            records = trace_record_problems(e.trace)
+            records_differ += bool(records)
+            problems += [f"{e.where}: {p}" for p in records]
+            offset = idx_offset(e.trace)
+            if offset is not None:
+                offsets[offset].append(e.where)
+        for line, episode in self._tracefile.episodes:
+            found = episode_problems(episode)
+            records_differ += bool(found)
+            problems += [f"{TRACES_NAME}:{line}: {p}" for p in found]
+        if len(offsets) > 1:  # one run, one start index
+            records_differ += 1
+            shown = "; ".join(f"{k} for {len(w)} trace(s) (first {w[0]})" for k, w in sorted(offsets.items()))
+            problems.append(f"task.data.idx is not the tasks' position in one taskset: index − idx is {shown}")
         if problems:
             if summary is None and params_differ:
                 summary = (f"{params_differ} of {len(self._entries)} traces were not scored with the archive's "
                            f"task parameters ({describe_params(params)})")
+            if summary is None and records_differ:
+                summary = ("the task keys, task positions (idx), Episode tasks or success flags recorded beside the "
+                           "traces' identity disagree with it")
             raise CheckFailed(summary or "the archive was not produced by the installed build", problems)
         found_levels = levels_of([e.trace for e in self._entries])
         if found_levels != levels:
@@ -641,7 +663,8 @@ class _Verifier:
 
     def check_rescoring(self) -> Outcome:
         """Every trace's recorded reward and error codes are what scoring its recorded
-        reply gives here (time-outs this machine finishes are TIME-DEPENDENT, and rewards
+        reply gives here (time-outs this machine finishes with at least a quarter of the
+        budget spent are TIME-DEPENDENT, with less a mismatch; rewards
         reproduced only with the budget extended 4x are counted: both tolerated, and named
         in the verdict, unless --strict); a trace the evaluator's limits leave unrescored
         is NOT CHECKED, which is not a pass."""
@@ -677,7 +700,8 @@ class _Verifier:
                          f"machine is slower than the sealing one, or the reply needs more than its stated budget)")
         if dependent:
             notes.append(f"{len(dependent)} TIME-DEPENDENT: recorded a time-out (voided, reward 0) that this "
-                         f"machine finishes; everything else matches")
+                         f"machine finishes using at least 1/{BUDGET_EXTENSION:g} of the budget (within the "
+                         f"{BUDGET_EXTENSION:g}x tolerance); everything else matches")
         tail = f"; {'; '.join(notes)}" if notes else ""
         details = [f"time-dependent: {w}" for w in dependent]
         if unchecked:
@@ -915,7 +939,8 @@ def tolerance_phrases(extended: int, time_dependent: int, traces: int, budget_s:
                    f"({BUDGET_EXTENSION * budget_s:g} s, not the stated {budget_s:g} s)")
     if time_dependent:
         out.append(f"{time_dependent} TIME-DEPENDENT episode(s) of {traces}: recorded time-outs (reward 0) that "
-                   f"this machine finishes")
+                   f"this machine finishes using at least 1/{BUDGET_EXTENSION:g} of their budget (a recorded time-out "
+                   f"finished in less fails)")
     return out
 
 

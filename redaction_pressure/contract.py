@@ -15,7 +15,7 @@ What an auditor needs, by question:
   `PRIVATE_SIZE`, `private_seed` and `private_commitment` (HMAC re-derivation and the
   commitment a run publishes), `read_private_secret` (raising `PrivateSeedError`), and
   `task_from_seed`, which rebuilds a `RedactionTask` from its seed exactly as the
-  taskset did.
+  taskset did, and `durable_key`, the task's `Task.key` (SPEC §7) that traces record.
 - *What did the reply earn?* `score_completion` (the same function the taskset's
   reward calls; it returns a `Score`), the reward weights `WEIGHTS`, the default task
   parameters `DEFAULT_N_SHOWN`, `DEFAULT_N_EVAL` and `DEFAULT_LEVEL` (of `LEVELS`), and the default CPU budget
@@ -80,7 +80,14 @@ from .task.splits import (
     read_private_secret,
 )
 from .task.splits import PUBLIC as PUBLIC_SPLITS
-from .task.tasks import DEFAULT_LEVEL, DEFAULT_N_EVAL, DEFAULT_N_SHOWN, RedactionTask, task_from_seed
+from .task.tasks import (
+    DEFAULT_LEVEL,
+    DEFAULT_N_EVAL,
+    DEFAULT_N_SHOWN,
+    RedactionTask,
+    durable_key,
+    task_from_seed,
+)
 
 __all__ = [
     "CORPUS_VERSION",
@@ -112,6 +119,7 @@ __all__ = [
     "coverage_label",
     "coverage_of",
     "describe_evaluated",
+    "durable_key",
     "evaluated_of",
     "file_kind",
     "fork_context",

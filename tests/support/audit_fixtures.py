@@ -271,6 +271,24 @@ def record(trace: dict, score) -> None:
         trace["rewards"][name]["score"] = float(getattr(score, name))
 
 
+def scans_cost(seconds: float):
+    """Rescoring as on a machine where every reply's scan takes at least ``seconds`` of
+    CPU (patched into `audit._rescore`, so forked job workers inherit it): an honest
+    recorded time-out that this machine finishes is tolerated only when its scan took
+    at least a quarter of the budget here (the 4x tolerance), and the test replies scan
+    in milliseconds."""
+    from unittest import mock
+
+    from audit import _rescore
+
+    real = _rescore._scored
+
+    def scored(task, reply, budget_s):
+        score, cpu = real(task, reply, budget_s)
+        return score, max(cpu, seconds)
+    return mock.patch.object(_rescore, "_scored", scored)
+
+
 def v1_archive(run_dir: Path, owner: str = "owner") -> Path:
     """An archive in the 0.1.x format (manifest v1): the TOML manifest itself signed
     under the old private payload type, with the old manifest's keys."""

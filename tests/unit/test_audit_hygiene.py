@@ -99,6 +99,37 @@ class RefuseIfTrackedPath(unittest.TestCase):
         with mock.patch.dict(os.environ, {"GIT_DIR": str(other / ".git"), "GIT_WORK_TREE": str(other)}):
             self.assertIsNotNone(refuse_if_tracked_path(self.repo / "keys" / "signing-key.pem"))
 
+    def test_a_directorys_git_config_executes_nothing(self):
+        """A directory someone hands over brings its own .git/config: the commands it
+        names (core.fsmonitor runs whenever git reads the index, as check-ignore does;
+        hooks; a pager) must never run when `audit keygen` asks git there."""
+        pwned = self.tmp / "PWNED"
+        script = self.tmp / "hostile.sh"
+        script.write_text(f"#!/bin/sh\ntouch {pwned}\nexit 1\n")
+        script.chmod(0o755)
+        hooks = self.tmp / "hooks"
+        hooks.mkdir()
+        for hook in ("post-index-change", "pre-commit", "post-checkout", "reference-transaction"):
+            (hooks / hook).write_text(f"#!/bin/sh\ntouch {pwned}\n")
+            (hooks / hook).chmod(0o755)
+        (self.repo / ".gitignore").write_text("/keys/\n")
+        (self.repo / "tracked").write_text("x")
+        _git(self.repo, "add", ".gitignore", "tracked")  # an index for the monitor to be asked about
+        for key, value in (("core.fsmonitor", str(script)), ("core.hooksPath", str(hooks)),
+                           ("core.pager", f"touch {pwned}; cat"), ("pager.check-ignore", f"touch {pwned}; cat"),
+                           ("core.untrackedCache", "true")):
+            _git(self.repo, "config", key, value)
+        # the hostile monitor does run for a plain git command in that directory ...
+        subprocess.run(["git", "-C", str(self.repo), "check-ignore", "-q", "--", "keys/k.pem"], capture_output=True,
+                       env=os.environ | {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"})
+        self.assertTrue(pwned.exists(), "the test's hostile config does not execute: it proves nothing")
+        pwned.unlink()
+        # ... but never for the key-hygiene check, whose answers are unchanged
+        self.assertIsNone(refuse_if_tracked_path(self.repo / "keys" / "signing-key.pem"))
+        self.assertIsNotNone(refuse_if_tracked_path(self.repo / "tracked"))
+        self.assertIsNotNone(refuse_if_tracked_path(self.repo / "elsewhere" / "signing-key.pem"))
+        self.assertFalse(pwned.exists(), "a directory's .git/config executed a command")
+
 
 @unittest.skipIf(GIT is None, "git is not installed")
 class ProjectGitignore(unittest.TestCase):

@@ -103,11 +103,34 @@ class MachineSpeed(Case):
             for i in (1, 3):  # baseline and first-char replies: both scan
                 _timed_out_recording(episodes[i]["traces"][0])
         archive = fx.seal_run(fx.tampered_run(fx.dev_run(), slow_sealer))
-        report = self.verify(archive)
+        with fx.scans_cost(1.0):  # half the 2 s budget here: the sealing machine was 2x slower
+            report = self.verify(archive)
         self.assertEqual(report.exit_code, 0, json.dumps(report.as_dict(), indent=1)[:3000])
         self.assertCheck(report, "rescoring", PASSED, "2 TIME-DEPENDENT", "time-dependent: line 2 trace 0")
         self.assertEqual(report.as_dict()["time_dependent"], 2)
         self.assertIn("2 TIME-DEPENDENT episode(s)", human(report))
+        self.assertIn("at least 1/4 of their budget", human(report))
+
+    def test_a_timeout_this_machine_finishes_in_under_a_quarter_of_the_budget_fails(self):
+        """A signer records `timeout` on replies they want to look worse (reward 0):
+        tolerated as TIME-DEPENDENT whatever the scan cost here. A scan that takes less
+        than budget/4 of CPU here could only time out on a machine more than 4x slower,
+        outside the stated tolerance: a mismatch, not a machine-speed difference."""
+        def laundered(episodes):
+            for i in (1, 3):
+                _timed_out_recording(episodes[i]["traces"][0])
+        archive = fx.seal_run(fx.tampered_run(fx.dev_run(), laundered))
+        report = self.verify(archive)  # these replies scan in milliseconds here
+        self.assertOnlyFailures(report, "rescoring")
+        self.assertCheck(report, "rescoring", FAILED, "2 of 8 traces",
+                         "line 2 trace 0 (dev-000001): recorded a time-out", "less than 1/4 of the 2 s budget",
+                         "more than 4x slower, outside the tolerance")
+        self.assertEqual(report.time_dependent, 0)
+        self.assertEqual(report.exit_code, 1)
+        with fx.scans_cost(0.49):  # just under the line
+            self.assertCheck(self.verify(archive), "rescoring", FAILED, "less than 1/4 of the 2 s budget")
+        with fx.scans_cost(0.5):  # on it: a sealing machine 4x slower
+            self.assertEqual(self.verify(archive).time_dependent, 2)
 
     def test_a_forged_timeout_still_fails(self):
         def forge(episodes):

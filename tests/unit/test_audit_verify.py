@@ -762,5 +762,167 @@ class EveryScorerOutputIsRescored(VerifyCase):
         self.assertIn("errors (code, rule) recorded [('invalid_regex', 0)], recomputed []", found)
 
 
+class NumbersOfTheWrongJSONType(VerifyCase):
+    """A count, index or level of the right value but the wrong JSON type (``5.0`` for
+    5): Python's ``==`` and jsonschema's "integer" took it, and the readers that want an
+    int (class tables, coverage, levels, compare, the report) then silently skipped it."""
+
+    def _resealed(self, edit):
+        """The owner seals ``edit``ed traces (written directly: seal would refuse some)."""
+        archive = fx.seal_run(fx.dev_run())
+        episodes = fx.read_episodes(archive / "traces.jsonl")
+        edit(episodes)
+        fx.write_episodes(archive / "traces.jsonl", episodes)
+        fx.resign(archive, fx.redigest(archive, fx.manifest_of(archive)))
+        return self.verify(archive)
+
+    def test_float_tallies_and_counts_fail_rescoring(self):
+        """a20: tallies written as floats hid a leaking class from every summary."""
+        hidden = {}
+
+        def floats(episodes):
+            for ep in episodes:
+                red = ep["traces"][0]["info"]["redaction"]
+                for name, pair in red["secret_classes"].items():
+                    red["secret_classes"][name] = [float(v) for v in pair]
+                    hidden.setdefault(name, pair)
+            episodes[2]["traces"][0]["info"]["redaction"]["secrets_total"] *= 1.0
+            episodes[3]["traces"][0]["info"]["redaction"]["decoy_families"] = {"client_ip": [True, False]}
+        # sealed as `audit seal` seals it: the signed summary is its traces' (without those classes)
+        report = self.verify(fx.seal_run(fx.tampered_run(fx.dev_run(), floats)))
+        self.assertOnlyFailures(report, "rescoring")
+        self.assertCheck(report, "rescoring", FAILED, "8 of 8 traces",
+                         "info.redaction.secret_classes recorded", "its counts must be JSON integers",
+                         "line 3 trace 0 (dev-000002): info.redaction.secrets_total recorded",
+                         "the scorer writes a JSON integer here",
+                         "line 4 trace 0 (dev-000003): info.redaction.decoy_families recorded")
+        self.assertTrue(hidden)
+
+    def test_identity_fields_of_the_wrong_type_fail(self):
+        """a21: ``level: 1.0`` made compare and the report drop those traces."""
+        def floats(episodes):
+            t = episodes[0]["traces"][0]
+            for params in (t["info"]["environment"]["task_params"], t["task"]["data"]["identity"]["task_params"]):
+                params["level"] = 1.0
+            t["task"]["data"]["level"] = 1.0
+            t = episodes[3]["traces"][0]
+            t["info"]["environment"]["task_index"] = t["task"]["data"]["identity"]["task_index"] = 3.0
+            t["task"]["data"]["index"] = 3.0
+            episodes[5]["traces"][0]["info"]["environment"]["task_params"]["n_eval"] = 16.0
+            episodes[6]["traces"][0]["info"]["environment"]["task_seed"] = 100006.0
+        report = self._resealed(floats)
+        self.assertOnlyFailures(report, "trace-schemas")
+        self.assertCheck(report, "trace-schemas", FAILED,
+                         "traces.jsonl:1 $.traces[0].info.environment.task_params.level: 1.0 is not of type 'integer'",
+                         "traces.jsonl:1 $.traces[0].task.data.level: 1.0 is not of type 'integer'",
+                         "traces.jsonl:4 $.traces[0].info.environment.task_index: 3.0 is not of type 'integer'",
+                         "traces.jsonl:6 $.traces[0].info.environment.task_params.n_eval: 16.0 is not of type",
+                         "traces.jsonl:7 $.traces[0].info.environment.task_seed: 100006.0 is not of type")
+
+    def test_identity_is_compared_type_strictly_behind_the_schemas(self):
+        """What the schemas let through (a number where a float is written), and what a
+        direct caller passes: the identity and rescoring checks compare JSON values."""
+        from audit import _rescore
+        from audit._labels import task_params_problems, trace_problems
+
+        def int_budget(episodes):  # "number" admits 2; the environment writes 2.0
+            t = episodes[1]["traces"][0]
+            for params in (t["info"]["environment"]["task_params"], t["task"]["data"]["identity"]["task_params"]):
+                params["budget_s"] = 2
+            t["task"]["data"]["budget_s"] = 2
+        report = self._resealed(int_budget)
+        self.assertCheck(report, "identity", FAILED, "line 2 trace 0 (dev-000001): info.environment.task_params is "
+                                                     "n_shown=8, n_eval=16, budget_s=2;")
+        self.assertCheck(report, "rescoring", FAILED, "line 2 trace 0 (dev-000001): info.environment records the "
+                                                      "task as", "types included")
+        trace = fx.read_episodes(fx.dev_run() / "traces.jsonl")[3]["traces"][0]
+        self.assertEqual(_rescore.rescore(trace), [])
+        params = {"n_shown": 8, "n_eval": 16, "budget_s": 2.0}
+        self.assertEqual(task_params_problems(trace, params, [1]), [])
+        for where in ("level", "n_eval"):
+            with self.subTest(where=where):
+                odd = json.loads(json.dumps(trace))
+                for p in (odd["info"]["environment"]["task_params"], odd["task"]["data"]["identity"]["task_params"]):
+                    p[where] = float(p[where])
+                odd["task"]["data"][where] = float(odd["task"]["data"][where])
+                self.assertIn("not a JSON integer", "\n".join(_rescore.rescore(odd)))
+                self.assertTrue(task_params_problems(odd, params, [1]))
+        odd = json.loads(json.dumps(trace))
+        odd["info"]["environment"]["task_index"] = odd["task"]["data"]["identity"]["task_index"] = 3.0
+        odd["task"]["data"]["index"] = 3.0
+        self.assertIn("info.environment.task_index is 3.0, not a JSON integer", _rescore.rescore(odd))
+        self.assertIn("revealed seed 100003 is not dev's seed for index 3.0 (100003.0)",
+                      trace_problems(odd, "dev", PUBLIC["dev"].commitment))
+
+
+class RecordsBesideTheIdentity(VerifyCase):
+    """a18: what verifiers records about a task beside its identity (the Episode's copy
+    of the task, its ok flag, task.key, task.data.idx) is bound to the identity."""
+
+    def _forged(self, edit):
+        return self.verify(fx.seal_run(fx.tampered_run(fx.dev_run(), edit), owner="attacker"), owner="attacker")
+
+    def test_each_forgery_fails_identity_with_its_reason(self):
+        def each(fn):
+            def edit(episodes):
+                for ep in episodes:
+                    fn(ep, ep["traces"][0])
+            return edit
+        cases = {
+            "the Episode's task in another split": (
+                each(lambda ep, t: ep["task"]["data"].__setitem__("split", "private_eval")),
+                "traces.jsonl:1: Episode.task differs from trace 0's task at data.split"),
+            "Episode.ok false": (each(lambda ep, t: ep.__setitem__("ok", False)),
+                                 "traces.jsonl:1: Episode.ok is False, but it holds scored traces"),
+            "a forged task.key": (
+                each(lambda ep, t: (t["task"].__setitem__("key", "0" * 64), ep["task"].__setitem__("key", "0" * 64))),
+                "line 1 trace 0 (dev-000000): task.key is '" + "0" * 64 + "'; the durable key of the task its "
+                "identity names (dev task 0 with its task parameters) is"),
+            "a forged task.data.idx": (
+                each(lambda ep, t: [task["data"].__setitem__("idx", 63) for task in (t["task"], ep["task"])]),
+                "line 1 trace 0 (dev-000000): task.data.idx is 63: not the task's position in its taskset"),
+        }
+        for name, (edit, needle) in cases.items():
+            with self.subTest(name):
+                report = self._forged(edit)
+                self.assertOnlyFailures(report, "identity")
+                self.assertCheck(report, "identity", FAILED, needle)
+
+    def test_a_trace_marked_failed_fails_even_when_signed(self):
+        archive = fx.seal_run(fx.dev_run())
+        episodes = fx.read_episodes(archive / "traces.jsonl")
+        episodes[2]["traces"][0]["ok"] = False  # seal refuses it; the owner signs it anyway
+        fx.write_episodes(archive / "traces.jsonl", episodes)
+        fx.resign(archive, fx.redigest(archive, fx.manifest_of(archive)))
+        report = self.verify(archive)
+        self.assertOnlyFailures(report, "identity")
+        self.assertCheck(report, "identity", FAILED, "line 3 trace 0 (dev-000002): the trace is marked as a failed "
+                                                     "rollout")
+
+    def test_idx_is_the_position_from_the_runs_start_index(self):
+        """A run from start_index 3 numbers its tasks 0, 1, ... (idx = index - 3): honest.
+        Positions that are no single start index are not."""
+        def offset(episodes):
+            for ep in episodes:
+                for task in (ep["task"], ep["traces"][0]["task"]):
+                    task["data"]["idx"] = task["data"]["index"] - 3 if task["data"]["index"] >= 3 else 0
+            del episodes[:3]  # tasks 3..7 of a run that started at 3
+        report = self._forged(offset)
+        self.assertEqual(report.exit_code, 0, json.dumps(report.as_dict(), indent=1)[:3000])
+
+        def uneven(episodes):
+            offset(episodes)
+            for task in (episodes[2]["task"], episodes[2]["traces"][0]["task"]):
+                task["data"]["idx"] = 0
+        report = self._forged(uneven)
+        self.assertOnlyFailures(report, "identity")
+        none = self._forged(lambda eps: [task["data"].__setitem__("idx", None) for ep in eps
+                                         for task in (ep["task"], ep["traces"][0]["task"])])
+        self.assertEqual(none.exit_code, 0, "a row scored outside a taskset's iteration has no idx")
+        self.assertCheck(report, "identity", FAILED, "task.data.idx is not the tasks' position in one taskset: "
+                                                     "index − idx is 3 for 4 trace(s) (first line 1 trace 0 "
+                                                     "(dev-000003)); 5 for 1 trace(s)")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -65,6 +65,8 @@ SURFACE = {
     "coverage_of": "(split: 'str', indices: 'Iterable[int]', excluded: 'dict[str, Any] | None' = None) "
                    "-> 'dict[str, Any]'",
     "describe_evaluated": "(evaluated: 'dict[str, Any]') -> 'str'",
+    "durable_key": "(split: 'str', index: 'int', n_shown: 'int', n_eval: 'int', budget_s: 'float', "
+                   "level: 'int' = 1) -> 'str'",
     "evaluated_of": "(traces: 'Sequence[object]', runs: 'Sequence[object]') -> 'tuple[dict[str, Any], list[str]]'",
     "level_summaries": "(traces: 'list[dict[str, Any]]', overall: 'dict[str, Any] | None' = None) "
                        "-> 'list[dict[str, Any]]'",
