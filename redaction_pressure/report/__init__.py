@@ -44,6 +44,18 @@ def content(text: str) -> Markup:
     return Markup(str(text).translate(_CONTENT))
 
 
+_CSS_PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+
+
+def css_string(text: str) -> Markup:
+    """``text`` as a quoted CSS string for the page's ``<style>``, where HTML escaping
+    means nothing (a raw-text element): every character but ASCII letters, digits, ``_``,
+    ``.`` and ``-`` becomes a six-digit ``\\hhhhhh`` escape, so the string can end
+    neither itself (``"``, ``\\``, a newline) nor the style element (``<``). Spaces are
+    escaped too: CSS swallows one whitespace character after an escape."""
+    return Markup('"' + "".join(c if c in _CSS_PLAIN else f"\\{ord(c):06x}" for c in str(text)) + '"')
+
+
 @lru_cache(maxsize=1)
 def _template() -> jinja2.Template:
     import jinja2
@@ -51,6 +63,7 @@ def _template() -> jinja2.Template:
     env = jinja2.Environment(autoescape=True, trim_blocks=True, lstrip_blocks=True,
                              undefined=jinja2.StrictUndefined)
     env.filters["content"] = content
+    env.filters["css_string"] = css_string
     return env.from_string(files(__package__).joinpath("report.html.j2").read_text(encoding="utf-8"))
 
 

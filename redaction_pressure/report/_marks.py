@@ -116,15 +116,14 @@ def removal(task: RedactionTask, reply: str) -> Removal:
     return Removal(score.outcome, (), removed, counts)
 
 
-_OTHER = ("", "not a secret: removed")
+Segment = tuple[str, str, str]  # (mark class, text, family) of one run of characters
 
-Segment = tuple[str, str, str]  # (CSS class, text, title) of one run of characters
-
-# Character classes on the page (CSS classes of the template).
+# Character classes on the page (CSS classes of the template, which also says, on hover,
+# what each means for the family a mark names).
 REMOVED_SECRET, PART_OF_LEAK, LEAKED, DESTROYED_DECOY, KEPT_DECOY, COLLATERAL = "r", "p", "l", "d", "k", "c"
 
 
-def _runs(text: str, gone: bytes, start: int, end: int, kept: str, cut: str, titles: tuple[str, str],
+def _runs(text: str, gone: bytes, start: int, end: int, kept: str, cut: str, family: str,
           out: list[Segment]) -> None:
     i = start
     while i < end:
@@ -132,13 +131,14 @@ def _runs(text: str, gone: bytes, start: int, end: int, kept: str, cut: str, tit
         j = gone.find(b"\x00" if removed else b"\x01", i, end)
         j = end if j < 0 else j
         cls = cut if removed else kept
-        out.append((cls, text[i:j], titles[removed] if cls else ""))
+        out.append((cls, text[i:j], family if cls else ""))
         i = j
 
 
 def segments(record: Record, gone: bytes) -> tuple[list[Segment], int, int, int]:
-    """``record``'s text as (class, text, title) runs, with its count of leaked secrets,
-    destroyed decoys and removed characters outside any labelled span."""
+    """``record``'s text as (class, text, family) runs, adjacent characters with the same
+    mark in one run, with its count of leaked secrets, destroyed decoys and removed
+    characters outside any labelled span (those runs name no family)."""
     text = record.text
     spans = sorted([(s.start, s.end, True, s.family) for s in record.secrets]
                    + [(d.start, d.end, False, d.family) for d in record.decoys])
@@ -149,22 +149,20 @@ def segments(record: Record, gone: bytes) -> tuple[list[Segment], int, int, int]
         start = max(start, pos)
         if start >= end:
             continue
-        _runs(text, gone, pos, start, "", COLLATERAL, _OTHER, out)
+        _runs(text, gone, pos, start, "", COLLATERAL, "", out)
         if secret:
             whole = gone.count(1, start, end) == end - start
             if whole:
-                _runs(text, gone, start, end, LEAKED, REMOVED_SECRET, ("", f"{family}: removed"), out)
+                _runs(text, gone, start, end, LEAKED, REMOVED_SECRET, family, out)
             else:
                 leaked += 1
-                _runs(text, gone, start, end, LEAKED, PART_OF_LEAK,
-                      (f"{family}: LEAKED", f"{family}: removed, but the secret leaks"), out)
+                _runs(text, gone, start, end, LEAKED, PART_OF_LEAK, family, out)
         else:
             damaged = gone.count(1, start, end) > 0
             destroyed += damaged
-            _runs(text, gone, start, end, KEPT_DECOY, DESTROYED_DECOY,
-                  (f"decoy {family}: kept", f"decoy {family}: DESTROYED"), out)
+            _runs(text, gone, start, end, KEPT_DECOY, DESTROYED_DECOY, family, out)
         pos = end
-    _runs(text, gone, pos, len(text), "", COLLATERAL, _OTHER, out)
+    _runs(text, gone, pos, len(text), "", COLLATERAL, "", out)
     collateral = sum(len(t) for c, t, _ in out if c == COLLATERAL)
     return out, leaked, destroyed, collateral
 
@@ -181,7 +179,7 @@ def flawed_lines(segs: list[Segment]) -> tuple[list[tuple[int, list[Segment]]], 
     flawed = False
     number = 1
     total = 0
-    for cls, text, title in segs:
+    for cls, text, family in segs:
         parts = text.split("\n")
         for k, part in enumerate(parts):
             if k:
@@ -189,7 +187,7 @@ def flawed_lines(segs: list[Segment]) -> tuple[list[tuple[int, list[Segment]]], 
                     lines.append((number, current))
                 number, current, flawed, total = number + 1, [], False, total + 1
             if part:
-                current.append((cls, part, title))
+                current.append((cls, part, family))
                 flawed = flawed or cls in _FLAWS
     if flawed:
         lines.append((number, current))

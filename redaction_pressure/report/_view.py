@@ -313,6 +313,40 @@ def _episodes(traces: list[JSON], full_text: bool, jobs: int, allowance: Allowan
         return list(pool.map(_episode_job, work, chunksize=max(1, len(work) // (4 * jobs))))
 
 
+def _family_classes(episodes: list[JSON]) -> list[JSON]:
+    """Numbers the families that the marks shown name (the most marked first, so the
+    commonest get the shortest class) and puts the number in place of the family in
+    every run shown: the page names a family once, in its CSS (``.f<number>``), and a
+    mark's hover text (what happened, to which family) comes from its two classes.
+    Returns [{"id", "name"}] in id order; names are made printable."""
+    shown: list[list[_marks.Segment]] = []
+    for e in episodes:
+        for rec in e["records"]:
+            shown += [rec["segs"]] if rec["lines"] is None else [segs for _, segs in rec["lines"]]
+    counts = Counter(f for segs in shown for _, _, f in segs if f)
+    ids = {f: str(i) for i, (f, _) in enumerate(sorted(counts.items(), key=lambda fc: (-fc[1], fc[0])))}
+    for segs in shown:
+        segs[:] = [(c, t, ids[f] if f else "") for c, t, f in segs]
+    return [{"id": i, "name": printable(f)} for f, i in ids.items()]
+
+
+def _shared_rules(episodes: list[JSON]) -> None:
+    """Marks each episode whose rules (patterns and replacements, in order) are those of
+    an earlier episode, and that has no rule error of its own: it shows its match counts
+    and a link to that episode's table rather than the same table again (a policy that
+    sends the same rules every time repeated some 2 kB an episode)."""
+    first: dict[tuple[tuple[str, str], ...], int] = {}
+    for e in episodes:
+        e["rules_as"] = None
+        if not e["rules"]:
+            continue
+        key = tuple((r["pattern"], r["replacement"]) for r in e["rules"])
+        if key not in first:
+            first[key] = e["n"]
+        elif not any(r["errors"] for r in e["rules"]):
+            e["rules_as"] = first[key]
+
+
 def build_view(run: Run, verification: Verification, full_text: bool, jobs: int = 1,
                allowance: Allowance | None = None) -> JSON:
     traces = run.traces
@@ -322,6 +356,8 @@ def build_view(run: Run, verification: Verification, full_text: bool, jobs: int 
     split = proof.proven
     label = split_label(split) if split is not None else "split NOT ESTABLISHED by the traces' commitments and seeds"
     episodes = _episodes(traces, full_text, jobs, allowance or Allowance())
+    families = _family_classes(episodes)
+    _shared_rules(episodes)
     scores = [e["scores"] for e in episodes]
     secrets, decoys = _classes(scores)
     figures, per_level = _uncertainty(traces, scores)
@@ -371,5 +407,5 @@ def build_view(run: Run, verification: Verification, full_text: bool, jobs: int 
         "task_params": [printable(", ".join(f"{k}={v}" for k, v in p.items()) or "none recorded", 300)
                         for p in params[:5]], "standard_params": standard, "headline": headline,
         "histogram": _histogram(rewards), "secret_classes": secrets, "decoy_classes": decoys,
-        "episodes": episodes, "full_text": full_text,
+        "episodes": episodes, "full_text": full_text, "families": families,
     }

@@ -25,7 +25,8 @@ from unittest import mock
 
 from redaction_pressure import PRIVATE_SEED_ENV, load_task, policies, score_completion
 from redaction_pressure.corpus.stream import Record, Span
-from redaction_pressure.report import RunError, _marks, _view, render_report, write_report
+from redaction_pressure.report import RunError, _marks, _view, css_string, render_report, write_report
+from redaction_pressure.scoring.answer import parse_reply
 
 CLI = [sys.executable, "-m", "redaction_pressure.cli"]
 AUDIT = [sys.executable, "-m", "audit"]
@@ -60,10 +61,43 @@ def write_run(out_dir: Path, items: list[tuple[str, int, str]], **params) -> Pat
     return out_dir
 
 
+def css_unescape(body: str) -> str:
+    """The text of a CSS string's body (between its quotes)."""
+    return re.sub(r"\\([0-9a-fA-F]{1,6}) ?|\\(.)",
+                  lambda m: chr(int(m.group(1), 16)) if m.group(1) else m.group(2), body)
+
+
+class Hover:
+    """What a mark shows on hover, read from the page's CSS as a browser reads it: the
+    mark class's ``::after`` content, with ``var(--f)`` the family its ``.f<n>`` class
+    names."""
+
+    def __init__(self, css: str):
+        self.families = {m[1]: css_unescape(m[2]) for m in re.finditer(r'\.f(\d+)\{--f:"((?:[^"\\]|\\.)*)"\}', css)}
+        self.contents = {m[1]: m[2] for m in re.finditer(r"pre \.(\w)::after\{content:([^;}]+)\}", css)}
+
+    def text(self, classes: str) -> str | None:
+        kind, *rest = classes.split()
+        family = [self.families.get(c[1:]) for c in rest if re.fullmatch(r"f\d+", c)]
+        content = self.contents.get(kind)
+        if content is None or len(family) > 1 or (family and family[0] is None):
+            return None
+        out = []
+        for string, var in re.findall(r'"((?:[^"\\]|\\.)*)"|(var\(--f\))', content):
+            if var:
+                if not family:
+                    return None  # an undefined variable: the browser shows nothing
+                out.append(family[0])
+            else:
+                out.append(css_unescape(string))
+        return "".join(out)
+
+
 class Page(HTMLParser):
     """Parses a page strictly enough to fail on unbalanced markup, and keeps what the
     tests look at: tags with attributes, each episode's text, each <pre>'s text and
-    its marked runs."""
+    its marks: (mark class, text, hover text), a mark being an <s> or <u> with a class,
+    and each mark's offset in the <pre>'s text ("at")."""
 
     def __init__(self, text: str):
         super().__init__(convert_charrefs=True)
@@ -71,14 +105,18 @@ class Page(HTMLParser):
         self.errors: list[str] = []
         self.tags: list[tuple[str, dict]] = []
         self.episodes: dict[str, list[str]] = {}
-        self.pres: list[dict] = []  # {"episode": id, "text": str, "marks": [(class, text)]}
+        self.pres: list[dict] = []  # {"episode": id, "text": str, "marks": [(class, text, hover)], "at": [int]}
         self.styles: list[str] = []
         self.data: list[str] = []
         self._episode = None
         self._pre = None
-        self._span = None
+        self._mark = None
+        self._ln = False
         self.feed(text)
         self.close()
+        hover = Hover("".join(self.styles))
+        for pre in self.pres:
+            pre["marks"] = [(classes.split()[0], t, hover.text(classes)) for classes, t in pre["marks"]]
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -90,9 +128,12 @@ class Page(HTMLParser):
             self._episode = a["id"]
             self.episodes[self._episode] = []
         if tag == "pre" and self._episode:
-            self._pre = {"episode": self._episode, "text": "", "marks": []}
-        if tag == "span" and self._pre is not None:
-            self._span = [a.get("class") or "", "", a.get("title")]
+            self._pre = {"episode": self._episode, "text": "", "marks": [], "at": []}
+        if self._pre is not None and tag == "span" and a.get("class") == "ln":
+            self._ln = True
+        elif self._pre is not None and tag in ("s", "u") and a.get("class"):
+            self._mark = [a["class"], ""]
+            self._pre["at"].append(len(self._pre["text"]))
 
     def handle_startendtag(self, tag, attrs):
         self.tags.append((tag, dict(attrs)))
@@ -109,10 +150,11 @@ class Page(HTMLParser):
         if tag == "pre" and self._pre is not None:
             self.pres.append(self._pre)
             self._pre = None
-        if tag == "span" and self._span is not None and self._pre is not None:
-            if self._span[0] != "ln":
-                self._pre["marks"].append(tuple(self._span))
-            self._span = None
+        if tag == "span" and self._ln:
+            self._ln = False
+        if tag in ("s", "u") and self._mark is not None and self._pre is not None:
+            self._pre["marks"].append(tuple(self._mark))
+            self._mark = None
 
     def handle_data(self, data):
         self.data.append(data)
@@ -120,10 +162,10 @@ class Page(HTMLParser):
             self.styles.append(data)
         if self._episode:
             self.episodes[self._episode].append(data)
-        if self._pre is not None and not (self._span and self._span[0] == "ln"):
+        if self._pre is not None and not self._ln:
             self._pre["text"] += data
-            if self._span is not None:
-                self._span[1] += data
+            if self._mark is not None:
+                self._mark[1] += data
 
     def text(self) -> str:
         return "".join(self.data)
@@ -219,8 +261,34 @@ class PageContent(ReportTestCase):
             self.assertEqual(leaked, score.outcome.secrets_total - score.outcome.secrets_removed, task.id)
             destroyed = sum(v[1] for v in score.decoy_families.values())
             self.assertIn(f"{destroyed} destroyed decoy(s)", "".join(page.episodes[ep]))
-            for c, _, title in marks:
-                self.assertTrue(title, f"mark of class {c} has no title")
+            for c, _, hover in marks:
+                self.assertTrue(hover, f"mark of class {c} shows nothing on hover")
+
+    def test_hover_names_family_and_what_happened(self):
+        """Every mark's hover text (the page's CSS, as a browser composes it) names the
+        family of the labelled span it lies in and what happened to it, in the words the
+        legend uses; a removed character outside every span is "not a secret"."""
+        _, page = self.render(self.mixed_run)
+        said = {"r": "{}: removed", "p": "{}: removed, but the secret leaks", "l": "{}: LEAKED",
+                "d": "decoy {}: DESTROYED", "k": "decoy {}: kept"}
+        seen = set()
+        for k, task in enumerate(self.base_tasks):
+            pres = [p for p in page.pres if p["episode"] == f"ep-{k + 1}"]
+            for record, pre in zip(task.heldout, pres, strict=True):
+                spans = [(s, True) for s in record.secrets] + [(d, False) for d in record.decoys]
+                for (c, t, hover), at in zip(pre["marks"], pre["at"], strict=True):
+                    self.assertEqual(record.text[at:at + len(t)], t)
+                    inside = [(sp, secret) for sp, secret in spans if sp.start <= at and at + len(t) <= sp.end]
+                    seen.add(c)
+                    if c == "c":
+                        self.assertEqual(hover, "not a secret: removed")
+                        self.assertFalse(inside, t)
+                        continue
+                    self.assertEqual(len(inside), 1, (c, t))
+                    span, secret = inside[0]
+                    self.assertEqual(secret, c in "rpl", (c, t))
+                    self.assertEqual(hover, said[c].format(span.family))
+        self.assertLessEqual({"r", "l", "k", "d", "c"}, seen)  # the baseline's runs show each kind but "p"
 
     def _marks_in(self, page, ep, record, span):
         """The marks of ``page`` inside ``span`` of ``record`` (located by the record's text)."""
@@ -251,8 +319,26 @@ class PageContent(ReportTestCase):
         self.assertIn("INVALID", invalid)
         # Rules are numbered from 1, as every message a person reads counts them.
         html = text_of(self.render(self.mixed_run)[0], "ep-1")
-        self.assertEqual(re.findall(r'<tr><td class="num">(\d+)</td><td class="mono">', html),
-                         [str(i) for i in range(1, len(rules) + 1)])
+        self.assertEqual(re.findall(r"<tr><td>(\d+)</td><td>", html), [str(i) for i in range(1, len(rules) + 1)])
+
+    def test_rules_shared_by_episodes_are_listed_once(self):
+        """The baseline sends the same rules to every task: the first episode lists them,
+        the next ones link to it with their own match counts, rule by rule. A rule with
+        an error of its own is always listed in full."""
+        text, page = self.render(self.mixed_run)
+        first = text_of(text, "ep-1")
+        for k, task in enumerate(self.base_tasks[1:], 2):
+            reply = policies.baseline(task)
+            counts = _marks.removal(task, reply).rule_matches
+            html = text_of(text, f"ep-{k}")
+            self.assertNotIn('<table class="rules">', html)
+            self.assertIn(f'The same {len(counts)} rules as <a href="#ep-1">#1</a>; matches, rule by rule: '
+                          + ", ".join(map(str, counts)), html)
+            self.assertEqual(sum(counts), score_completion(task, reply).matches)
+        self.assertIn('<table class="rules">', first)
+        self.assertIn("#eps .ep:target{display:block!important}", "".join(page.styles))  # linked from under a filter
+        self.assertIn('<th>errors</th>', text_of(text, "ep-7"))  # the invalid rule's table, in full
+        self.assertIn("invalid_regex", "".join(page.episodes["ep-7"]))
 
     def test_summaries_by_class_with_uncertainty_names_in_the_episodes(self):
         text, page = self.render(self.mixed_run)
@@ -266,9 +352,10 @@ class PageContent(ReportTestCase):
         score = score_completion(task, policies.baseline(task))
         invented = [f for f in score.secret_families if f not in score.secret_classes]
         self.assertTrue(invented)
-        for name in invented:  # a stream's own names: not summed in the tables, named in its episode marks
+        hovers = {m[2] for p in page.pres if p["episode"] == "ep-1" for m in p["marks"]}
+        for name in invented:  # a stream's own names: not summed in the tables, named by its episode's marks
             self.assertNotIn(f">{name}<", tables)
-            self.assertIn(name, text_of(text, "ep-1"))
+            self.assertTrue({f"{name}: LEAKED", f"{name}: removed"} & hovers, name)
         self.assertIn(">house_format<", tables)
 
     def test_filters_classes_follow_the_recorded_metrics(self):
@@ -348,9 +435,18 @@ class PageContent(ReportTestCase):
         self.assertLess(sum(p["text"].count("\n") for p in shown), full_lines)
 
     def test_size_per_episode(self):
-        text = render_report(self.mixed_run, jobs=1)
-        # The benchmark measures 64 and 1,000 episodes; this catches a gross regression.
-        self.assertLess(len(text.encode()), 60_000 + 20_000 * len(self.mixed_items))
+        """The page's bytes beyond the record text and rule patterns it must show: a fixed
+        head (style, summaries) plus a bounded amount per episode, record and mark (the
+        benchmark measures 64 and 1,000 episodes; this catches a regression such as a
+        family name or a rule table repeated for every mark or episode)."""
+        text, page = self.render(self.mixed_run)
+        shown = sum(len(p["text"].encode()) for p in page.pres)
+        patterns = sum(len(r.pattern.encode()) for r in parse_reply(policies.baseline(self.base_tasks[0]))[0])
+        marks = sum(len(p["marks"]) for p in page.pres)
+        self.assertGreater(marks, 500)
+        markup = len(text.encode()) - shown - patterns
+        self.assertLess(markup, 25_000 + 1_000 * len(self.mixed_items) + 80 * len(page.pres) + 24 * marks,
+                        (markup, len(page.pres), marks))
 
 
 class Hostile(ReportTestCase):
@@ -383,8 +479,27 @@ class Hostile(ReportTestCase):
         self.assert_inert(text, page)
         pres = [p["text"] for p in page.pres]
         self.assertEqual(pres, [evil] * task.n_eval)
-        titles = {m[2] for p in page.pres for m in p["marks"]}
-        self.assertTrue(any("evil_family\"><img onerror=x>" in t for t in titles), titles)
+        hovers = {m[2] for p in page.pres for m in p["marks"]}
+        self.assertIn('evil_family"><img onerror=x>: LEAKED', hovers)
+        self.assertIn("decoy decoy</pre>: kept", hovers)
+        css = "".join(page.styles)
+        for name in ('evil_family"><img onerror=x>', "decoy</pre>"):  # in the CSS only as escapes
+            self.assertNotIn(name, text)
+        self.assertNotIn("<", css)
+        families = re.findall(r'--f:("[^"]*")', css)
+        self.assertTrue(families)
+        for quoted in families:
+            self.assertRegex(quoted, r'^"(?:[A-Za-z0-9_.-]|\\[0-9a-f]{6})*"$')
+
+    def test_css_strings_end_neither_themselves_nor_the_style(self):
+        """Family names reach the page only as CSS strings in its <style> (a raw-text
+        element, where HTML escaping means nothing): quoted, with every character that
+        could end the string or the element escaped, and read back unchanged."""
+        for name in ('a"b', "a\\b", "x\ny", "</style><script>alert(1)</script>", "a< b", "a\\00003c b",
+                     "tab\there", "é 😀 \u202e", "", "plain_name-1.2"):
+            quoted = str(css_string(name))
+            self.assertRegex(quoted, r'^"(?:[A-Za-z0-9_.-]|\\[0-9a-f]{6})*"$', name)
+            self.assertEqual(css_unescape(quoted[1:-1]), name)
 
     def test_broken_lines_and_fields_are_listed_not_fatal(self):
         run = self.tmp / "broken"
