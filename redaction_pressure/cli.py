@@ -68,7 +68,16 @@ def _task(args: argparse.Namespace) -> RedactionTask:
 
 def _check_run_dir(out: Path, named: bool, force: bool) -> None:
     """Everything that would make the run fail to write, found before the slow import.
-    Creates the directory (a probe file proves it is writable)."""
+    Creates the directory (a probe file proves it is writable). A run directory that is,
+    or holds, a symbolic link (anywhere, and at or on the way to every path eval writes:
+    a cloned repository may ship ``runs/dev-baseline/configs/resolved/eval.json`` linked
+    to a file of the user's) is refused before anything is written."""
+    from .boundary.files import RUN_DIR_WRITES, LinkedOutputError, refuse_links
+
+    try:
+        refuse_links(out, RUN_DIR_WRITES, what="run directory")
+    except LinkedOutputError as exc:
+        raise UsageError(str(exc)) from None
     for parent in (out, *out.parents):
         if parent.exists() and not parent.is_dir():
             if parent == out:
@@ -129,6 +138,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   disable=args.json or not sys.stdout.isatty(), transient=True) as progress:
         bar = progress.add_task(f"loading verifiers, then scoring {args.split}", total=args.n)
+        from .boundary.files import LinkedOutputError
         from .run import read_traces, run_policy
         try:
             from .taskset import RedactionConfig
@@ -136,6 +146,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
             config = RedactionConfig(split=args.split, level=args.level, level_mix=mix)
             path = run_policy(args.split, args.policy, args.n, out, config=config,
                               on_done=lambda: progress.advance(bar))
+        except LinkedOutputError as exc:  # a link appeared while the run was scored
+            print(f"redaction-pressure: error: {exc}", file=sys.stderr)
+            return 1
         except OSError as exc:
             print(f"redaction-pressure: error: writing the run to {out} failed: {exc.strerror or exc}",
                   file=sys.stderr)
@@ -373,6 +386,8 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     if args.public_key and args.verdict:
         raise UsageError("give --public-key (run `audit verify` now) or --verdict (read its --json output), not both")
+    if args.strict and not args.public_key:
+        raise UsageError("--strict applies to the `audit verify` that --public-key runs; give --public-key")
     if args.jobs is not None and args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     for flag, value in (("--max-budget", args.max_budget), ("--max-cpu", args.max_cpu)):
@@ -386,7 +401,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     try:
         path = write_report(run, out, public_key=args.public_key, verdict=args.verdict,
                             full_text=True if args.full_text else None, jobs=args.jobs or available_cpus(),
-                            max_budget_s=args.max_budget, max_cpu_s=args.max_cpu)
+                            max_budget_s=args.max_budget, max_cpu_s=args.max_cpu, strict=args.strict)
     except RunError as exc:
         raise UsageError(str(exc)) from None
     except OSError as exc:
@@ -400,28 +415,32 @@ def cmd_rescore(args: argparse.Namespace) -> int:
 
     if not 0 < args.max_budget <= 60:
         raise UsageError("--max-budget must be in (0, 60] seconds")
+    if not 0 < args.max_cpu < float("inf"):
+        raise UsageError(f"--max-cpu must be a positive number of seconds (got {args.max_cpu:g})")
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     with Progress(TextColumn("rescoring"), BarColumn(), TextColumn("{task.completed} traces"), TimeElapsedColumn(),
                   console=_console(stderr=True), disable=not sys.stderr.isatty(), transient=True) as progress:
         bar = progress.add_task("rescore", total=None)
         try:
-            outcome = rescore(Path(args.run_dir), args.max_budget, on_trace=lambda: progress.advance(bar))
+            outcome = rescore(Path(args.run_dir), args.max_budget, on_trace=lambda: progress.advance(bar),
+                              max_cpu_s=args.max_cpu)
         except RescoreError as exc:
             raise UsageError(str(exc)) from None
     if args.json:
         print(json.dumps(outcome.as_dict(), indent=2))
-        return 0 if outcome.ok else 1
+        return outcome.exit_code
     listed = outcome.differences + outcome.not_rescored
     for line in listed[:MAX_LISTED]:
         print(line)
-    if len(listed) > MAX_LISTED:
-        print(f"... and {len(listed) - MAX_LISTED} more (--json lists all)")
+    total = outcome.difference_count + outcome.not_rescored_count
+    if total > MAX_LISTED:
+        print(f"... and {total - MAX_LISTED} more (--json lists the first {len(listed)})")
     if outcome.other_builds:
         print(f"note: {outcome.other_builds} trace(s) were recorded by another build of redaction-pressure "
               "(another source digest); a difference may come from that")
     print(outcome.headline())
-    return 0 if outcome.ok else 1
+    return outcome.exit_code
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -432,6 +451,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         if not key.is_file():
             raise UsageError(f"--public-key {key} is not a file")
     pair = (keys[0], keys[-1]) if keys else (None, None)
+    if args.strict and not keys:
+        raise UsageError("--strict applies to the `audit verify` that --public-key runs; give --public-key")
     if args.jobs is not None and args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     for flag, value in (("--max-budget", args.max_budget), ("--max-cpu", args.max_cpu)):
@@ -448,7 +469,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     try:
         done = compare_runs(Path(args.run_a), Path(args.run_b), keys=pair, allow_mismatch=args.allow_mismatch,
                             jobs=args.jobs or available_cpus(), max_budget_s=args.max_budget,
-                            max_cpu_s=args.max_cpu)
+                            max_cpu_s=args.max_cpu, strict=args.strict)
     except (RunError, CompareRefused) as exc:
         raise UsageError(str(exc)) from None
     if html is not None:
@@ -617,6 +638,9 @@ def build_parser() -> argparse.ArgumentParser:
                                                        "verdict (default: none, the page says \"not verified\")")
     r.add_argument("--verdict", metavar="FILE", help="archives: read the verdict from this `audit verify --json` "
                                                       "output (default: none)")
+    r.add_argument("--strict", action="store_true",
+                   help="with --public-key: run `audit verify --strict`, which fails a verification that tolerated a "
+                        "4x budget retry or a time-dependent episode (default: off, tolerated and named)")
     r.add_argument("--full-text", action="store_true",
                    help="show every held-out line even in runs of more than 256 episodes (default: off)")
     r.add_argument("--jobs", type=int, metavar="N", help="processes rebuilding tasks (default: the CPUs this "
@@ -634,11 +658,16 @@ def build_parser() -> argparse.ArgumentParser:
                                     "rescores its recorded reply with this build. Prints each difference, then "
                                     "'64/64 rewards reproduced, mean 0.267'. Reads traces.jsonl as data only: "
                                     "nothing the run names is imported or run. Exit 0 when every reward was "
-                                    "reproduced, 1 when one differs or could not be rescored.")
+                                    "reproduced, 1 when one differs or could not be rescored, 3 when none differs "
+                                    "but some were NOT CHECKED (beyond --max-budget or --max-cpu, or a private "
+                                    "trace without its secret): not a pass.")
     rs.add_argument("run_dir", metavar="RUN_DIR", help="run directory, sealed archive, or traces.jsonl")
     rs.add_argument("--max-budget", type=float, default=8.0, metavar="S",
                     help="largest regex budget a trace may ask for, in seconds; traces above it are not "
                          "rescored (default: 8.0, 4x the standard 2.0)")
+    rs.add_argument("--max-cpu", type=float, default=DEFAULT_MAX_CPU_S, metavar="S",
+                    help="the most scan CPU all rescoring may spend; traces after that are not rescored, NOT "
+                         f"CHECKED (exit 3) (default: {DEFAULT_MAX_CPU_S:g})")
     rs.add_argument("--json", action="store_true", help="print the outcome as JSON (default: off)")
     rs.set_defaults(fn=cmd_rescore)
 
@@ -656,7 +685,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "says what differs (default: off, such runs are refused)")
     c.add_argument("--public-key", action="append", metavar="PUB",
                    help="verify the archives with this pinned key (`audit verify`); give it twice for A's and B's "
-                        "keys (default: none, archives are shown NOT VERIFIED)")
+                        "keys; both runs must then be sealed archives (default: none, archives are shown NOT "
+                        "VERIFIED)")
+    c.add_argument("--strict", action="store_true",
+                   help="with --public-key: run `audit verify --strict`, which fails a verification that tolerated a "
+                        "4x budget retry or a time-dependent episode (default: off, tolerated and named)")
     c.add_argument("--html", metavar="FILE", help="also write the comparison as one self-contained HTML page "
                                                   "(default: none)")
     c.add_argument("--classes", action="store_true", help="list every class whose rates moved (default: the six "

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .report._runfile import Run, read_run
+from .report._runfile import Run, RunError, read_run
 from .report._verdict import Verification, read_statement, run_verify
 from .results.compare import CompareRefused, Comparison, compare, side
 from .results.evaluated import describe as describe_evaluated
@@ -50,13 +50,15 @@ class Compared:
         evaluated, mixed = evaluated_of(run.traces, run.runs)
         what = describe_evaluated(evaluated) + (" (the traces name several: " + "; ".join(mixed) + ")"
                                                 if mixed and run.traces else "")
-        unread = f" — {len(run.problems)} problem(s) reading it, e.g. {run.problems[0]}" if run.problems else ""
+        unread = f" — {run.problem_count} problem(s) reading it, e.g. {run.problems[0]}" if run.problems else ""
         return f"{run.path} — {self.run_state(k)} — {what}{unread}"
 
     def context(self) -> str:
         c = self.comparison
         split = c.a.split if c.a.split == c.b.split else None
         label = split_label(split) if split else f"A {c.a.split or 'unestablished'}, B {c.b.split or 'unestablished'}"
+        if c.a.private_unproven or c.b.private_unproven:
+            label += " (private label UNPROVEN: seed derivation not checked here)"
         params = {r.params for r in c.a.records + c.b.records}
         shown = "; ".join(f"n_shown={p[0]}, n_eval={p[1]}, budget_s={p[2]}" for p in sorted(params, key=str)[:2])
         levels = c.levels
@@ -75,19 +77,26 @@ class Compared:
         return out
 
 
-def _verify(run: Run, key: Path | None, jobs: int, max_budget_s: float, max_cpu_s: float) -> Verification | None:
-    if key is None or not run.archive:  # a run directory has no signature: it says "not sealed"
+def _verify(run: Run, key: Path | None, jobs: int, max_budget_s: float, max_cpu_s: float,
+            strict: bool) -> Verification | None:
+    if key is None:
         return None
     return run_verify(run.path, key, read_statement, run.shown, jobs=jobs, max_budget_s=max_budget_s,
-                      max_cpu_s=max_cpu_s)
+                      max_cpu_s=max_cpu_s, strict=strict)
 
 
 def compare_runs(path_a: Path, path_b: Path, *, keys: tuple[Path | None, Path | None] = (None, None),
                  allow_mismatch: bool = False, jobs: int = 1, max_budget_s: float = 2.0,
-                 max_cpu_s: float = 600.0) -> Compared:
-    """Raises report.RunError (a path that holds no run) or CompareRefused."""
+                 max_cpu_s: float = 600.0, strict: bool = False) -> Compared:
+    """Raises report.RunError (a path that holds no run, or a run directory given a key
+    to verify it with) or CompareRefused. ``strict``: `audit verify --strict` (a
+    tolerated budget retry or time-dependent episode fails the verification)."""
     runs = (read_run(Path(path_a)), read_run(Path(path_b)))
+    for run, key, name in ((runs[0], keys[0], "A"), (runs[1], keys[1], "B")):
+        if key is not None and not run.archive:  # verifying one side must not pass off the other, unsealed
+            raise RunError(f"{name} ({run.path}) is not a sealed archive (no manifest.toml or manifest.dsse.json): "
+                           f"with --public-key both runs must be sealed archives, verified here")
     comparison = compare(side("A", runs[0].traces), side("B", runs[1].traces), allow_mismatch)
-    verifications = (_verify(runs[0], keys[0], jobs, max_budget_s, max_cpu_s),
-                     _verify(runs[1], keys[1], jobs, max_budget_s, max_cpu_s))
+    verifications = (_verify(runs[0], keys[0], jobs, max_budget_s, max_cpu_s, strict),
+                     _verify(runs[1], keys[1], jobs, max_budget_s, max_cpu_s, strict))
     return Compared(comparison, runs, verifications)

@@ -11,34 +11,43 @@ judges and plugged functions a run's saved config names; this reads no config at
 all); a line that is not JSON, too long, or not an Episode is a difference, not a
 crash; task parameters go through the builder's own checks; and every scan has a time
 budget: the one the trace records, refused above ``max_budget`` (a run cannot ask for
-minutes per reply). The budget is a time budget, so a scan that runs out of time here
-but not in the recording is retried once with the budget extended 4x (within the cap)
-before it counts as a difference, as `audit verify` does for machines up to 4x slower.
+minutes per reply), and all rescoring together gets at most ``max_cpu`` of scan CPU
+(`scoring.allowance`, as the report's): a trace it does not grant is NOT CHECKED, never
+a pass. The budget is a time budget, so a scan that runs out of time here but not in the
+recording is retried once with the budget extended 4x (within the cap) before it counts
+as a difference, as `audit verify` does for machines up to 4x slower.
+
+A trace records its scores twice, verifiers' ``rewards.*`` and the scorer's
+``info.redaction.*`` (which the report's headline reads): both are compared with the
+recomputation. What a file can make this spend is bounded by its bytes
+(`boundary.episodes`), and the differences kept for listing are capped (`MAX_KEPT`;
+the counts cover all).
 """
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .boundary.episodes import EpisodeReader
 from .boundary.files import MAX_TRACES_BYTES, InputFileError, open_regular
 from .build.identity import build_identity
+from .results.recorded import METRICS, Copies, score_copies
 from .results.stats import estimates
-from .scoring.reward import WEIGHTS
+from .scoring.allowance import DEFAULT_MAX_CPU_S, Allowance
 from .scoring.score import Score, score_completion
 from .task.splits import PrivateSeedError
 from .task.tasks import RedactionTask, load_task
 
 TRACES = "traces.jsonl"
-MAX_LINE_BYTES = 64 << 20      # an Episode line of a 24-rule reply is ~100 KB
 DEFAULT_MAX_BUDGET_S = 8.0     # 4x the standard 2.0 s: the machine-speed margin `audit verify` allows
 BUDGET_EXTENSION = 4.0
 TIME_CODES = frozenset({"timeout", "budget_exhausted"})
 MAX_LISTED = 100               # differences printed one by one; the count covers all
+MAX_KEPT = 1000                # differences (and traces not rescored) kept for --json; the counts cover all
 
 
 def mean(values: list[float]) -> float:
@@ -59,25 +68,44 @@ class Outcome:
     traces: int = 0
     reproduced: int = 0
     failed_rollouts: int = 0       # no reward recorded: nothing to reproduce
-    differences: list[str] = field(default_factory=list)
-    not_rescored: list[str] = field(default_factory=list)
+    differences: list[str] = field(default_factory=list)  # the first MAX_KEPT
+    not_rescored: list[str] = field(default_factory=list)  # the first MAX_KEPT
     recorded: list[float] = field(default_factory=list)
     recomputed: list[float] = field(default_factory=list)
     tasks: list[tuple[int, int]] = field(default_factory=list)  # (index, level) of each rescored trace
     other_builds: int = 0
+    difference_count: int = 0
+    not_rescored_count: int = 0
+
+    def differ(self, line: str) -> None:
+        self.difference_count += 1
+        if len(self.differences) < MAX_KEPT:
+            self.differences.append(line)
+
+    def not_checked(self, line: str) -> None:
+        self.not_rescored_count += 1
+        if len(self.not_rescored) < MAX_KEPT:
+            self.not_rescored.append(line)
 
     @property
     def ok(self) -> bool:
-        return not self.differences and not self.not_rescored
+        return not self.difference_count and not self.not_rescored_count
+
+    @property
+    def exit_code(self) -> int:
+        """0: every reward reproduced; 1: one differs (or could not be rescored); 3: none
+        differs, but some were NOT CHECKED (beyond the reader's limits, or a private
+        trace without its secret), which is not a pass."""
+        return 1 if self.difference_count else 3 if self.not_rescored_count else 0
 
     def headline(self) -> str:
         scored = self.traces - self.failed_rollouts
         text = f"{self.reproduced}/{scored} rewards reproduced"
-        if self.differences or self.not_rescored:
+        if self.difference_count or self.not_rescored_count:
             text += f", mean {mean(self.recorded):.3f} recorded, {mean(self.recomputed):.3f} recomputed"
-            n = len(self.differences)
+            n = self.difference_count
             parts = [f"{n} differ{'s' if n == 1 else ''}" if n else "",
-                     f"{len(self.not_rescored)} not rescored" if self.not_rescored else ""]
+                     f"{self.not_rescored_count} not rescored (NOT CHECKED)" if self.not_rescored_count else ""]
             text += "; " + ", ".join(p for p in parts if p)
         else:
             text += f", mean {mean(self.recorded):.3f}{self._se(self.recorded)}"
@@ -96,81 +124,64 @@ class Outcome:
 
     def as_dict(self) -> dict[str, Any]:
         return {"traces": self.traces, "reproduced": self.reproduced, "failed_rollouts": self.failed_rollouts,
-                "differences": self.differences, "not_rescored": self.not_rescored,
+                "differences": self.differences, "difference_count": self.difference_count,
+                "not_rescored": self.not_rescored, "not_rescored_count": self.not_rescored_count,
                 "recorded_rewards": self.recorded, "recomputed_rewards": self.recomputed,
                 "other_builds": self.other_builds, "ok": self.ok, "headline": self.headline()}
 
 
-def traces_file(path: Path) -> Path:
+def traces_file(path: Path) -> tuple[Path, bool]:
+    """(the traces file of ``path``, whether a link may be followed to it): a run
+    directory's member is someone else's and is never followed (as the report and compare
+    read it); a file the user names may be a link they made."""
     if path.is_dir():
-        path = path / TRACES
-        if not path.is_file():
-            raise RescoreError(f"{path.parent} holds no {TRACES}: give a run directory of `redaction-pressure eval` "
-                               f"or `vf-eval`, a sealed archive, or the traces file itself")
-    elif not path.is_file():
-        raise RescoreError(f"{path} does not exist" if not path.exists() else f"{path} is not a file or directory")
-    return path
+        return path / TRACES, False
+    if not path.exists() and not path.is_symlink():
+        raise RescoreError(f"{path} does not exist")
+    return path, True
 
 
-def episode_traces(path: Path, problem: Callable[[str], None]) -> Iterator[tuple[int, int, Any]]:
-    """(line number, position in the line, trace) of every trace, streamed; a line
-    that is not an Episode is a problem."""
+def episode_traces(path: Path, problem: Callable[[str], None], follow_links: bool = True,
+                   ) -> Iterator[tuple[int, int, Any]]:
+    """(line number, position in the line, trace) of every trace, streamed
+    (`boundary.episodes`); a line that is not an Episode, or entries that are not traces,
+    are problems."""
     try:
-        f = open_regular(path, follow_links=True, max_bytes=MAX_TRACES_BYTES)
+        f = open_regular(path, follow_links=follow_links, max_bytes=MAX_TRACES_BYTES)
     except InputFileError as exc:
+        if exc.missing and not follow_links:
+            raise RescoreError(f"{path.parent} holds no {TRACES}: give a run directory of `redaction-pressure eval` "
+                               f"or `vf-eval`, a sealed archive, or the traces file itself") from None
         raise RescoreError(f"cannot read {path}: {exc}") from None
     except OSError as exc:
         raise RescoreError(f"cannot read {path}: {exc.strerror or exc}") from None
     with f:
-        number = 0
-        while raw := f.readline(MAX_LINE_BYTES + 1):
-            number += 1
-            if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
-                while (rest := f.readline(MAX_LINE_BYTES)) and not rest.endswith(b"\n"):
-                    pass
-                problem(f"line {number}: longer than {MAX_LINE_BYTES >> 20} MiB, not read")
-                continue
-            if not raw.strip():
-                continue
-            try:
-                episode = json.loads(raw)
-            except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
-                problem(f"line {number}: not JSON ({str(exc)[:120]})")
-                continue
-            traces = episode.get("traces") if isinstance(episode, dict) else None
-            if not isinstance(traces, list):
-                problem(f"line {number}: not an Episode with a list of traces")
-                continue
-            for k, trace in enumerate(traces):
-                yield number, k, trace
+        for number, k, trace, _run in EpisodeReader(problem).read(f):
+            yield number, k, trace
 
 
 def _reply(trace: dict[str, Any]) -> str:
     """The last sampled node's content, as the taskset adapter reads it."""
-    replies = [n.get("message") for n in trace.get("nodes") or [] if isinstance(n, dict) and n.get("sampled") is True]
+    nodes = trace.get("nodes")
+    replies = [n.get("message") for n in nodes if isinstance(n, dict) and n.get("sampled") is True] \
+        if isinstance(nodes, list) else []
     content = replies[-1].get("content") if replies and isinstance(replies[-1], dict) else None
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(p.get("text") or "" for p in content if isinstance(p, dict))
+        return "".join(p.get("text") or "" for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
     return ""
 
 
-def _recorded(trace: dict[str, Any]) -> dict[str, float] | None:
-    """The recorded reward-v1 components, or None when the rollout recorded no reward."""
-    rewards = trace.get("rewards")
-    if not isinstance(rewards, dict) or not rewards:
-        return None
-    out = {}
-    for name, weight in WEIGHTS.items():
-        entry = rewards.get(name)
-        if not (isinstance(entry, dict) and entry.get("weight") == weight
-                and isinstance(entry.get("score"), (int, float)) and not isinstance(entry.get("score"), bool)):
-            raise ValueError(f"its rewards are not reward-v1's recall/precision/clean with weights "
-                             f"{', '.join(f'{w:g}' for w in WEIGHTS.values())}")
-        out[name] = float(entry["score"])
-    out["reward"] = sum(out[k] * w for k, w in WEIGHTS.items())  # in WEIGHTS order, as the reward sums them
-    return out
+def _recorded(trace: dict[str, Any]) -> Copies | None:
+    """Both recorded copies of the scores, or None when the rollout recorded none (a
+    failed rollout). Raises ValueError for scores no scorer writes (not a number in
+    [0, 1], other weights than reward-v1's, info.redaction's without rewards). Copies
+    that disagree are compared with the recomputation, each (`_compare`)."""
+    copies = score_copies(trace)
+    if copies.problems or (copies.rewards is None and copies.redaction):
+        raise ValueError(copies.distrust())
+    return None if copies.rewards is None else copies
 
 
 def _task(trace: dict[str, Any]) -> RedactionTask:
@@ -179,8 +190,8 @@ def _task(trace: dict[str, Any]) -> RedactionTask:
         raise ValueError("it records no task data")
     split, index = data.get("split"), data.get("index")
     if not isinstance(index, int) or isinstance(index, bool) or index < 0:
-        raise ValueError(f"task index {index!r} is not a non-negative integer")
-    task = load_task(str(split), index, data.get("n_shown"), data.get("n_eval"),  # type: ignore[arg-type]
+        raise ValueError(f"task index {str(index)[:40]} is not a non-negative integer")
+    task = load_task(str(split)[:40], index, data.get("n_shown"), data.get("n_eval"),  # type: ignore[arg-type]
                      data.get("budget_s"), level=data.get("level", 1))  # type: ignore[arg-type]
     if data.get("prompt") != task.prompt:
         raise LookupError(f"the recorded prompt is not {task.id}'s (another corpus, or another private secret?)")
@@ -195,26 +206,35 @@ def _score(task: RedactionTask, reply: str, recorded_codes: set[str], cap: float
     return score
 
 
-def _compare(name: str, recorded: dict[str, float], score: Score) -> str | None:
-    pairs = [(k, recorded[k], float(getattr(score, k))) for k in ("reward", *WEIGHTS)]
-    if all(a == b for _, a, b in pairs):
+def _compare(name: str, copies: Copies, score: Score) -> str | None:
+    """How either recorded copy (``rewards.*``, ``info.redaction.*``) differs from the
+    recomputation, or None."""
+    assert copies.rewards is not None
+    recorded = copies.rewards
+    now = {k: float(getattr(score, k)) for k in METRICS}
+    if all(recorded[k] == now[k] for k in METRICS) and all(v == now[k] for k, v in copies.redaction.items()):
         return None
-    detail = ", ".join(f"{k} {a:.4f} -> {b:.4f}" for k, a, b in pairs[1:] if a != b)
+    detail = ", ".join(f"{k} {recorded[k]:.4f} -> {now[k]:.4f}" for k in METRICS[1:] if recorded[k] != now[k])
+    other = {k: v for k, v in copies.redaction.items() if v != recorded[k]}  # where the two copies disagree
+    if other:
+        detail += ("; " if detail else "") + "info.redaction records " + ", ".join(
+            f"{k} {v:.4f}" for k, v in other.items())
     codes = [e.code for e in score.errors]
     why = f"; errors now {codes}" if codes else ""
     return f"{name}: reward recorded {recorded['reward']:.4f}, recomputed {score.reward:.4f} ({detail}{why})"
 
 
 def rescore(path: Path, max_budget_s: float = DEFAULT_MAX_BUDGET_S,
-            on_trace: Callable[[], None] = lambda: None) -> Outcome:
+            on_trace: Callable[[], None] = lambda: None, max_cpu_s: float = DEFAULT_MAX_CPU_S) -> Outcome:
     out = Outcome()
+    allowance = Allowance(max_budget_s, max_cpu_s)
     here = build_identity()["source_digest"]
-    traces = traces_file(Path(path))
-    for number, k, trace in episode_traces(traces, out.differences.append):
+    traces, follow = traces_file(Path(path))
+    for number, k, trace in episode_traces(traces, out.differ, follow):
         out.traces += 1
         where = f"line {number}" + (f" trace {k}" if k else "")
         try:
-            if not isinstance(trace, dict) or not isinstance(trace.get("task"), dict):
+            if not isinstance(trace.get("task"), dict):
                 raise ValueError("not a trace object with a task")
             recorded = _recorded(trace)
             if recorded is None:
@@ -224,30 +244,37 @@ def rescore(path: Path, max_budget_s: float = DEFAULT_MAX_BUDGET_S,
             if _obj(info.get("environment")).get("source_digest") not in (None, here):
                 out.other_builds += 1
             budget = _obj(trace["task"].get("data")).get("budget_s")
-            if isinstance(budget, (int, float)) and budget > max_budget_s:
-                out.not_rescored.append(f"{where}: its budget {budget:g} s is above --max-budget {max_budget_s:g} s")
+            if isinstance(budget, (int, float)) and not isinstance(budget, bool) and budget > max_budget_s:
+                out.not_checked(f"{where}: its budget {float(min(budget, 1e9)):g} s is above --max-budget "
+                                f"{max_budget_s:g} s")
+                continue
+            refusal = allowance.cpu_refusal()
+            if refusal is not None:
+                out.not_checked(f"{where}: NOT CHECKED, not rescored because {refusal}")
                 continue
             task = _task(trace)
             where = f"{task.id} ({where})"
             errors = info.get("redaction_errors")
-            codes = {str(e.get("code")) for e in errors if isinstance(e, dict)} if isinstance(errors, list) else set()
-            score = _score(task, _reply(trace), codes, max_budget_s)
+            codes = {str(e.get("code"))[:60] for e in errors if isinstance(e, dict)} if isinstance(errors, list) \
+                else set()
+            with allowance.charging():
+                score = _score(task, _reply(trace), codes, max_budget_s)
         except PrivateSeedError as exc:
-            out.not_rescored.append(f"{where}: {exc}")
+            out.not_checked(f"{where}: {exc}")
             continue
-        except (ValueError, TypeError, KeyError, IndexError, LookupError) as exc:
-            out.differences.append(f"{where}: cannot be rescored: {exc}")
+        except (ValueError, TypeError, KeyError, IndexError, LookupError, OverflowError, RecursionError) as exc:
+            out.differ(f"{where}: cannot be rescored: {str(exc)[:300]}")
             continue
         finally:
             on_trace()
-        out.recorded.append(recorded["reward"])
+        out.recorded.append(recorded.rewards["reward"] if recorded.rewards else 0.0)
         out.recomputed.append(score.reward)
         out.tasks.append((task.index, task.level))
         difference = _compare(where, recorded, score)
         if difference is None:
             out.reproduced += 1
         else:
-            out.differences.append(difference)
-    if out.traces == 0 and not out.differences:
+            out.differ(difference)
+    if out.traces == 0 and not out.difference_count:
         raise RescoreError(f"{traces} holds no traces")
     return out

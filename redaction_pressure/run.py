@@ -22,6 +22,7 @@ from verifiers.v1.configs.cli.eval import EvalConfig
 from verifiers.v1.utils.trace_store import write_episode
 
 from . import policies
+from .boundary.files import RUN_DIR_WRITES, refuse_links
 from .task.tasks import RedactionTask, check_level_mix
 from .taskset import RedactionConfig, RedactionRow, RedactionTaskset, core_task, offline_trace
 
@@ -89,7 +90,9 @@ def run_policy(split: str, policy: str, n: int, out_dir: Path, *, start: int = 0
     """Scores ``n`` tasks of ``split`` and writes the run directory ``out_dir``. The
     traces are staged, flushed to disk and renamed into place whole, so a partial run
     never leaves a ``traces.jsonl`` that looks complete, and a run it replaces stays
-    whole until the new one is."""
+    whole until the new one is. Raises `boundary.files.LinkedOutputError`, writing
+    nothing, when ``out_dir`` is or holds a symbolic link (checked before scoring and
+    again before writing): verifiers writes the config by path, through any link."""
     if policy not in policies.POLICIES:
         raise ValueError(f"unknown policy {policy!r}; expected one of {', '.join(policies.POLICIES)}")
     run_config = eval_config(split, policy, n, start, out_dir, config)
@@ -99,7 +102,9 @@ def run_policy(split: str, policy: str, n: int, out_dir: Path, *, start: int = 0
     standard = RedactionConfig().model_dump(include=set(params), exclude_none=True)
     run = vf.EvalRunInfo(id=run_id(split, policy, n, start, None if params == standard else params),
                          name=f"{split}-{policy}")
+    refuse_links(out_dir, RUN_DIR_WRITES, what="run directory")
     episodes = asyncio.run(_score_all(policy, taskset, run, on_done))
+    refuse_links(out_dir, RUN_DIR_WRITES, what="run directory")
     out_dir.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".partial-", dir=out_dir))
     try:

@@ -191,3 +191,55 @@ def _umask() -> int | None:
     except (OSError, ValueError, IndexError):
         pass
     return None
+
+
+# What `redaction-pressure eval` writes in its run directory (`run.run_policy`; the config
+# by verifiers' own writer, which opens the path by name and creates its directories).
+RUN_DIR_WRITES = ("traces.jsonl", "configs/resolved/eval.json")
+MAX_WALK = 10_000  # entries of an output directory looked at for links (a run directory holds a handful)
+
+
+class LinkedOutputError(Exception):
+    """An output directory holds a symbolic link where a writer would write (one line)."""
+
+
+def link_in(directory: Path, members: tuple[str, ...] = (), limit: int = MAX_WALK) -> Path | None:
+    """The first symbolic link found at ``directory`` itself, at or on the way to any of
+    ``members`` (paths relative to it, e.g. ``configs/resolved/eval.json``), or anywhere
+    under it (walked without following links, at most ``limit`` entries: the members are
+    always checked whole), else None. A directory someone else made (a cloned repository
+    that ships ``runs/``) may hold a link to any file of the user's, which a writer that
+    opens a path by name would write through."""
+    directory = Path(directory)
+    candidates = [directory]
+    for member in members:
+        parts = Path(member).parts
+        candidates += [directory.joinpath(*parts[:k]) for k in range(1, len(parts) + 1)]
+    for path in candidates:
+        if os.path.islink(path):
+            return path
+    seen, stack = 0, [directory]
+    while stack and seen < limit:
+        try:
+            entries = os.scandir(stack.pop())
+        except OSError:  # not a directory (yet), or unreadable: the writer will say
+            continue
+        with entries:
+            for entry in entries:
+                seen += 1
+                if entry.is_symlink():
+                    return Path(entry.path)
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(Path(entry.path))
+                if seen >= limit:
+                    break
+    return None
+
+
+def refuse_links(directory: Path, members: tuple[str, ...] = (), what: str = "the output directory") -> None:
+    """Raises LinkedOutputError when `link_in` finds a link in ``directory``."""
+    found = link_in(directory, members)
+    if found is not None:
+        target = os.readlink(found) if os.path.islink(found) else "?"
+        raise LinkedOutputError(f"{what} {directory} is or holds a symbolic link ({found} -> {target[:200]}): "
+                                f"nothing is written through links; remove it or choose another directory")

@@ -69,7 +69,7 @@ def _template() -> jinja2.Template:
 
 def render_report(run_path: Path, *, public_key: Path | None = None, verdict: Path | None = None,
                   full_text: bool | None = None, jobs: int = 1, max_budget_s: float = DEFAULT_MAX_BUDGET_S,
-                  max_cpu_s: float = DEFAULT_MAX_CPU_S) -> str:
+                  max_cpu_s: float = DEFAULT_MAX_CPU_S, strict: bool = False) -> str:
     """The report page of the run at ``run_path``. Raises RunError for a path that
     holds no run, or an unreadable verdict file. ``full_text`` (default: runs of up to
     FULL_TEXT_UP_TO episodes) shows every held-out line; otherwise only lines with a
@@ -78,7 +78,8 @@ def render_report(run_path: Path, *, public_key: Path | None = None, verdict: Pa
     processes (serially where a process cannot fork safely). Rescoring grants each trace
     at most ``max_budget_s`` of regex budget and the whole page ``max_cpu_s`` of CPU
     (`scoring.allowance`); episodes beyond that are shown NOT CHECKED, with their
-    recorded scores and no marks."""
+    recorded scores and no marks. ``strict`` passes ``--strict`` to `audit verify` (with
+    ``public_key``): a tolerated budget retry or time-dependent episode fails it."""
     run = read_run(Path(run_path))
     allowance = Allowance(max_budget_s, max_cpu_s, shared=jobs > 1)
     verification: Verification = NOT_ASKED
@@ -88,7 +89,7 @@ def render_report(run_path: Path, *, public_key: Path | None = None, verdict: Pa
     if run.archive:
         if public_key is not None:
             verification = run_verify(run.path, Path(public_key), read_statement, run.shown, jobs=jobs,
-                                      max_budget_s=max_budget_s, max_cpu_s=max_cpu_s)
+                                      max_budget_s=max_budget_s, max_cpu_s=max_cpu_s, strict=strict)
         elif verdict is not None:
             verification = read_verdict_file(Path(verdict), read_statement(run.path), run.shown)
     if full_text is None:

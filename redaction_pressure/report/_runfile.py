@@ -1,7 +1,9 @@
 """Reads a run for the report: a run directory of `eval` or `vf-eval`, a sealed archive,
-or a traces.jsonl path. Everything read is hostile: a line that does not parse, or an
-Episode without a list of trace objects, becomes a problem listed on the page, and the
-rest of the run is still shown (nothing is silently dropped).
+or a traces.jsonl path. Everything read is hostile: a line that does not parse, an
+Episode without a list of trace objects, or entries that are not traces become problems
+listed on the page (`boundary.episodes`, which also bounds how many traces a file can
+make the page show), and the rest of the run is still shown (nothing is silently
+dropped).
 
 Files go through the project's file boundary (`boundary.files`): members of the run
 directory are regular files, not followed through links; a traces file the user names
@@ -14,21 +16,20 @@ bound to them."""
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..boundary.episodes import EpisodeReader
 from ..boundary.files import MAX_TRACES_BYTES, InputFileError, open_regular, read_bounded
 
 TRACES = "traces.jsonl"
 MANIFEST = "manifest.toml"
 ENVELOPE = "manifest.dsse.json"
 MAX_MANIFEST_BYTES = 16 << 20
-MAX_LINE_BYTES = 64 << 20
-MAX_PROBLEMS = 50
+MAX_PROBLEMS = 50  # listed; `problem_count` counts them all
 
 
 class RunError(Exception):
@@ -43,7 +44,8 @@ class Run:
     archive: bool
     manifest: dict[str, Any] | None = None
     manifest_problem: str | None = None
-    problems: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # the first MAX_PROBLEMS, then a line saying there are more
+    problem_count: int = 0
     shown: dict[str, str] = field(default_factory=dict)  # SHA-256 of the bytes read, by file name
     runs: list[Any] = field(default_factory=list)  # each trace's Episode ``run`` object (names the run)
 
@@ -75,6 +77,7 @@ def _read_manifest(run: Run) -> None:
 
 
 def _problem(run: Run, text: str) -> None:
+    run.problem_count += 1
     if len(run.problems) < MAX_PROBLEMS:
         run.problems.append(text)
     elif len(run.problems) == MAX_PROBLEMS:
@@ -82,7 +85,9 @@ def _problem(run: Run, text: str) -> None:
 
 
 def read_run(path: Path) -> Run:
-    """The traces of the run at ``path`` (every trace of every Episode line, in file order)."""
+    """The traces of the run at ``path`` (every trace of every Episode line, in file
+    order, as `boundary.episodes` reads them: at most MAX_TRACES, none of a line that
+    is not an Episode or is too small for its traces)."""
     root, traces_path, follow = _traces_path(Path(path))
     archive = os.path.lexists(root / MANIFEST) or os.path.lexists(root / ENVELOPE)
     run = Run(root, traces_path, [], archive)
@@ -98,37 +103,10 @@ def read_run(path: Path) -> Run:
     except OSError as exc:
         raise RunError(f"cannot read {traces_path}: {exc.strerror or exc}") from None
     digest = hashlib.sha256()
+    reader = EpisodeReader(lambda text: _problem(run, text), lambda n: f"{TRACES} line {n}")
     with f:
-        number = 0
-        while raw := f.readline(MAX_LINE_BYTES + 1):
-            number += 1
-            digest.update(raw)
-            if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
-                while raw and not raw.endswith(b"\n"):  # hash and skip the rest of the line
-                    raw = f.readline(MAX_LINE_BYTES)
-                    digest.update(raw)
-                _problem(run, f"{TRACES} line {number} is longer than {MAX_LINE_BYTES:,} bytes; it is not shown")
-                continue
-            _read_line(run, number, raw)
+        for _number, _k, trace, episode_run in reader.read(f, digest):
+            run.traces.append(trace)
+            run.runs.append(episode_run)
     run.shown[TRACES] = digest.hexdigest()
     return run
-
-
-def _read_line(run: Run, number: int, raw: bytes) -> None:
-    if not raw.strip():
-        return
-    try:
-        episode = json.loads(raw)
-    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
-        _problem(run, f"{TRACES} line {number} is not JSON ({str(exc)[:120]}); it is not shown")
-        return
-    traces = episode.get("traces") if isinstance(episode, dict) else None
-    if not isinstance(traces, list):
-        _problem(run, f"{TRACES} line {number} is not an Episode with a list of traces; it is not shown")
-        return
-    for k, trace in enumerate(traces):
-        if isinstance(trace, dict):
-            run.traces.append(trace)
-            run.runs.append(episode.get("run"))
-        else:
-            _problem(run, f"{TRACES} line {number} trace {k} is not an object; it is not shown")

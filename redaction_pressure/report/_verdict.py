@@ -166,16 +166,17 @@ def read_verdict_file(path: Path, statement: Statement, shown: dict[str, str]) -
 
 
 def run_verify(archive: Path, public_key: Path, statement_of: Callable[[Path], Statement], shown: dict[str, str], *,
-               jobs: int, max_budget_s: float, max_cpu_s: float) -> Verification:
-    """Runs `audit verify --json` on ``archive`` with the pinned key, then binds its
-    verdict to the Statement ``statement_of(archive)`` reads afterwards and to the files
-    shown (``shown``: their SHA-256 by name)."""
+               jobs: int, max_budget_s: float, max_cpu_s: float, strict: bool = False) -> Verification:
+    """Runs `audit verify --json` on ``archive`` with the pinned key (and ``--strict``
+    when asked: a tolerated budget retry or time-dependent episode then fails), then binds
+    its verdict to the Statement ``statement_of(archive)`` reads afterwards and to the
+    files shown (``shown``: their SHA-256 by name)."""
     if not has_package("audit"):
         return Verification(NOT_VERIFIED, "not verified: the `audit` package is not installed beside "
                                           "redaction_pressure")
     cmd = python_command("audit", "verify", str(archive), "--public-key", str(public_key), "--json",
                          "--jobs", str(jobs), "--max-budget", repr(max_budget_s), "--max-cpu", repr(max_cpu_s),
-                         packages=("redaction_pressure", "audit"))
+                         *(["--strict"] if strict else []), packages=("redaction_pressure", "audit"))
     try:
         done = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, timeout=VERIFY_TIMEOUT_S,
                               env=child_environment(WORKERS_ENV))

@@ -23,6 +23,7 @@ from ..results.classes import DECOY_CLASSES, SECRET_CLASSES, add_tallies, trace_
 from ..results.coverage import coverage_of, ranges
 from ..results.evaluated import describe as describe_evaluated
 from ..results.evaluated import evaluated_of
+from ..results.recorded import METRICS, count_of, number_in, score_copies
 from ..results.stats import METHOD, estimates, spread
 from ..scoring.allowance import Allowance
 from ..scoring.answer import parse_reply
@@ -42,10 +43,17 @@ if TYPE_CHECKING:
 JSON = dict[str, Any]
 
 HIST_BINS = 20
+MAX_BUDGET_STATED = 1e6  # seconds: a budget beyond this is no number at all (the builder's own cap is lower)
 MAX_REPLY_SHOWN = 4000
 MAX_MESSAGE = 300
 STANDARD_PARAMS = {"n_shown": DEFAULT_N_SHOWN, "n_eval": DEFAULT_N_EVAL, "budget_s": DEFAULT_BUDGET_S,
                    "level": DEFAULT_LEVEL}
+PRIVATE_UNPROVEN_LABEL = "private_eval claimed, UNPROVEN: seed derivation not checked"
+PRIVATE_UNPROVEN_WARNING = (
+    "PRIVATE LABEL UNPROVEN (seed derivation not checked): the traces carry a private commitment, but nothing here "
+    "derives their seeds from the committed secret (the report never reads it), and anyone can invent a private "
+    "commitment and seeds. These may be scores of any split; only `audit verify --private-seed-env` checks the "
+    "seeds.")
 BUILD_KEYS = ("environment_version", "corpus_version", "reward_schema_version", "source_digest",
               "source_digest_algorithm", "regex_version")
 
@@ -64,10 +72,10 @@ def _dict(value: object) -> JSON:
     return value if isinstance(value, dict) else {}
 
 
-def _num(value: object, default: float | None = None) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        return default
-    return value
+def _count(value: object, default: float | None = None) -> float | None:
+    """A recorded count (`results.recorded.count_of`), else ``default``."""
+    found = count_of(value)
+    return default if found is None else found
 
 
 def recorded_reply(trace: JSON) -> str:
@@ -85,18 +93,22 @@ def recorded_reply(trace: JSON) -> str:
 
 
 def _scores(trace: JSON) -> JSON:
+    """The recorded scores the page shows and sums: info.redaction's where recorded, else
+    rewards' (`results.recorded.score_copies`). A trace whose two copies disagree, or
+    that records a score that is not a number in [0, 1], has no score the page trusts:
+    all four are None (shown as —, left out of every figure) and ``distrust`` says why."""
     info = _dict(trace.get("info"))
     red = _dict(info.get("redaction"))
-    rewards, metrics = _dict(trace.get("rewards")), _dict(trace.get("metrics"))
-    out: JSON = {}
-    for name in WEIGHTS:
-        out[name] = _num(red.get(name), _num(_dict(rewards.get(name)).get("score")))
-    reward = _num(red.get("reward"))
-    if reward is None and all(out[k] is not None for k in WEIGHTS):
-        reward = sum(out[k] * _num(_dict(rewards.get(k)).get("weight"), WEIGHTS[k]) for k in WEIGHTS)
-    out["reward"] = reward
-    for name in ("valid", "secrets_total", "secrets_removed", "removed_chars", "collateral_chars", "matches"):
-        out[name] = _num(red.get(name), _num(metrics.get(name)))
+    metrics = _dict(trace.get("metrics"))
+    copies = score_copies(trace)
+    distrust = copies.distrust()
+    out: JSON = dict.fromkeys(METRICS) if distrust else copies.best()
+    out["distrust"] = distrust
+    out["valid"] = _count(red.get("valid"), _count(metrics.get("valid")))
+    if out["valid"] is not None and out["valid"] > 1:
+        out["valid"] = None
+    for name in ("secrets_total", "secrets_removed", "removed_chars", "collateral_chars", "matches"):
+        out[name] = _count(red.get(name), _count(metrics.get(name)))
     errors = info.get("redaction_errors")
     out["errors"] = [e for e in errors if isinstance(e, dict)] if isinstance(errors, list) else []
     out["secret_classes"] = trace_tallies(trace, SECRET_CLASSES)
@@ -125,6 +137,9 @@ def _episode(n: int, trace: JSON, rollout: int, full_text: bool = True, allowanc
         "episode_errors": [_error(e) for e in s["errors"] if not isinstance(e.get("rule"), int)],
         "rules": [], "reply": None, "notes": [], "records": [], "unchecked": None,
     }
+    if s["distrust"]:
+        ep["notes"].append(f"NOT TRUSTED: {printable(s['distrust'], 600)}. Neither copy is shown or counted in the "
+                           "figures above.")
     rules, parse_errors = parse_reply(reply)
     rule_errors: defaultdict[int, list[dict[str, str]]] = defaultdict(list)
     for e in s["errors"]:
@@ -133,7 +148,7 @@ def _episode(n: int, trace: JSON, rollout: int, full_text: bool = True, allowanc
     if parse_errors or not rules:
         ep["reply"] = printable(reply, MAX_REPLY_SHOWN)
     grant = allowance or Allowance()
-    budget = _num(_dict(env.get("task_params")).get("budget_s"))
+    budget = number_in(_dict(env.get("task_params")).get("budget_s"), 0, MAX_BUDGET_STATED)
     refusal = grant.budget_refusal(budget) if budget is not None else grant.cpu_refusal()
     task: RedactionTask | None = None
     removal = None
@@ -355,6 +370,10 @@ def build_view(run: Run, verification: Verification, full_text: bool, jobs: int 
                         for e in envs)
     split = proof.proven
     label = split_label(split) if split is not None else "split NOT ESTABLISHED by the traces' commitments and seeds"
+    kind, warning = proof.kind, proof.disagreement() or ""
+    if proof.private_unproven:  # the report holds no secret: it never derives a private seed
+        kind, label = "unknown", PRIVATE_UNPROVEN_LABEL
+        warning = "; ".join(w for w in (PRIVATE_UNPROVEN_WARNING, warning) if w)
     episodes = _episodes(traces, full_text, jobs, allowance or Allowance())
     families = _family_classes(episodes)
     _shared_rules(episodes)
@@ -392,15 +411,24 @@ def build_view(run: Run, verification: Verification, full_text: bool, jobs: int 
     }
     unchecked = Counter(e["unchecked"] for e in episodes if e["unchecked"])
     standard = all(p == STANDARD_PARAMS for p in params)
+    problems = list(run.problems)
+    distrusted = [e["n"] for e in episodes if e["scores"]["distrust"]]
+    if distrusted:
+        shown = ", ".join(map(str, distrusted[:20])) + (", …" if len(distrusted) > 20 else "")
+        problems.insert(0, f"NOT TRUSTED: {len(distrusted)} episode(s) record scores no reader should trust (the "
+                           f"two copies, rewards and info.redaction, disagree or one is missing, or a value is not a "
+                           f"number in [0, 1]; episodes {shown}); their scores are left out of every figure on this "
+                           f"page")
     return {
         "title": f"redaction-pressure report — {label}", "split": split or "unknown", "split_label": label,
-        "proven_kind": proof.kind, "split_kind": proof.kind if proof.agrees else "unknown",
-        "split_warning": printable(proof.disagreement() or "", 600),
+        "proven_kind": kind, "split_kind": kind if proof.agrees else "unknown",
+        "split_warning": printable(warning, 900),
         "unchecked": sum(unchecked.values()), "unchecked_why": [printable(w, 300) for w in unchecked],
         "run_path": printable(run.path), "archive": run.archive,
         "manifest": _flat(run.manifest) if run.manifest else [],
-        "manifest_problem": run.manifest_problem, "verification": verification, "problems": run.problems,
-        "coverage": _coverage(traces, split), "build": build,
+        "manifest_problem": run.manifest_problem, "verification": verification, "problems": problems,
+        "coverage": _coverage(traces, split) + (" — as claimed by a private commitment, UNPROVEN"
+                                                if proof.private_unproven else ""), "build": build,
         "evaluated": printable(describe_evaluated(evaluated), 600),
         "evaluated_mixed": [printable(m, 300) for m in mixed if traces],
         "levels": per_level, "spread": figures["spread"], "method": METHOD,

@@ -17,18 +17,19 @@ from collections.abc import Iterable
 from typing import Any
 
 SECRET_CLASSES, DECOY_CLASSES = "secret_classes", "decoy_classes"
+MAX_TALLY = 1 << 53  # a span count no task comes near; a larger one is malformed (its sums could not be printed)
 _FALLBACK = {SECRET_CLASSES: "secret_families", DECOY_CLASSES: "decoy_families"}
 
 
 def _pairs(value: object) -> dict[str, tuple[int, int]]:
     """A recorded tally table as {name: (a, b)}, skipping malformed entries (a hostile
-    trace may hold anything)."""
+    trace may hold anything: counts must be whole numbers in [0, MAX_TALLY])."""
     out: dict[str, tuple[int, int]] = {}
     if not isinstance(value, dict):
         return out
     for name, pair in value.items():
         if (isinstance(name, str) and isinstance(pair, list) and len(pair) == 2
-                and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in pair)
+                and all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_TALLY for v in pair)
                 and pair[1] <= pair[0]):
             out[name] = (pair[0], pair[1])
     return out

@@ -25,7 +25,7 @@ from typing import Any
 
 from ..task.splits import prove_split
 from .classes import add_tallies
-from .recorded import BUILD_KEYS, METRICS, Recorded, recorded
+from .recorded import BUILD_KEYS, METRICS, Recorded, read_recorded
 from .stats import METHOD, Estimate, estimates
 
 
@@ -43,6 +43,8 @@ class Side:
     unusable: int  # traces without a usable score (failed rollouts, mangled traces)
     split: str | None
     split_note: str
+    unusable_example: str = ""  # why the first of them has none
+    private_unproven: bool = False  # a private commitment whose seeds no one here re-derived (`SplitProof`)
 
     def by_task(self) -> dict[int, list[Recorded]]:
         out: dict[int, list[Recorded]] = defaultdict(list)
@@ -52,10 +54,18 @@ class Side:
 
 
 def side(name: str, traces: Sequence[object]) -> Side:
-    records = [r for r in map(recorded, traces) if r is not None]
+    records: list[Recorded] = []
+    example = ""
+    for trace in traces:
+        record, why = read_recorded(trace)
+        if record is not None:
+            records.append(record)
+        elif not example:
+            example = why or ""
     proof = prove_split((r.split, r.commitment, r.index, r.seed) for r in records)
     note = proof.disagreement() or ""
-    return Side(name, records, len(traces) - len(records), proof.proven if proof.agrees else None, note)
+    return Side(name, records, len(traces) - len(records), proof.proven if proof.agrees else None, note,
+                example[:300], proof.private_unproven)
 
 
 def _values(items: Iterable[object]) -> str:
@@ -131,6 +141,7 @@ class Comparison:
             "split": self.a.split if self.a.split == self.b.split else None, "levels": self.levels,
             "paired_tasks": len(self.paired), "only_in_a": self.only_a, "only_in_b": self.only_b,
             "unusable_traces": {"a": self.a.unusable, "b": self.b.unusable},
+            "unusable_examples": {"a": self.a.unusable_example, "b": self.b.unusable_example},
             "mismatches": self.mismatches, "method": METHOD,
             "metrics": {m: {"a": self.a_est[m].as_dict(), "b": self.b_est[m].as_dict(),
                             "b_minus_a": self.diff[m].as_dict()} for m in METRICS},
@@ -175,8 +186,10 @@ def compare(a: Side, b: Side, allow_mismatch: bool = False) -> Comparison:
     ta, tb = a.by_task(), b.by_task()
     paired = sorted(set(ta) & set(tb))
     if not paired:
+        skipped = "".join(f"; {s.name} has {s.unusable} unscored trace(s), e.g. {s.unusable_example[:200]}"
+                          for s in (a, b) if s.unusable)
         raise CompareRefused(f"the runs have no task in common (A: {len(ta)} tasks, B: {len(tb)} tasks with a "
-                             f"score): nothing to pair")
+                             f"score{skipped}): nothing to pair")
     if found and not allow_mismatch:
         raise CompareRefused(f"refusing to compare runs that are not of the same tasks scored the same way: "
                              f"{'; '.join(found)} (pass --allow-mismatch to compare anyway)")

@@ -51,7 +51,9 @@ def compare_lines(c: Comparison, described: tuple[str, str], context: str, all_c
         only.append(f"{len(c.only_a)} only in A")
     if c.only_b:
         only.append(f"{len(c.only_b)} only in B")
-    unusable = [f"{n} unscored trace(s) in {s}" for s, n in (("A", c.a.unusable), ("B", c.b.unusable)) if n]
+    unusable = [f"{side.unusable} unscored trace(s) in {name}" + (f" (e.g. {side.unusable_example})"
+                                                                   if side.unusable_example else "")
+                for name, side in (("A", c.a), ("B", c.b)) if side.unusable]
     lines.append(f"{len(c.paired)} tasks paired" + (f" ({', '.join(only)}: not compared)" if only else "")
                  + (f"; skipped {', '.join(unusable)}" if unusable else ""))
     lines.append(f"  {'metric':<10} {'A':<15} {'B':<15} {'B − A':<16} {'95% interval':<17} bootstrap 95%")

@@ -94,13 +94,23 @@ class SplitProof:
     """What traces prove about their split. A split label is only a claim anyone can
     edit; the commitment and the seeds are what bind a trace to a split: a public range's
     commitment with that range's seeds is that public split, whatever the label says; a
-    private commitment with no public seed is private_eval (whether its seeds come from the
-    committed secret only `audit verify --private-seed-env` shows). ``proven`` is None
-    when neither holds (``problems`` say why)."""
+    private commitment with no public seed is private_eval by its commitment's kind, never
+    proven private here (`private_unproven`: only re-deriving its seeds from the secret
+    does that). ``proven`` is None when neither holds (``problems`` say why)."""
 
     labels: tuple[str, ...]
     proven: str | None
     problems: tuple[str, ...] = ()
+
+    @property
+    def private_unproven(self) -> bool:
+        """The traces carry a private commitment, which proves nothing private by itself:
+        anyone can invent a ``private-sha256:`` commitment and seeds above 2**63 (or
+        reveal none), and a task regenerates from any seed. Only re-deriving every seed
+        from the secret proves the split (`audit verify --private-seed-env`, in its
+        ``private-seeds`` check); this proof never does, so whatever shows a split from it
+        must call a private one UNPROVEN (seed derivation not checked), never claim it."""
+        return self.proven == "private_eval"
 
     @property
     def kind(self) -> str:

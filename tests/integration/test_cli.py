@@ -85,7 +85,10 @@ class UsageErrors(unittest.TestCase):
                  (["eval", "--level-mix", "1=0"], "--level-mix: level_mix needs at least one level"),
                  (["compare", "a"], "RUN_B"), (["compare", "/nonexistent/a", "/nonexistent/b"], "does not exist"),
                  (["compare", "a", "b", "--public-key", "/nonexistent.pem"], "is not a file"),
-                 (["compare", "a", "b", "--max-cpu", "0"], "--max-cpu must be a positive number"))
+                 (["compare", "a", "b", "--max-cpu", "0"], "--max-cpu must be a positive number"),
+                 (["compare", "a", "b", "--strict"], "--strict applies to the `audit verify` that --public-key runs"),
+                 (["report", "a", "--strict"], "--strict applies to the `audit verify` that --public-key runs"),
+                 (["rescore", "a", "--max-cpu", "0"], "--max-cpu must be a positive number"))
         for args, needle in cases[:3] + cases[7:8]:
             with self.subTest(args=args, via="subprocess"):
                 self.check(args, needle)
@@ -113,6 +116,32 @@ class UsageErrors(unittest.TestCase):
         for extra, needle in cases:
             with self.subTest(extra=extra):
                 self.check(["eval", "-n", "1", *extra], needle)
+
+    def test_a_run_directory_holding_links_is_refused(self):
+        """Attack (red team a12): a cloned repository ships runs/dev-baseline/ with
+        configs/resolved/eval.json linked to a file of the user's and no traces.jsonl, so
+        the README's `eval --out runs/dev-baseline` needs no --force, and verifiers wrote
+        the resolved config through the link. Now nothing is written: one line, exit 2."""
+        from redaction_pressure.boundary.files import LinkedOutputError
+        from redaction_pressure.run import run_policy
+
+        victim = Path(self.tmp.name) / "victim.txt"
+        victim.write_text("precious\n")
+        elsewhere = Path(self.tmp.name) / "elsewhere"
+        elsewhere.mkdir(exist_ok=True)
+        cases = {"configs/resolved/eval.json": victim, "traces.jsonl": victim, "configs": elsewhere,
+                 "notes/deep/link": victim, "": elsewhere}
+        for k, (member, target) in enumerate(cases.items()):
+            with self.subTest(member=member):
+                run_dir = Path(self.tmp.name) / f"linked-{k}" / "run"
+                link = run_dir / member if member else run_dir
+                link.parent.mkdir(parents=True, exist_ok=True)
+                link.symlink_to(target)
+                self.check(["eval", "-n", "1", "--out", str(run_dir)], "is or holds a symbolic link")
+                with self.assertRaisesRegex(LinkedOutputError, "nothing is written through links"):
+                    run_policy("dev", "baseline", 1, run_dir)
+                self.assertEqual(victim.read_text(), "precious\n")
+                self.assertEqual(list(elsewhere.iterdir()), [])
 
     def test_missing_private_secret(self):
         for args in (["eval", "--split", "private_eval", "-n", "1"], ["tasks", "show", "--split", "private_eval"],

@@ -145,15 +145,55 @@ class Refusals(unittest.TestCase):
         run = fx.fresh_dir("hostile")
         run.mkdir()
         good = (fx.baseline_run() / "traces.jsonl").read_text().splitlines(keepends=True)[:4]
+        pad = "x" * 2000  # a trace entry of fewer bytes is no trace (`boundary.episodes`)
+        forged = json.loads(good[0])
+        forged["traces"][0]["info"]["redaction"]["reward"] = 1.0  # its two copies disagree
         junk = ["not json\n", '{"traces": "x"}\n', '{"traces": [{"info": 5}, 7]}\n',
-                json.dumps({"traces": [{"info": {"environment": {"task_index": True}}, "rewards": {"recall": {}}}]})
-                + "\n"]
+                json.dumps({"traces": [{"info": {"environment": {"task_index": True}}, "rewards": {"recall": {}},
+                                        "pad": pad}]}) + "\n", json.dumps(forged) + "\n"]
         (run / "traces.jsonl").write_text("".join(good + junk))
         code, out, err = run_cli("compare", fx.baseline_run(), run)
         self.assertEqual(code, 0, err)
-        self.assertIn("4 tasks paired (28 only in A: not compared); skipped 2 unscored trace(s) in B", out)
+        self.assertIn("4 tasks paired (28 only in A: not compared); skipped 2 unscored trace(s) in B (e.g. its "
+                      "recorded scores are malformed: rewards.recall.score is missing or not a number in [0, 1]", out)
         self.assertIn("3 problem(s) reading it, e.g. traces.jsonl line 5 is not JSON", out)
+        self.assertIn("traces.jsonl line 7 holds 2 trace entries in 29 bytes", out + json.dumps(
+            json.loads(run_cli("compare", fx.baseline_run(), run, "--json")[1])["b"]["problems"]))
         self.assertNotIn("Traceback", out + err)
+
+    def test_hostile_numbers_and_types_are_unusable_never_a_traceback(self):
+        """Attacks (red team a02, a08, a09): scores of 1e308 (weights too: the weighted sum
+        overflowed in the bootstrap's fsum), integers of 4,299 digits (float() and
+        math.isfinite raised OverflowError), lists and objects where a commitment, task
+        parameter or build key belongs (unhashable: TypeError). Each such trace is
+        counted as unusable, with the reason; the rest is compared."""
+        big = 10 ** 4299
+
+        def hostile(t):
+            i = t["info"]["environment"]["task_index"]
+            if i == 0:
+                t["rewards"]["recall"] = {"score": 1e308, "weight": 1e308}
+            elif i == 1:
+                t["rewards"]["precision"]["score"] = big
+            elif i == 2:
+                t["info"]["redaction"]["reward"] = big
+            elif i == 3:
+                t["info"]["environment"]["split_commitment"] = ["x"]
+            elif i == 4:
+                t["info"]["environment"]["task_params"]["n_shown"] = [1]
+            elif i == 5:
+                t["info"]["environment"]["source_digest"] = {"a": 1}
+            elif i == 6:
+                t["info"]["redaction"]["secret_classes"] = {"house_format": [9 * big, 0]}
+        b = edited(fx.baseline_run(), hostile)
+        for args in ((fx.baseline_run(), b), (b, b), (b, fx.baseline_run(), "--json")):
+            code, out, err = run_cli("compare", *args)
+            self.assertNotIn("Traceback", out + err)
+            self.assertEqual(code, 0, err)
+        got = json.loads(out)
+        self.assertEqual(got["unusable_traces"]["a"], 6)  # task 6's absurd tally is left out, its score kept
+        self.assertEqual(got["paired_tasks"], 26)
+
 
     def test_nothing_to_pair_and_bad_paths(self):
         def late(t):
@@ -170,7 +210,7 @@ class Page(unittest.TestCase):
     def test_self_contained_escaped_and_verified_only_here(self):
         def hostile(t):
             t["agent"]["config"]["model"] = '<script>alert("pwned")</script><img src=x onerror=alert(1)>'
-        a = edited(fx.baseline_run(), hostile)
+        a = fx.seal_run(edited(fx.dev_run(), hostile))
         archive = fx.seal_run(fx.dev_run())  # 8 traces: a verification here costs little
         page = fx.fresh_dir("cmp") / "compare.html"
         code, out, err = run_cli("compare", a, archive, "--html", page, "--public-key", fx.keys("owner")[1])
@@ -182,14 +222,55 @@ class Page(unittest.TestCase):
         self.assertIn("default-src 'none'", html)
         self.assertIn('<script>alert("pwned")</script>', parsed.text())  # shown as text
         self.assertIn("✔ verified: `audit verify` ran here with the pinned key", parsed.text())
-        self.assertIn("B better on 2, tied on 2, worse on 4", parsed.text())
+        self.assertIn("B better on 0, tied on 8, worse on 0", parsed.text())
         self.assertIn("B: ", out)
         self.assertIn("sealed archive, ✔ verified", out)
-        code, out, _ = run_cli("compare", a, archive)
+        code, out, _ = run_cli("compare", fx.baseline_run(), archive)
         self.assertIn("sealed archive, NOT VERIFIED here (no --public-key given)", out)
         code, out, _ = run_cli("compare", a, archive, "--public-key", fx.keys("attacker")[1])
         self.assertEqual(code, 1)
         self.assertIn("sealed archive, ✘ NOT VERIFIED: `audit verify` exited 1", out)
+
+    def test_a_key_verifies_both_runs_or_neither_is_compared(self):
+        """Attack (red team a15): A a genuine archive, B a forged run directory (its
+        manifest deleted, so it counted as "not sealed"): with --public-key the comparison
+        printed B's inflated rewards and exited 0, as if verification had covered it."""
+        def inflate(t):
+            for k in ("recall", "precision", "clean"):
+                t["rewards"][k]["score"] = 1.0
+        archive = fx.seal_run(fx.dev_run())
+        forged = edited(fx.dev_run(), inflate)
+        for a, b, name in ((archive, forged, "B"), (forged, archive, "A")):
+            code, out, err = run_cli("compare", a, b, "--public-key", fx.keys("owner")[1])
+            self.assertEqual((code, out), (2, ""))
+            self.assertEqual(len(err.strip().splitlines()), 1, err)
+            self.assertIn(f"{name} ({forged}) is not a sealed archive", err)
+            self.assertIn("with --public-key both runs must be sealed archives", err)
+
+    def test_strict_refuses_what_audit_verify_tolerates(self):
+        """Attack (red team a13): a signer records time-outs on the baseline's replies
+        (scores 0) and seals it; `audit verify` tolerates such time-dependent episodes
+        (named, exit 0) and only `--strict` refuses them, which compare and report could
+        not pass on."""
+        from audit import _rescore
+
+        def slow_sealer(episodes):
+            trace = episodes[1]["traces"][0]
+            score = _rescore.score_completion(_rescore.task_of(trace), _rescore.recorded_reply(trace), budget_s=0.0)
+            fx.record(trace, score)
+        laundered = fx.seal_run(fx.tampered_run(fx.dev_run(), slow_sealer))
+        honest = fx.seal_run(fx.dev_run())
+        key = fx.keys("owner")[1]
+        code, out, err = run_cli("compare", laundered, honest, "--public-key", key)
+        self.assertEqual(code, 0, err)
+        self.assertIn("1 TIME-DEPENDENT episode(s) of 8", out)
+        code, out, err = run_cli("compare", laundered, honest, "--public-key", key, "--strict")
+        self.assertEqual(code, 1, err)
+        self.assertIn("A: ", out)
+        self.assertIn("sealed archive, ✘ NOT VERIFIED: `audit verify` exited 1", out.split("\nB: ")[0])
+        code, _, err = run_cli("compare", laundered, honest, "--strict")
+        self.assertEqual(code, 2)
+        self.assertIn("--strict applies to the `audit verify` that --public-key runs", err)
 
 
 if __name__ == "__main__":

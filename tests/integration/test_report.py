@@ -10,6 +10,7 @@ import copy
 import dataclasses
 import hashlib
 import json
+import math
 import os
 import re
 import shutil
@@ -381,18 +382,49 @@ class PageContent(ReportTestCase):
         self.assertNotIn("verification", text)  # a plain run is not an archive
 
     def test_private_banner_is_distinct(self):
+        """An honest private run: the report holds no secret, so it never derives a seed
+        and never claims the split private; it says the label is unproven."""
         task = load_task("dev", 0)
         with mock.patch.dict(os.environ, {PRIVATE_SEED_ENV: SECRET}):
             run = write_run(self.tmp / "private", [("private_eval", i, policies.oracle(task)) for i in range(2)])
         with mock.patch.dict(os.environ):
             os.environ.pop(PRIVATE_SEED_ENV, None)
             _, page = self.render(run)
-        text = page.text()
-        self.assertIn("PRIVATE EVALUATION SPLIT", text)
+        text = " ".join(page.text().split())
+        self.assertNotIn("PRIVATE EVALUATION SPLIT", text)
+        self.assertIn("SPLIT NOT ESTABLISHED", text)
+        self.assertIn("PRIVATE LABEL UNPROVEN (seed derivation not checked)", text)
+        self.assertIn("only `audit verify --private-seed-env` checks the seeds", text)
         self.assertNotIn("PUBLIC", text)
-        self.assertEqual(split_class(page), "private")
+        self.assertEqual(split_class(page), "unknown")
         # Rebuilt from the seeds the traces reveal, never from the private secret.
         self.assertEqual(len(page.pres), 2 * task.n_eval)
+
+    def test_an_invented_private_commitment_is_no_private_split(self):
+        """Attack (red team a19): dev traces relabelled private_eval with a made-up
+        ``private-sha256:`` commitment and their seeds removed got the purple "PRIVATE
+        EVALUATION SPLIT (from the traces' split commitment and seeds)" banner."""
+        run = self.tmp / "invented-private"
+        run.mkdir(exist_ok=True)
+        lines = []
+        for line in (self.oracle_run / "traces.jsonl").read_text().splitlines():
+            ep = json.loads(line)
+            trace = ep["traces"][0]
+            for where in (trace["info"]["environment"], trace["task"]["data"]["identity"]):
+                where.update(split="private_eval", split_commitment="private-sha256:" + "ab" * 32)
+                where.pop("task_seed", None)
+            trace["task"]["data"]["split"] = "private_eval"
+            lines.append(json.dumps(ep))
+        (run / "traces.jsonl").write_text("\n".join(lines) + "\n")
+        text, page = self.render(run)
+        shown = " ".join(page.text().split())
+        self.assertNotIn("PRIVATE EVALUATION SPLIT", shown)
+        self.assertNotIn("private evaluation split", shown.lower().replace("not a private evaluation", ""))
+        self.assertIn("PRIVATE LABEL UNPROVEN (seed derivation not checked)", shown)
+        self.assertIn("private_eval claimed, UNPROVEN: seed derivation not checked", shown)
+        self.assertIn("— as claimed by a private commitment, UNPROVEN", shown)
+        self.assertEqual(split_class(page), "unknown")  # the red banner
+        self.assertNotIn('class="banner private"', text)
 
     def test_a_label_does_not_make_dev_private(self):
         """Attack: dev traces whose split fields say private_eval. Their public commitment
@@ -528,13 +560,109 @@ class Hostile(ReportTestCase):
         shown = page.text()
         self.assertIn("line 2 is not JSON", shown)
         self.assertIn("line 3 is not an Episode", shown)
-        self.assertIn("line 7 trace 0 is not an object", shown)
+        self.assertIn("line 7 holds 1 trace entry in 16 bytes, under 1,024 bytes each", shown)
         self.assertIn("does not reveal its task seed", "".join(page.episodes["ep-2"]))
         self.assertIn("another corpus or build", "".join(page.episodes["ep-3"]))
         self.assertIn("no info.environment", "".join(page.episodes["ep-4"]))
         self.assertIn("SPLIT NOT ESTABLISHED", shown)
         self.assertIn("a trace records no split commitment", shown)
         self.assertIn(f"{t['rewards']['recall']['score']:.3f}", "".join(page.episodes["ep-2"]))
+
+    def test_copies_that_disagree_are_flagged_and_not_counted(self):
+        """Attack (red team a10): honest rewards.* but info.redaction.{reward, recall,
+        precision, clean} = 1.0: the headline read info.redaction (mean reward 1.000)
+        while `rescore` checked only rewards.*."""
+        run = self.tmp / "two-copies"
+        run.mkdir(exist_ok=True)
+        lines = (self.mixed_run / "traces.jsonl").read_text().splitlines()
+        ep = json.loads(lines[0])
+        ep["traces"][0]["info"]["redaction"].update(reward=1.0, recall=1.0, precision=1.0, clean=1.0)
+        (run / "traces.jsonl").write_text("\n".join([json.dumps(ep), *lines[1:4]]) + "\n")
+        _, page = self.render(run)
+        text = " ".join(page.text().split())
+        self.assertIn("NOT TRUSTED: 1 episode(s) record scores no reader should trust (the two copies, rewards and "
+                      "info.redaction, disagree or one is missing, or a value is not a number in [0, 1]; episodes 1)",
+                      text)
+        episode = " ".join("".join(page.episodes["ep-1"]).split())
+        self.assertIn("NOT TRUSTED: its two recorded copies of the scores disagree (reward ", episode)
+        self.assertIn("1.0000 in info.redaction", episode)
+        honest = [json.loads(line)["traces"][0]["info"]["redaction"]["reward"] for line in lines[1:4]]
+        mean = math.fsum(honest) / 3
+        self.assertIn(f"{mean:.3f} ± ", text)  # the headline is the three trusted episodes'
+        self.assertNotIn("1.000 ± ", text)
+
+    def test_absurd_numbers_and_types_are_malformed_never_a_traceback(self):
+        """Attacks (red team a02, a08, a09): 1e308 scores and weights (OverflowError in the
+        bootstrap's fsum), integers of 4,299 digits (OverflowError in math.isfinite, and
+        tallies whose sums could not be printed), lists where numbers and strings belong."""
+        big = 10 ** 4299
+        deep: object = 0
+        for _ in range(900):
+            deep = [deep]
+        edits = [
+            lambda t: t["rewards"].__setitem__("recall", {"score": 1e308, "weight": 1e308}),
+            lambda t: t["info"]["redaction"].__setitem__("reward", big),
+            lambda t: t["rewards"]["recall"].__setitem__("score", big),
+            lambda t: t["info"]["redaction"].__setitem__("secret_classes", {"house_format": [9 * big, 0]}),
+            lambda t: t["info"]["redaction"].__setitem__("secrets_total", big),
+            lambda t: t["info"]["environment"]["task_params"].__setitem__("budget_s", big),
+            lambda t: t["info"]["environment"]["task_params"].__setitem__("level", 10 ** 4000),
+            lambda t: t["info"]["environment"].__setitem__("split_commitment", ["x"]),
+            lambda t: t["info"]["environment"].__setitem__("task_id", deep),
+            lambda t: t["info"]["redaction"].__setitem__("secret_classes", {"x": [1e308, -1e308]}),
+        ]
+        line = (self.mixed_run / "traces.jsonl").read_text().splitlines()[0]
+        for k, edit in enumerate(edits):
+            with self.subTest(edit=k):
+                run = self.tmp / f"absurd-{k}"
+                run.mkdir(exist_ok=True)
+                eps = []
+                for _ in range(3):
+                    ep = json.loads(line)
+                    edit(ep["traces"][0])
+                    eps.append(json.dumps(ep))
+                (run / "traces.jsonl").write_text("\n".join(eps) + "\n")
+                _, page = self.render(run)
+                self.assertEqual(len(page.episodes), 3)
+                if k < 3:
+                    self.assertIn("its recorded scores are malformed", page.text())
+                    self.assertIn("not a number in [0, 1]", page.text())
+
+    def test_a_file_of_empty_traces_costs_what_its_bytes_do(self):
+        """Attack (red team a07): lines of ``{"traces": [{}, {}, ...]}`` (3 bytes a
+        "trace"): 2 MiB made the report hold 3.1 GB and write a 266 MB page, one section
+        per empty object."""
+        import tracemalloc
+
+        run = self.tmp / "empty-traces"
+        run.mkdir(exist_ok=True)
+        line = '{"traces": [' + ",".join(["{}"] * 100_000) + "]}\n"
+        honest = (self.mixed_run / "traces.jsonl").read_text().splitlines(keepends=True)[0]
+        padded = json.loads(honest)
+        padded["traces"] += [{}] * 3  # not traces, in a line large enough for its one
+        (run / "traces.jsonl").write_text(line * 7 + honest + json.dumps(padded) + "\n")
+        tracemalloc.start()
+        try:
+            text, page = self.render(run)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        self.assertEqual(len(page.episodes), 2)
+        self.assertLess(len(text), 200_000)
+        self.assertLess(peak, 100 << 20)
+        shown = " ".join(page.text().split())
+        self.assertIn("traces.jsonl line 1 holds 100,000 trace entries in 300,014 bytes, under 1,024 bytes each", shown)
+        self.assertIn("3 trace entries are not a trace object (an object holding a task or info object; the first "
+                      "in traces.jsonl line 9); they are not read", shown)
+
+    def test_the_number_of_traces_read_is_capped(self):
+        from redaction_pressure.boundary import episodes
+
+        with mock.patch.object(episodes, "MAX_TRACES", 2):
+            _, page = self.render(self.mixed_run)
+        self.assertEqual(list(page.episodes), ["ep-1", "ep-2"])
+        self.assertIn("the file holds more than 2 traces, the most this reader reads: the traces after the first 2 "
+                      "(from traces.jsonl line 3 on) are not read", " ".join(page.text().split()))
 
     def test_not_a_run(self):
         with self.assertRaises(RunError):
@@ -669,6 +797,28 @@ class Archives(ReportTestCase):
             _, page = self.render(swapped, verdict=path)
             self.assertIn(f"the {name} shown is not the one this archive's signed Statement names",
                           self.verification(page))
+
+    def test_strict_is_passed_to_audit_verify(self):
+        """Attack (red team a13): a signer records time-outs on replies (scores 0); `audit
+        verify` tolerates such time-dependent episodes (named, exit 0) unless --strict,
+        which the report could not pass on."""
+        from audit import _rescore
+        from tests.support import audit_fixtures as fx
+
+        def slow_sealer(episodes):
+            trace = episodes[1]["traces"][0]
+            score = _rescore.score_completion(_rescore.task_of(trace), _rescore.recorded_reply(trace), budget_s=0.0)
+            fx.record(trace, score)
+        laundered = fx.seal_run(fx.tampered_run(fx.dev_run(), slow_sealer))
+        key = fx.keys("owner")[1]
+        _, page = self.render(laundered, public_key=key)
+        v = self.verification(page)
+        self.assertIn("✔ verified", v)
+        self.assertIn("1 TIME-DEPENDENT episode(s) of 8", v)
+        _, page = self.render(laundered, public_key=key, strict=True)
+        v = self.verification(page)
+        self.assertIn("✘ NOT VERIFIED: `audit verify` exited 1", v)
+        self.assertNotIn("✔", v)
 
     def test_unreadable_verdict_files_are_one_line_errors(self):
         fifo, zero, sparse = self.tmp / "verdict.fifo", self.tmp / "verdict-zero.json", self.tmp / "verdict-8g.json"

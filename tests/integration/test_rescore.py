@@ -80,6 +80,7 @@ class Rescore(unittest.TestCase):
 
         def failed(episode):  # a rollout that recorded no reward: nothing to reproduce
             episode["traces"][0]["rewards"] = {}
+            del episode["traces"][0]["info"]["redaction"]
             episode["traces"][0]["ok"] = False
 
         for line, change in ((0, inflate), (1, other_reply), (2, other_prompt), (3, failed)):
@@ -90,11 +91,12 @@ class Rescore(unittest.TestCase):
         self.assertEqual((code, err), (1, ""))
         lines = out.strip().splitlines()
         self.assertRegex(lines[0], r"^dev-000003 \(line 1\): reward recorded 0\.\d{4}, recomputed 0\.\d{4} "
-                                   r"\(recall 1\.0000 -> 0\.\d{4}\)$")
+                                   r"\(recall 1\.0000 -> 0\.\d{4}; info\.redaction records reward 0\.\d{4}, "
+                                   r"recall 0\.\d{4}\)$")
         self.assertRegex(lines[1], r"^dev-000004 \(line 2\): reward recorded 0\.\d{4}, recomputed 0\.0000 \(")
         self.assertEqual(lines[2], "line 3: cannot be rescored: the recorded prompt is not dev-000005's "
                                    "(another corpus, or another private secret?)")
-        self.assertRegex(lines[3], r"^line 7: not JSON")
+        self.assertRegex(lines[3], r"^line 7 is not JSON")
         self.assertRegex(lines[4], r"^2/5 rewards reproduced, mean 0\.\d{3} recorded, 0\.\d{3} recomputed; "
                                    r"4 differ \(1 failed rollout recorded no reward\)$")
         self.assertEqual(len(lines), 5)
@@ -114,10 +116,104 @@ class Rescore(unittest.TestCase):
         _edit(run / "traces.jsonl", 0, slow)
         code, out, _ = cli("rescore", str(run))
         self.assertFalse(marker.exists())
-        self.assertEqual(code, 1)
+        self.assertEqual(code, 3)  # NOT CHECKED is not a pass, nor a difference
         self.assertIn("line 1: its budget 60 s is above --max-budget 8 s", out)
         self.assertIn(f"{N - 1}/{N} rewards reproduced", out.strip().splitlines()[-1])
-        self.assertIn("1 not rescored", out.strip().splitlines()[-1])
+        self.assertIn("1 not rescored (NOT CHECKED)", out.strip().splitlines()[-1])
+
+    def test_all_rescoring_stops_at_the_cpu_granted(self):
+        """Attack (red team a03): rescore had no total CPU cap; every hostile trace of an
+        unsealed run cost its budget (up to --max-budget) and a 4x retry. Now what is not
+        granted is NOT CHECKED, and that exits 3, never 0."""
+        code, out, err = cli("rescore", str(self.run_dir), "--max-cpu", "1e-9")
+        self.assertEqual((code, err), (3, ""))
+        lines = out.strip().splitlines()
+        self.assertEqual(len(lines), N)  # the first trace's scan spent it; the other N - 1 are listed
+        self.assertIn("NOT CHECKED, not rescored because the 1e-09 s of scan CPU this reader grants all traces "
+                      "were spent (--max-cpu)", lines[0])
+        self.assertEqual(lines[-1].split(",")[0], "1/6 rewards reproduced")
+        self.assertIn(f"{N - 1} not rescored (NOT CHECKED)", lines[-1])
+        code, out, _ = cli("rescore", str(self.run_dir), "--max-cpu", "1e-9", "--json")
+        self.assertEqual((code, json.loads(out)["not_rescored_count"], json.loads(out)["ok"]), (3, N - 1, False))
+
+    def test_a_linked_traces_file_in_a_run_directory_is_not_followed(self):
+        """Attack (red team a05): a run directory whose traces.jsonl links to a file of the
+        reader's (here another run): report and compare refused it, rescore read the
+        reader's file and reported its result as the run's."""
+        run = Path(self.tmp.name) / "linked"
+        run.mkdir()
+        (run / "traces.jsonl").symlink_to(self.run_dir / "traces.jsonl")
+        code, out, err = cli("rescore", str(run))
+        self.assertEqual((code, out), (2, ""))
+        self.assertIn("traces.jsonl is a symbolic link; it must be a regular file (links are not followed)", err)
+        self.assertEqual(len(err.strip().splitlines()), 1)
+        code, _, _ = cli("rescore", str(run / "traces.jsonl"))  # a file the user names may be a link they made
+        self.assertEqual(code, 0)
+
+    def test_both_recorded_copies_are_checked(self):
+        """Attack (red team a10): honest rewards.* but info.redaction's reward, recall,
+        precision and clean forged to 1.0 (what the report's headline reads): rescore
+        checked rewards.* only and said 6/6 reproduced, exit 0."""
+        run = self.copy("second-copy")
+
+        def forge(episode):
+            episode["traces"][0]["info"]["redaction"].update(reward=1.0, recall=1.0, precision=1.0, clean=1.0)
+        _edit(run / "traces.jsonl", 2, forge)
+        code, out, err = cli("rescore", str(run))
+        self.assertEqual((code, err), (1, ""))
+        lines = out.strip().splitlines()
+        self.assertRegex(lines[0], r"^dev-000005 \(line 3\): reward recorded 0\.\d{4}, recomputed 0\.\d{4} "
+                                   r"\(info\.redaction records reward 1\.0000, recall 1\.0000, precision 1\.0000, "
+                                   r"clean 1\.0000\)$")
+        self.assertTrue(lines[-1].startswith(f"{N - 1}/{N} rewards reproduced"), lines[-1])
+
+    def test_absurd_numbers_are_malformed_never_a_traceback(self):
+        """Attacks (red team a02, a09): a score and weight of 1e308, integers of 4,299
+        digits: float() raised OverflowError. Each is a difference with its reason."""
+        run = self.copy("absurd")
+        big = 10 ** 4299
+        edits = [lambda t: t["rewards"].__setitem__("recall", {"score": 1e308, "weight": 1e308}),
+                 lambda t: t["rewards"]["recall"].__setitem__("score", big),
+                 lambda t: t["info"]["redaction"].__setitem__("reward", big),
+                 lambda t: t["task"]["data"].__setitem__("budget_s", big),
+                 lambda t: t["task"]["data"].__setitem__("index", big)]
+        for line, edit in enumerate(edits):
+            _edit(run / "traces.jsonl", line, lambda ep, edit=edit: edit(ep["traces"][0]))
+        code, out, err = cli("rescore", str(run))
+        self.assertEqual((code, err), (1, ""), out)
+        lines = out.strip().splitlines()
+        self.assertEqual(lines[0], "line 1: cannot be rescored: its recorded scores are malformed: "
+                                   "rewards.recall.score is missing or not a number in [0, 1]")
+        self.assertIn("rewards.recall.score is missing or not a number in [0, 1]", lines[1])
+        self.assertIn("info.redaction.reward is not a number in [0, 1]", lines[2])
+        self.assertIn("line 4: its budget 1e+09 s is above --max-budget 8 s", out)
+        self.assertTrue(lines[3].startswith("line 5: cannot be rescored: dev has tasks 0..63; got index 1000"))
+
+    def test_what_a_file_makes_it_hold_is_bounded_by_its_bytes(self):
+        """Attack (red team a07): lines of ``{"traces": [{}, {}, ...]}`` (3 bytes a trace)
+        made rescore hold ~0.8 GB for 16 MiB, one difference line per empty object."""
+        import tracemalloc
+
+        run = Path(self.tmp.name) / "empty-traces"
+        run.mkdir()
+        honest = (self.run_dir / "traces.jsonl").read_text().splitlines(keepends=True)
+        padded = json.loads(honest[0])
+        padded["traces"] += [{}] * 5
+        line = '{"traces": [' + ",".join(["{}"] * 100_000) + "]}\n"
+        (run / "traces.jsonl").write_text(line * 7 + json.dumps(padded) + "\n" + "".join(honest[1:]))
+        tracemalloc.start()
+        try:
+            code, out, _ = cli("rescore", str(run), "--json")
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        outcome = json.loads(out)
+        self.assertEqual((code, outcome["traces"], outcome["reproduced"], outcome["difference_count"]), (1, N, N, 8))
+        self.assertEqual(outcome["differences"][0], "line 1 holds 100,000 trace entries in 300,014 bytes, under "
+                                                    "1,024 bytes each (a real trace is 18 KB or more); it is not read")
+        self.assertEqual(outcome["differences"][-1], "5 trace entries are not a trace object (an object holding a "
+                                                     "task or info object; the first in line 8); they are not read")
+        self.assertLess(peak, 64 << 20)
 
     def test_usage_errors_are_one_line(self):
         empty = Path(self.tmp.name) / "empty"

@@ -119,6 +119,20 @@ class ProveSplit(unittest.TestCase):
         relabelled = prove_split([("dev", *row[1:]) for row in rows])
         self.assertEqual(relabelled.disagreement(), "labelled dev, committed as private_eval")
 
+    def test_a_private_split_is_proven_only_when_its_seeds_are_re_derived(self):
+        """Attack (red team a19): an invented ``private-sha256:`` commitment with the seeds
+        removed (or invented above 2**63) passed for private_eval, and the report's banner
+        said PRIVATE EVALUATION SPLIT. A proof from commitments and seeds alone never
+        re-derives a seed, so a private split is always UNPROVEN by it."""
+        secret = b"s" * 40
+        honest = [("private_eval", private_commitment(secret), i, private_seed(secret, i)) for i in range(2)]
+        invented = [("private_eval", "private-sha256:" + "ab" * 32, i, None) for i in range(2)]
+        invented_seeds = [("private_eval", "private-sha256:" + "cd" * 32, i, (1 << 63) + i) for i in range(2)]
+        for rows in (honest, invented, invented_seeds):
+            proof = prove_split(rows)
+            self.assertEqual((proof.proven, proof.private_unproven), ("private_eval", True))
+        self.assertFalse(prove_split(self.rows("dev")).private_unproven)  # public seeds are checked against the range
+
     def test_nothing_is_proven_by_inconsistent_or_hostile_traces(self):
         fake = private_commitment(b"f" * 40)
         dev = PUBLIC["dev"]

@@ -1,0 +1,116 @@
+"""The traces of a traces.jsonl someone else wrote, read so that what a file makes its
+reader hold and do stays proportional to the file's bytes, with a small constant.
+
+`report`, `compare` and `rescore` read a run's Episode lines. A trace of a real run is
+18 KB or more (its task data holds the prompt), but ``{"traces": [{}, {}, ...]}`` costs
+3 bytes per "trace", and every trace used to get a page section, a comparison record or
+a difference line of its own: 2 MiB of such a line made `report` use 3.1 GB and write a
+266 MB page. So, besides the file's size cap (`files.MAX_TRACES_BYTES`) and the line cap:
+
+* a line whose trace entries average under `MIN_TRACE_BYTES` is not read (one problem
+  for the line): no real trace is that small, so no honest line is refused;
+* an entry that is not a trace object (an object holding a ``task`` or ``info``
+  object) is not read, and all such entries are one summarized problem;
+* at most `MAX_TRACES` traces are read (the rest of the file is still hashed, never
+  parsed), one summarized problem saying how many were left.
+
+The reader holds the parsed traces (the caller's choice), never one object per entry it
+refused, and problems are passed on as they are found (callers cap how many they keep).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from typing import Any, BinaryIO, Protocol
+
+MAX_LINE_BYTES = 64 << 20  # an Episode line of 16 rollouts of 24-rule replies is a few MB
+MAX_TRACES = 160_000  # 10,000 tasks x 16 rollouts: far above any run one reads in one piece
+MIN_TRACE_BYTES = 1024  # the smallest real trace (n_shown=1, n_eval=1, an empty reply) is ~18 KB
+
+
+class _Digest(Protocol):
+    def update(self, data: bytes, /) -> None: ...
+
+
+def is_trace(value: object) -> bool:
+    """A trace object: a JSON object holding a ``task`` or an ``info`` object."""
+    return isinstance(value, dict) and (isinstance(value.get("task"), dict) or isinstance(value.get("info"), dict))
+
+
+class EpisodeReader:
+    """Reads the Episode lines of an open traces file. ``where(n)`` names line n in a
+    problem (``traces.jsonl line 3``); ``problem`` receives each problem, once, as a
+    line of text."""
+
+    def __init__(self, problem: Callable[[str], None], where: Callable[[int], str] = lambda n: f"line {n}",
+                 max_traces: int | None = None) -> None:
+        self.problem, self.where = problem, where
+        self.max_traces = MAX_TRACES if max_traces is None else max_traces
+        self.traces = 0  # traces read (yielded)
+        self.not_traces = 0  # entries that are not trace objects
+        self.left = False  # a trace after the max_traces-th was found, and not read
+        self._first_not_trace: int | None = None
+        self._first_left: int | None = None
+
+    def read(self, f: BinaryIO, digest: _Digest | None = None) -> Iterator[tuple[int, int, dict[str, Any], object]]:
+        """(line number, position in the line, trace, the Episode's ``run``) of every trace
+        read, in file order; ``digest`` is updated with every byte of the file."""
+        number = 0
+        while raw := f.readline(MAX_LINE_BYTES + 1):
+            number += 1
+            if digest is not None:
+                digest.update(raw)
+            if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+                while raw and not raw.endswith(b"\n"):  # hash and skip the rest of the line
+                    raw = f.readline(MAX_LINE_BYTES)
+                    if digest is not None:
+                        digest.update(raw)
+                self.problem(f"{self.where(number)} is longer than {MAX_LINE_BYTES:,} bytes; it is not read")
+                continue
+            if self.traces >= self.max_traces:
+                if raw.strip() and not self.left:  # unparsed: whether it holds traces is not known
+                    self.left, self._first_left = True, number
+                continue
+            yield from self._line(number, raw)
+        self._summarize()
+
+    def _line(self, number: int, raw: bytes) -> Iterator[tuple[int, int, dict[str, Any], object]]:
+        if not raw.strip():
+            return
+        try:
+            episode = json.loads(raw)
+        except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
+            self.problem(f"{self.where(number)} is not JSON ({str(exc)[:120]}); it is not read")
+            return
+        traces = episode.get("traces") if isinstance(episode, dict) else None
+        if not isinstance(traces, list):
+            self.problem(f"{self.where(number)} is not an Episode with a list of traces; it is not read")
+            return
+        if len(raw) < len(traces) * MIN_TRACE_BYTES:
+            self.problem(f"{self.where(number)} holds {len(traces):,} trace entr{'y' if len(traces) == 1 else 'ies'} "
+                         f"in {len(raw):,} bytes, under {MIN_TRACE_BYTES:,} bytes each (a real trace is 18 KB or "
+                         f"more); it is not read")
+            return
+        run = episode.get("run")
+        for k, trace in enumerate(traces):
+            if not is_trace(trace):
+                self.not_traces += 1
+                self._first_not_trace = self._first_not_trace or number
+            elif self.traces >= self.max_traces:
+                if not self.left:
+                    self.left, self._first_left = True, number
+            else:
+                self.traces += 1
+                yield number, k, trace, run
+
+    def _summarize(self) -> None:
+        if self.not_traces:
+            n = self.not_traces
+            self.problem(f"{n:,} trace entr{'y is' if n == 1 else 'ies are'} not a trace object (an object holding "
+                         f"a task or info object; the first in {self.where(self._first_not_trace or 0)}); "
+                         f"{'it is' if n == 1 else 'they are'} not read")
+        if self.left:
+            self.problem(f"the file holds more than {self.max_traces:,} traces, the most this reader reads: "
+                         f"the traces after the first {self.max_traces:,} (from "
+                         f"{self.where(self._first_left or 0)} on) are not read")
