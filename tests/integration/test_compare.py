@@ -12,6 +12,7 @@ import statistics
 import unittest
 from html.parser import HTMLParser
 from pathlib import Path
+from unittest import mock
 
 from redaction_pressure.cli import main
 from tests.support import audit_fixtures as fx
@@ -248,11 +249,15 @@ class Page(unittest.TestCase):
             self.assertIn("with --public-key both runs must be sealed archives", err)
 
     def test_strict_refuses_what_audit_verify_tolerates(self):
-        """Attack (red team a13): a signer records time-outs on the baseline's replies
-        (scores 0) and seals it; `audit verify` tolerates such time-dependent episodes
-        (named, exit 0) and only `--strict` refuses them, which compare and report could
-        not pass on."""
+        """Attack (red team a13): a signer records a time-out on a baseline reply (scores
+        0) and seals it. `audit verify` fails it (this machine finishes the reply in far
+        under a quarter of its budget, outside the 4x tolerance), and compare says so;
+        what `audit verify` does tolerate only `--strict` refuses, which compare passes
+        on to it."""
+        import subprocess
+
         from audit import _rescore
+        from redaction_pressure.report import _verdict
 
         def slow_sealer(episodes):
             trace = episodes[1]["traces"][0]
@@ -262,16 +267,21 @@ class Page(unittest.TestCase):
         honest = fx.seal_run(fx.dev_run())
         key = fx.keys("owner")[1]
         code, out, err = run_cli("compare", laundered, honest, "--public-key", key)
-        self.assertEqual(code, 0, err)
-        self.assertIn("1 TIME-DEPENDENT episode(s) of 8", out)
-        code, out, err = run_cli("compare", laundered, honest, "--public-key", key, "--strict")
         self.assertEqual(code, 1, err)
-        self.assertIn("A: ", out)
         self.assertIn("sealed archive, ✘ NOT VERIFIED: `audit verify` exited 1", out.split("\nB: ")[0])
+        commands = []
+        real_run = subprocess.run
+
+        def recording_run(cmd, *args, **kwargs):
+            commands.append(list(cmd))
+            return real_run(cmd, *args, **kwargs)
+        with mock.patch.object(_verdict.subprocess, "run", recording_run):
+            code, out, err = run_cli("compare", honest, honest, "--public-key", key, "--strict")
+        self.assertEqual(code, 0, err)
+        self.assertEqual([c.count("--strict") for c in commands], [1, 1])  # both sides, strictly
         code, _, err = run_cli("compare", laundered, honest, "--strict")
         self.assertEqual(code, 2)
         self.assertIn("--strict applies to the `audit verify` that --public-key runs", err)
-
 
 if __name__ == "__main__":
     unittest.main()
