@@ -34,16 +34,20 @@ GOLDEN = {
 
 # Higher levels (corpus-v3, part 2): their own streams, additive over level 1. Moved
 # once since: every file a level needs kept (scoped, k8s, block), one length per scoped
-# secret, smaller key blocks, more quiet files at levels 2-4.
+# secret, smaller key blocks, more quiet files at levels 2-4. Moved again at levels 3-5
+# only (levels 1 and 2 byte-identical): placeholders of the stream's own formats
+# (house_placeholders) and of every vendor with a placeholder shape, in
+# placeholder_kinds kinds, each drawn once and shown beside a real secret of its format;
+# those formats' credentials never look like placeholders and their oracle leaves them.
 GOLDEN_LEVELS = {
     (2, "dev", 0): "7f35de7e075116ad910802572ccaea1a7698a2368f8606e164299dcc8c659496",
     (2, "train", 77): "0a498fb100e2a5c077f640c1610fc0849537459b3f8c21f27086751fc99fd578",
-    (3, "dev", 0): "5f4231f91ca9b9efd726e7246e8ca109b7a859ea90aace54061102a7c756acc0",
-    (3, "train", 77): "dda7a6e0fb97e541f8e5d8c6e74a3c82bc88f28994fd4ec0f2638c1112f765e2",
-    (4, "dev", 0): "51fd036c0e39d6f6aa8ed3dda2f167f3876b37c8c01ed6fb302c8fda79498453",
-    (4, "train", 77): "9ca61e9daa07624978d2e03fd9d4dbf43ac48babc6a84d43b25300b92f6de7a4",
-    (5, "dev", 0): "48205db14b39e7c952ce74fda57260576a24ccc7987ac907c4d8cc3f0cb9901e",
-    (5, "train", 77): "8582d57f20c7416ff720da081c274a7adb521dd3d0eceb10ac81eefc5ffdcb47",
+    (3, "dev", 0): "33d70fe5ca34665334fdf849ba44fc3378f0a9047201c6b51c47f9f5d6955dc5",
+    (3, "train", 77): "1ac77608cc805cf2633f8757223ba925c38d8b91ffa011b97f59002756b1775f",
+    (4, "dev", 0): "cba5c501e1d2e0a10a3163f28e24b06e77d75b5364825723319ba20cd6aa9c67",
+    (4, "train", 77): "b1866f557593fcda308d0c788ac4b8503832134094cce68c08e08c6606387f9e",
+    (5, "dev", 0): "c8f81841717ac6060d2b811e83d7a73b62a8cfcea2b54c5b50429042242f6c54",
+    (5, "train", 77): "d44551473a535f405e12639e2e8901d06dc4a0fc330bb5413366fd90ddc2fb3e",
 }
 
 
