@@ -7,7 +7,10 @@ learner, the best constant reply (the constant-reply adversary of bench_adversar
 searches each level on its own train tasks), delete-everything and the baseline, each
 as mean / min / median / max reward; then the median task-build time (after 16 builds
 of other tasks warm the process, as a training process is) and the median scoring time
-of the oracle's reply (in-process scan, one task at a time) and the prompt's size. It
+of the oracle's reply (in-process scan, one task at a time) and the prompt's size; and,
+not checked, the oracle with every placeholder exclusion narrowed to x, X, 0 or *
+fills ("fills only"): what a reader who learned every format but only the x-fill
+placeholders keeps, the mistake strong models made. It
 checks what SPEC §3 asks of the ladder and prints each check: oracle 1.0 and induce >=
 0.85 at every level, best constant <= 0.50 at every level, and baseline, delete-
 everything and best constant falling at every step up (exit 1 if a check fails).
@@ -29,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import itertools
 
 import bench_adversary
+import regex
 from _common import machine
 
 from redaction_pressure import load_task, policies, score_completion
@@ -36,6 +40,16 @@ from redaction_pressure.contract import LEVELS
 from redaction_pressure.corpus.levels import level as level_table
 
 _WIPE = json.dumps({"rules": [{"pattern": r"[\s\S]+", "replacement": ""}]})
+# A placeholder exclusion of an oracle pattern (secrets._real, house.Shape.pattern):
+# (?!C*?(?:(C)\1{5}|runs)) for a character class C.
+_EXCLUSION = regex.compile(r"\(\?!\[[^\]]*\]\*\?\(\?:\(\[[^\]]*\]\)\\1\{5\}(?:\|[A-Za-z0-9]+)*\)\)")
+_FILLS_ONLY = r"(?![A-Za-z0-9*]*?([xX0*])\1{5})"
+
+
+def _fills_only(task) -> str:
+    """The oracle's reply with each placeholder exclusion narrowed to x, X, 0 or * fills."""
+    rules = [_EXCLUSION.sub(lambda m: _FILLS_ONLY, p) for p in task.oracle_rules]
+    return json.dumps({"rules": [{"pattern": p, "replacement": "[REDACTED]"} for p in rules]})
 
 
 def _stats(values: list[float]) -> tuple[float, float, float, float]:
@@ -62,6 +76,7 @@ def measure(level: int, n_tasks: int, n_train: int) -> dict:
             if name == "oracle":
                 scoring.append(time.perf_counter() - start)
     rewards["delete everything"] = [score_completion(t, _WIPE).reward for t in tasks]
+    rewards["fills only"] = [score_completion(t, _fills_only(t)).reward for t in tasks]
     with contextlib.redirect_stdout(io.StringIO()):  # the adversary's own log
         adversary = bench_adversary.main(["--level", str(level), "--train", str(n_train), "--dev", str(n_tasks)])
     rewards["best constant"] = adversary["rewards"]["best constant reply"]
@@ -89,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"difficulty levels on {machine()}: {n_tasks} dev tasks per level; best constant reply searched on "
           f"{n_train} train tasks of the level ({time.perf_counter() - t0:.0f} s)")
     print("reward: mean / min / median / max")
-    names = ("oracle", "induce", "best constant", "delete everything", "baseline")
+    names = ("oracle", "induce", "best constant", "delete everything", "baseline", "fills only")
     print("| level | " + " | ".join(names) + " | build ms (median) | score ms (median) | prompt chars (median) "
           "| oracle rules (max) |")
     print("|---" * (len(names) + 5) + "|")

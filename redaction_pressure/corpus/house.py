@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import base64
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import regex
 
 from .families import Family, Fragment
-from .families.base import Make, fast_chars
+from .families.base import Make, fast_chars, random_body
+from .families.decoys import PLACEHOLDER_KIND_WORDS, PLACEHOLDER_KINDS, fill_placeholder, placeholder_run
+from .families.secrets import SEQUENCES
 from .levels import Level
 from .names import abbreviation, marker, service_name
 from .names import ok as name_ok
@@ -51,9 +53,12 @@ class Shape:
     char_class: str
     length: int
     checksum: str  # "" or the separator before a 6-character CRC-32 suffix
+    # The format also appears as placeholders (``Level.house_placeholders``): a body never
+    # looks like one, and the oracle leaves every body that does.
+    real: bool = False
 
     def make(self, r: Rng) -> str:
-        body = fast_chars(r, self.alphabet, self.length)
+        body = (random_body if self.real else fast_chars)(r, self.alphabet, self.length)
         if self.checksum:
             crc = zlib.crc32(body.encode())
             body += self.checksum + "".join(_CHECKSUM[(crc >> (5 * i)) & 31] for i in range(5, -1, -1))
@@ -61,7 +66,19 @@ class Shape:
 
     def pattern(self) -> str:
         tail = regex.escape(self.checksum) + "[0-9A-V]{6}" if self.checksum else ""
-        return f"{_GUARD_BEFORE}{regex.escape(self.prefix)}{self.char_class}{{{self.length}}}{tail}{_GUARD_AFTER}"
+        cls = self.char_class
+        # No placeholder body: six equal characters or a run of the alphabet (as the
+        # static families' ``secrets._real``), naming only the runs the body's alphabet
+        # can hold (the body's class cannot reach past the body, so the others never match).
+        runs = "".join("|" + s for s in SEQUENCES if set(s) <= set(self.alphabet))
+        real = f"(?!{cls}*?(?:({cls})\\1{{5}}{runs}))" if self.real else ""
+        return f"{_GUARD_BEFORE}{regex.escape(self.prefix)}{real}{cls}{{{self.length}}}{tail}{_GUARD_AFTER}"
+
+    def placeholder(self, run: str) -> str:
+        """This shape's prefix and length (and checksum separator) with a placeholder body
+        written by cycling ``run`` (``decoys.placeholder_run``)."""
+        tail = self.checksum + "#" * 6 if self.checksum else ""
+        return self.prefix + fill_placeholder("#" * self.length + tail, run)
 
 
 @dataclass(frozen=True)
@@ -70,6 +87,7 @@ class HouseFormat:
     keys: tuple[str, ...]
     secret: Shape
     lookalikes: tuple[tuple[str, Shape, str], ...]  # (family name, shape, why)
+    placeholders: tuple[tuple[str, str], ...] = ()  # (kind, the placeholder's text), from level 3
 
     def families(self) -> tuple[Family, list[Family]]:
         secret = Family(f"{self.service}_api_key", "secret", frozenset({"kv"}), self.keys,
@@ -79,7 +97,22 @@ class HouseFormat:
         decoys = [Family(name, "decoy", frozenset({"kv"}), self.keys, _maker(shape), why=why,
                          group="house_" + name.removeprefix(self.service + "_"))
                   for name, shape, why in self.lookalikes]
+        decoys += [Family(f"{self.service}_placeholder_{kind}", "decoy", frozenset({"kv"}), self.keys,
+                          _fixed(text), group="house_placeholder",
+                          why=f"a placeholder of the {self.service} credential: its prefix and length with a body "
+                              f"{PLACEHOLDER_KIND_WORDS[kind]}, as templates and .env.example files write it; "
+                              "it authenticates nothing")
+                   for kind, text in self.placeholders]
         return secret, decoys
+
+
+def with_placeholders(house: HouseFormat, r: Rng, kinds: int) -> HouseFormat:
+    """``house`` with ``kinds`` placeholder kinds, each one text drawn once (a template's
+    line is copied, not rewritten), and a credential whose body never looks like one."""
+    secret = replace(house.secret, real=True)
+    drawn = tuple((kind, secret.placeholder(placeholder_run(r, kind, secret.alphabet)))
+                  for kind in r.sample(PLACEHOLDER_KINDS, min(kinds, len(PLACEHOLDER_KINDS))))
+    return replace(house, secret=secret, placeholders=drawn)
 
 
 def encoded_family(house: HouseFormat) -> Family:
@@ -103,6 +136,12 @@ def encoded_family(house: HouseFormat) -> Family:
     return Family(f"{house.service}_credential_data", "secret", frozenset({"k8s"}), (f"{house.service}-credential",),
                   make, oracle=(pattern,), group="house_format_base64",
                   why=f"the {house.service} credential, base64-encoded in a Kubernetes Secret: encoding hides nothing")
+
+
+def _fixed(text: str) -> Make:
+    def make(r: Rng, variant: str = "") -> Fragment:
+        return Fragment(text, ((0, len(text)),))
+    return make
 
 
 def _maker(shape: Shape) -> Make:

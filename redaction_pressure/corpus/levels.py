@@ -6,7 +6,9 @@ streams under labels of their own and never change a level-1 task. What rises wi
 the level is what a careful reader of the shown records can still resolve and a
 memorised rule cannot: more of the stream's own formats, look-alikes that differ from
 the credential by less (one length step, one letter of the marker, the alphabet),
-values secret only in one section of a file, policy categories with a stated
+placeholders of the stream's own formats and more kinds of vendor placeholders (each
+drawn once and shown beside a real secret of its format), values secret only in one
+section of a file, policy categories with a stated
 exception, credentials that reappear base64-encoded in a Kubernetes Secret, invented
 multi-line key blocks, more decoys and filler lines around them, and more held-out
 files that hold no secret at all (most files in a real repository hold none). Every attribute
@@ -28,6 +30,11 @@ class Level:
     lookalikes_per_format: Range  # same-service look-alikes of each format
     lookalike_kinds: tuple[str, ...]  # which look-alikes a format draws from
     length_step: Range  # how many characters a key id's body differs by
+    house_placeholders: Range  # house formats that also appear as placeholders of their own prefix and length
+    # Placeholder kinds (fill, repeat, run, mixed) of each placeholder format, house or
+    # vendor, each shown beside its credential; 0: corpus-v3's vendor placeholders (half
+    # the vendor families, a kind drawn per value).
+    placeholder_kinds: Range
     context_secrets: Range  # key- or flag-scoped secrets
     context_lookalikes: Range  # same-shaped values under the service's other keys, per context secret
     scoped_secrets: Range  # values secret in one section of a file, kept in another
@@ -46,9 +53,9 @@ class Level:
 
 _BASE = Level(
     house_formats=(1, 3), lookalikes_per_format=(2, 3), lookalike_kinds=("public", "length", "sandbox"),
-    length_step=(4, 10), context_secrets=(1, 2), context_lookalikes=(2, 3), scoped_secrets=(0, 0),
-    policy_exceptions=(0, 0), encodings=(0, 0), multiline=(0, 0), records_shown=(8, 8), lines_per_record=(1, 4),
-    decoy_density=(3, 5), quiet_records=(0, 0), static_secrets=(2, 4))
+    length_step=(4, 10), house_placeholders=(0, 0), placeholder_kinds=(0, 0), context_secrets=(1, 2),
+    context_lookalikes=(2, 3), scoped_secrets=(0, 0), policy_exceptions=(0, 0), encodings=(0, 0), multiline=(0, 0),
+    records_shown=(8, 8), lines_per_record=(1, 4), decoy_density=(3, 5), quiet_records=(0, 0), static_secrets=(2, 4))
 
 LEVEL_1 = _BASE
 _ALL_KINDS = ("public", "length", "sandbox", "near", "alphabet")
@@ -57,15 +64,18 @@ TABLE: dict[int, Level] = {
     2: replace(_BASE, house_formats=(2, 3), lookalikes_per_format=(3, 3), length_step=(2, 4), context_secrets=(2, 2),
                policy_exceptions=(0, 1), lines_per_record=(2, 5), decoy_density=(4, 6), quiet_records=(2, 3)),
     3: replace(_BASE, house_formats=(2, 4), lookalikes_per_format=(3, 4), lookalike_kinds=_ALL_KINDS,
-               length_step=(1, 3), context_secrets=(2, 3), context_lookalikes=(3, 4), scoped_secrets=(1, 1),
+               length_step=(1, 3), house_placeholders=(1, 2), placeholder_kinds=(1, 2), context_secrets=(2, 3),
+               context_lookalikes=(3, 4), scoped_secrets=(1, 1),
                policy_exceptions=(1, 1), multiline=(0, 1), lines_per_record=(3, 6), decoy_density=(4, 7),
                quiet_records=(7, 8), static_secrets=(2, 3)),
     4: replace(_BASE, house_formats=(3, 4), lookalikes_per_format=(4, 4), lookalike_kinds=_ALL_KINDS,
-               length_step=(1, 2), context_secrets=(2, 3), context_lookalikes=(3, 4), scoped_secrets=(1, 2),
+               length_step=(1, 2), house_placeholders=(2, 3), placeholder_kinds=(2, 3), context_secrets=(2, 3),
+               context_lookalikes=(3, 4), scoped_secrets=(1, 2),
                policy_exceptions=(1, 2), encodings=(1, 1), multiline=(1, 1), lines_per_record=(3, 7),
                decoy_density=(5, 8), quiet_records=(9, 10), static_secrets=(2, 3)),
     5: replace(_BASE, house_formats=(3, 5), lookalikes_per_format=(4, 5), lookalike_kinds=_ALL_KINDS,
-               length_step=(1, 1), context_secrets=(3, 3), context_lookalikes=(4, 4), scoped_secrets=(2, 2),
+               length_step=(1, 1), house_placeholders=(3, 5), placeholder_kinds=(3, 4), context_secrets=(3, 3),
+               context_lookalikes=(4, 4), scoped_secrets=(2, 2),
                policy_exceptions=(2, 2), encodings=(1, 2), multiline=(1, 1), lines_per_record=(4, 8),
                decoy_density=(6, 9), quiet_records=(11, 12), static_secrets=(2, 3)),
 }

@@ -25,7 +25,7 @@ import regex
 from ..build.versions import CORPUS_VERSION
 from ..scoring.pattern_guard import compile_bounded
 from .families import DECOYS, SECRETS, Family
-from .families.decoys import PLACEHOLDER_TARGETS, PLACEHOLDERS
+from .families.decoys import PLACEHOLDER_KINDS, PLACEHOLDER_TARGETS, PLACEHOLDERS, vendor_placeholder
 from .formats import WRITERS, CannotPlace, Item
 from .levels import LEVEL_1, LEVELS, Level
 from .levels import level as level_table
@@ -92,6 +92,8 @@ class Stream:
         return {
             "level": self.level, "house_formats": len(w.house),
             "lookalikes_per_format": [len(h.lookalikes) for h in w.house], "lookalike_kinds": kinds,
+            "house_placeholders": sum(bool(h.placeholders) for h in w.house),
+            "placeholder_kinds": [len(h.placeholders) for h in w.house if h.placeholders],
             "context_secrets": len(w.contexts), "context_lookalikes": [len(c.decoy_names) for c in w.contexts],
             "scoped_secrets": groups.count("scoped_secret"), "policy_exceptions": len(w.policy.exceptions),
             "encodings": groups.count("house_format_base64"), "multiline": groups.count("house_key_block"),
@@ -233,12 +235,40 @@ def _plan(r: Rng, n_shown: int, n_eval: int, templates: list[Template], world: W
     decoys = _instances(static_d + own_d, r, contexts)
     # Placeholders of the stream's own vendors, under the same keys, as real files have
     # them beside the real thing (an .env.example line, a template, a sample config).
-    for inst in secrets[:len(static_s)]:
-        if inst.family.name in PLACEHOLDER_TARGETS and r.chance(1, 2):
-            where = inst.contexts & PLACEHOLDERS.contexts_of(inst.family.name) & contexts
+    # Each placeholder decoy that must be shown beside a real secret of its format (from
+    # level 3): decoy instance -> that secret's instance, by id.
+    partners: dict[int, Instance] = {}
+    if not lv.placeholder_kinds[1]:  # levels 1-2: half the vendors, any kind per value
+        for inst in secrets[:len(static_s)]:
+            if inst.family.name in PLACEHOLDER_TARGETS and r.chance(1, 2):
+                where = inst.contexts & PLACEHOLDERS.contexts_of(inst.family.name) & contexts
+                if where:
+                    decoys.append(Instance(PLACEHOLDERS, inst.family.name, inst.keys, where))
+    else:  # every vendor with a placeholder shape, in placeholder_kinds kinds, each drawn once
+        ph = r.fork("placeholders")
+        for inst in secrets[:len(static_s)]:
+            name = inst.family.name
+            where = inst.contexts & PLACEHOLDERS.contexts_of(name) & contexts if name in PLACEHOLDER_TARGETS \
+                else frozenset()
             if where:
-                decoys.append(Instance(PLACEHOLDERS, inst.family.name, inst.keys, where))
+                for kind in ph.sample(PLACEHOLDER_KINDS, ph.between(*lv.placeholder_kinds)):
+                    decoys.append(Instance(vendor_placeholder(ph, name, kind), name, inst.keys, where))
+                    partners[id(decoys[-1])] = inst
+        # The stream's own formats' placeholders (house_placeholders), beside their credential.
+        by_name = {s.family.name: s for s in secrets}
+        for d in decoys:
+            if d.family.group == "house_placeholder":
+                partners[id(d)] = by_name[d.family.name.rsplit("_placeholder_", 1)[0] + "_api_key"]
     own = {f.name for f in own_s + own_d}
+    # A format's placeholder kinds share one place in the held-out pool (its first kind
+    # stands for them all and a pick of it draws the kind): a placeholder is as likely as
+    # any other decoy, however many kinds its format has.
+    kinds_of: dict[int, list[Instance]] = {}
+    for d in decoys:
+        if id(d) in partners:
+            kinds_of.setdefault(id(partners[id(d)]), []).append(d)
+    first = {id(kinds[0]): kinds for kinds in kinds_of.values()}
+    pooled = [d for d in decoys if id(d) not in partners or id(d) in first]
     # Held-out files planned without a secret value (a level attribute, per 16 held-out
     # records; none at level 1, which draws nothing here). A filler field the policy
     # labels (a host, an address) can still make one hold a secret.
@@ -259,17 +289,22 @@ def _plan(r: Rng, n_shown: int, n_eval: int, templates: list[Template], world: W
         else:
             t, chosen = r.choice([t for t in templates for _ in range(_weight(t))]), []
         pool_s = [] if i in quiet else _weighted([s for s in secrets if _fits(t, s)], own)
-        pool_d = _weighted([d for d in decoys if _fits(t, d)], own)
+        pool_d = _weighted([d for d in pooled if _fits(t, d)], own)
         # Decoys outnumber secrets: a rule set that removes every candidate must pay
         # for it in precision.
         if pool_s:
             chosen += [r.choice(pool_s) for _ in range(r.between(1, 2))]
         if pool_d:
-            chosen += [r.choice(pool_d) for _ in range(r.between(*lv.decoy_density))]
+            picks = [r.choice(pool_d) for _ in range(r.between(*lv.decoy_density))]
+            chosen += [r.choice(first[id(d)]) if id(d) in first else d for d in picks]
         plan.append((t, chosen[:t.capacity]))
     # Fairness: every secret is shown at least twice (so a shape can be read off two
-    # examples), every decoy at least once.
+    # examples), every decoy at least once; a placeholder in a record that also holds a
+    # real secret of its format (a contrasting pair).
     for inst, times in [(s, 2) for s in secrets] + [(d, 1) for d in decoys]:
+        if id(inst) in partners:
+            _beside(r, plan[:n_shown], inst, partners[id(inst)])
+            continue
         slots = [i for i in range(n_shown) if _fits(plan[i][0], inst) and len(plan[i][1]) < plan[i][0].capacity]
         for i in r.sample(slots, min(times, len(slots))) if len(slots) >= times else [r.choice(slots)] * times:
             plan[i][1].append(inst)
@@ -279,6 +314,17 @@ def _plan(r: Rng, n_shown: int, n_eval: int, templates: list[Template], world: W
         if t.required and not any(t.required in c.contexts for c in chosen):
             chosen.append(r.choice([s for s in secrets if t.required in s.contexts]))
     return secrets, decoys, plan, (len(static_s), len(quiet))
+
+
+def _beside(r: Rng, shown: list[tuple[Template, list[Instance]]], inst: Instance, partner: Instance) -> None:
+    """Places ``inst`` in a shown record that holds ``partner``, or else both in one."""
+    fit = [i for i, (t, chosen) in enumerate(shown) if _fits(t, inst) and len(chosen) < t.capacity]
+    held = [i for i in fit if any(c is partner for c in shown[i][1])]
+    if held:
+        shown[r.choice(held)][1].append(inst)
+        return
+    i = r.choice([i for i in fit if len(shown[i][1]) + 1 < shown[i][0].capacity] or fit)
+    shown[i][1].extend((partner, inst))
 
 
 def _weight(template: Template) -> int:

@@ -17,7 +17,7 @@ from typing import Any
 from .blocks import draw_key_block
 from .context import ContextSecret, draw_context_secret
 from .families import Family
-from .house import HouseFormat, draw_house_format, encoded_family
+from .house import HouseFormat, draw_house_format, encoded_family, with_placeholders
 from .levels import LEVEL_1, LEVELS, Level, level
 from .policy import CATEGORIES, DESCRIPTIONS, EXCEPTION_NAMES, FIELD_CATEGORIES, Policy, draw_exceptions, draw_policy
 from .rng import Rng
@@ -82,6 +82,10 @@ def draw_world(r: Rng, shell: bool, lv: Level = LEVEL_1) -> World:
         names.add(c.service)
         contexts.append(c)
     policy = draw_policy(r.fork("policy"))
+    if lv.house_placeholders[1]:  # from level 3, from a fork of its own
+        ph = r.fork("level").fork("placeholders")
+        for i in ph.sample(range(len(house)), ph.between(*lv.house_placeholders)):
+            house[i] = with_placeholders(house[i], ph.fork(f"house/{i}"), ph.between(*lv.placeholder_kinds))
     hs, hd, cs, cd = [], [], [], []
     for h in house:
         s, d = h.families()
@@ -191,6 +195,12 @@ def _level_kinds(entry: Any, kv: Any) -> list[dict[str, Any]]:
         entry("house_webhook_id", "decoy", "a webhook id: the credential's prefix, length and separators with "
               "another body alphabet, under the same keys; it grants nothing",
               "a look-alike kind of house formats from the levels shown", of("house_webhook_id", False), levels=near),
+        entry("house_placeholder", "decoy", "a placeholder of a house credential: its prefix and length with a body "
+              "of x, X, 0 or * throughout, one repeated character of its alphabet, a run of its alphabet in one "
+              "case, or a run through both cases, under the same keys; it authenticates nothing",
+              "house_placeholders formats per stream, placeholder_kinds kinds each (see the level table), each "
+              "drawn once and shown beside the credential", of("house_placeholder", False),
+              levels=_from("house_placeholders")),
         entry("scoped_secret", "secret", "a service key's value in the production section of a config file "
               "([production], live:, prod:): the live credential", "scoped_secrets per stream (see the level "
               "table): a key, a secret section and a value alphabet and length range", of("scoped_secret", True),

@@ -13,7 +13,9 @@ covered whole. Proposals come from five places, tried in this order:
    body, whose alphabet is the smallest usual one holding every body character, of
    twelve characters or more first and of the observed lengths if that is needed;
    a body whose examples share their separators, part by part (a body and its
-   checksum); a multi-line block by its first and last lines;
+   checksum), and then the same without a placeholder body, which is exact where the
+   shown records keep a placeholder the first one takes; a multi-line block by its
+   first and last lines;
 3. the section a value sits in ([production], prod:), when the shown records also
    hold the same key with an unlabelled value in another section;
 4. the token's context: the key, flag or header the examples sit under, or the
@@ -205,6 +207,11 @@ def _shape_rules(fam: _Family) -> tuple[list[str], list[str]]:
         if segmented and (prefix or suffix):
             before, after = _guards("_-", prefix, suffix)
             out.append(f"{before}{regex.escape(prefix)}{segmented}{regex.escape(suffix)}{after}")
+            # Then without a placeholder body in the first part: tried only once the shown
+            # records keep a placeholder that the rule above takes (a body of 0s and its
+            # checksum of 0s beside the credential), so a reply changes only where they do.
+            first = segmented[:segmented.index("]") + 1]
+            out.append(f"{before}{regex.escape(prefix)}{_no_placeholder(first)}{segmented}{regex.escape(suffix)}{after}")
     return out, bare
 
 

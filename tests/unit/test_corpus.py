@@ -37,16 +37,20 @@ GOLDEN = {
 
 # Higher levels (corpus-v3, part 2): their own streams, additive over level 1. Moved
 # once since: every file a level needs kept (scoped, k8s, block), one length per scoped
-# secret, smaller key blocks, more quiet files at levels 2-4.
+# secret, smaller key blocks, more quiet files at levels 2-4. Moved again at levels 3-5
+# only (levels 1 and 2 byte-identical): placeholders of the stream's own formats
+# (house_placeholders) and of every vendor with a placeholder shape, in
+# placeholder_kinds kinds, each drawn once and shown beside a real secret of its format;
+# those formats' credentials never look like placeholders and their oracle leaves them.
 GOLDEN_LEVELS = {
     (2, "dev", 0): "8b9e471268de19944efd5006907417f9d1665a9f75a08bd0bb62e3fb7c722b94",
     (2, "train", 77): "09af86034f4e85a920eb4450ef3f45a01462bacc1a872d0225edbf6482f719e9",
-    (3, "dev", 0): "4fd69a342da1d8f906e57b26f19719985af74d3f38c4081b2e2ead4f9c1080af",
-    (3, "train", 77): "e67122a940b08e7cec47dce49b12dcc09fd09fafd7f62fd2997e4cef63f63769",
-    (4, "dev", 0): "b0b86a914a7aedefbb3a4dee1940f8289258d58ba056316deb7b6ee97d31c2b2",
-    (4, "train", 77): "52ef80ed806668e14bb846f773e593b2c6e58f1bdb078b1690770f46ad098951",
-    (5, "dev", 0): "66ed1913d7df3940082737b5543ce5a5d4251b85b48fcf2efe2101266c01459d",
-    (5, "train", 77): "56aa9bfe7cdb559a9b83846013468c521ded37e1a3ccfaced85869decd56175e",
+    (3, "dev", 0): "3867040c6e3a892de3479828fcd785b43eefb18341f1ac71c1afe80c38d200b2",
+    (3, "train", 77): "19d13e227d0b5b77b3bc1a89e1676fb516099dcde99866868adad900a3017b9e",
+    (4, "dev", 0): "f5185d67cdf12ae1bb39e8f61ef1e465b854cc427620cdffb3ed2ab732aaf4ae",
+    (4, "train", 77): "0b93275ec3cff77176d8df44041e10210df1f0bded6af83c209a29a77a632066",
+    (5, "dev", 0): "6da736495b77956f287b0cd902c056b78fcd389d0584c76581dfc9d974047ef1",
+    (5, "train", 77): "9a65e1710c5034d0d0f882489c1d121f353fb154ba5037b1e6069fb92b393426",
 }
 
 

@@ -7,11 +7,18 @@ import itertools
 import statistics
 import unittest
 from dataclasses import fields
+from types import SimpleNamespace
+
+import regex
 
 from redaction_pressure import load_task, policies, score_completion
 from redaction_pressure.contract import LEVELS
+from redaction_pressure.corpus.families.decoys import PLACEHOLDER_KINDS, SHAPES, placeholder_run
+from redaction_pressure.corpus.house import ALPHABETS, Shape
 from redaction_pressure.corpus.levels import ATTRIBUTES, LEVEL_1, Level, level
+from redaction_pressure.corpus.rng import Rng
 from redaction_pressure.corpus.stream import build_stream
+from redaction_pressure.policies.induce import induce_rules
 from redaction_pressure.scoring.answer import parse_reply
 from redaction_pressure.task.tasks import durable_key
 from tests.support import tasks as shared
@@ -25,6 +32,41 @@ TRAIN_PER_LEVEL = 200
 # policy category it excepts).
 _EXCEPTED = {"support_email": "email_address", "egress_ip": "client_ip", "test_host": "internal_hostname",
              "support_line": "phone_number", "test_account": "customer_id"}
+
+
+_VENDOR_SHAPES = {vendor: [regex.compile("".join("." if c == "#" else regex.escape(c) for c in shape))
+                            for shape in shapes] for vendor, shapes in SHAPES.items()}
+
+
+def _placeholder_formats(family: str, group: str, text: str) -> set[str]:
+    """The secret families a placeholder decoy is a placeholder of (empty for any other
+    decoy): a house placeholder's service credential, or every vendor whose shape fits."""
+    if group == "house_placeholder":
+        return {family.rsplit("_placeholder_", 1)[0] + "_api_key"}
+    if family == "format_valid_placeholder":
+        return {v for v, shapes in _VENDOR_SHAPES.items() if any(p.fullmatch(text) for p in shapes)}
+    return set()
+
+
+def placeholder_problems(task) -> list[str]:
+    """From level 3, every held-out placeholder (house or vendor) is shown, kept, in a
+    record that also labels a real secret of its format: the contrasting pair. Each
+    placeholder is drawn once per stream and format, so the same text must be shown;
+    a fortiori every placeholder kind (fill, repeated character, run, mixed-case run)."""
+    paired: set[str] = set()
+    for r in task.shown:
+        labelled = {s.family for s in r.secrets}
+        for d in r.decoys:
+            text = r.text[d.start:d.end]
+            if _placeholder_formats(d.family, d.group, text) & labelled:
+                paired.add(text)
+    problems = []
+    for r in task.heldout:
+        for d in r.decoys:
+            text = r.text[d.start:d.end]
+            if _placeholder_formats(d.family, d.group, text) and text not in paired:
+                problems.append(f"placeholder {text!r} ({d.family}) not shown beside a secret of its format")
+    return problems
 
 
 def _contrasted(decoy: str, group: str, secrets: set[str]) -> bool:
@@ -76,7 +118,10 @@ def check_task(split: str, index: int, lv: int) -> list[str]:
     # What the level table promises is in the records, not only drawn: every scoped
     # secret, encoded credential and key block the lower bound asks for.
     table = level(lv)
-    for attribute in ("house_formats", "scoped_secrets", "encodings", "multiline", "policy_exceptions"):
+    if table.placeholder_kinds[1]:
+        problems += placeholder_problems(task)
+    for attribute in ("house_formats", "house_placeholders", "scoped_secrets", "encodings", "multiline",
+                      "policy_exceptions"):
         if task.attributes[attribute] < getattr(table, attribute)[0]:
             problems.append(f"{attribute} {task.attributes[attribute]} below the level's {getattr(table, attribute)}")
     return [f"{task.id} level {lv}: {p}" for p in problems]
@@ -97,7 +142,8 @@ class Declared(unittest.TestCase):
                     self.assertGreaterEqual(lo, 0, (lv, name))
 
     def test_no_level_is_easier_than_the_one_below(self):
-        rising = ("house_formats", "lookalikes_per_format", "context_secrets", "context_lookalikes",
+        rising = ("house_formats", "lookalikes_per_format", "house_placeholders", "placeholder_kinds",
+                  "context_secrets", "context_lookalikes",
                   "scoped_secrets", "policy_exceptions", "encodings", "multiline", "decoy_density",
                   "quiet_records", "lines_per_record")
         for lo, hi in itertools.pairwise(LEVELS):
@@ -121,6 +167,10 @@ class Declared(unittest.TestCase):
             table = level(lv)
             self.assertTrue(table.house_formats[0] <= drawn["house_formats"] <= table.house_formats[1])
             self.assertTrue(table.scoped_secrets[0] <= drawn["scoped_secrets"] <= table.scoped_secrets[1])
+            self.assertTrue(table.house_placeholders[0] <= drawn["house_placeholders"]
+                            <= table.house_placeholders[1])
+            for kinds in drawn["placeholder_kinds"]:
+                self.assertTrue(table.placeholder_kinds[0] <= kinds <= table.placeholder_kinds[1])
             self.assertTrue(set(drawn["lookalike_kinds"]) <= set(table.lookalike_kinds))
             self.assertEqual(drawn["records_shown"], len(task.shown))
 
@@ -156,6 +206,45 @@ class FairAndExactAtEveryLevel(unittest.TestCase):
         self.assertFalse(_contrasted("vorlex_key_id", "house_key_id", {"other_api_key"}))
         self.assertFalse(_contrasted("egress_ip", "policy_exception", {"email_address"}))
         self.assertTrue(_contrasted("vorlex_key_id", "house_key_id", {"vorlex_api_key"}))
+        task = shared.task("dev", 0, 4)
+        self.assertEqual(placeholder_problems(task), [])
+        # Without the pairs (every shown secret label dropped), every held-out placeholder fails.
+        unpaired = type(task.shown[0])
+        bare = SimpleNamespace(shown=[unpaired(r.text, r.template, (), r.decoys) for r in task.shown],
+                               heldout=task.heldout)
+        held = sum(bool(_placeholder_formats(d.family, d.group, r.text[d.start:d.end]))
+                   for r in task.heldout for d in r.decoys)
+        self.assertGreater(held, 0)
+        self.assertEqual(len(placeholder_problems(bare)), held)
+
+
+class HousePlaceholders(unittest.TestCase):
+    def test_the_house_oracle_leaves_every_placeholder_kind_and_takes_every_credential(self):
+        r = Rng("test/house-placeholders", 0)
+        for (_, alphabet, cls), length, checksum in itertools.product(ALPHABETS, (16, 17, 31, 44), ("", "_")):
+            shape = Shape("ab_cd_", alphabet, cls, length, checksum, real=True)
+            oracle = regex.compile(shape.pattern())
+            for kind in PLACEHOLDER_KINDS:
+                for _ in range(8):
+                    text = shape.placeholder(placeholder_run(r, kind, alphabet))
+                    self.assertIsNone(oracle.search(f"key={text}\n"), (shape, kind, text))
+            for _ in range(32):
+                value = shape.make(r)
+                self.assertEqual(oracle.search(f"key={value}\n").group(), value, shape)
+            # In the credential's own alphabet, a careless rule (prefix, class, length) takes them.
+            careless = regex.compile(regex.escape(shape.prefix) + cls + f"{{{length}}}")
+            for kind in ("repeat", "run"):
+                self.assertIsNotNone(careless.match(shape.placeholder(placeholder_run(r, kind, alphabet))), kind)
+
+    def test_a_credential_body_never_looks_like_a_placeholder(self):
+        # Over two characters most random bodies hold six equal ones in a row: a format
+        # with placeholders draws again, one without them does not.
+        r = Rng("test/house-bodies", 0)
+        looks = regex.compile(r"(.)\1{5}")
+        real, plain = (Shape("ab_cd_", "01", "[01]", 16, "", real=flag) for flag in (True, False))
+        self.assertFalse([v for v in (real.make(r) for _ in range(200)) if looks.search(v)])
+        self.assertTrue([v for v in (plain.make(r) for _ in range(200)) if looks.search(v)])
+        self.assertTrue(all(regex.fullmatch(real.pattern(), real.make(r)) for _ in range(50)))
 
 
 class SolvableFromThePrompt(unittest.TestCase):
@@ -165,6 +254,32 @@ class SolvableFromThePrompt(unittest.TestCase):
                        for t in shared.dev(24, lv)]
             with self.subTest(level=lv):
                 self.assertGreaterEqual(statistics.fmean(rewards), 0.85)
+
+    def test_induce_learns_a_placeholder_exclusion_from_the_shown_pair(self):
+        """A body and its checksum beside a look-alike of another alphabet: the rule by
+        parts is what is exact. Once a shown record keeps a placeholder that it takes
+        (zeros throughout), induce excludes placeholder bodies; without one, it does not."""
+        r = Rng("test/induce-placeholder", 0)
+        secret, webhook = (Shape("ab_cd_", alphabet, cls, 21, ".", real=True)
+                           for _, alphabet, cls in (ALPHABETS[3], ALPHABETS[2]))
+        zeros = secret.placeholder("0")
+
+        def record(*others: str) -> tuple[str, list[tuple[int, int, str]]]:
+            value = secret.make(r)
+            text = f"A={value}\n" + "".join(f"B{i}={o}\n" for i, o in enumerate(others))
+            return text, [(2, 2 + len(value), "svc_api_key")]
+
+        plain = induce_rules([record(webhook.make(r)), record(webhook.make(r))])
+        learned = induce_rules([record(webhook.make(r)), record(webhook.make(r), zeros)])
+        self.assertEqual(len(plain), 1)
+        self.assertEqual(len(learned), 1)
+        self.assertNotIn("\\1{5}", plain[0])
+        self.assertIsNotNone(regex.search(plain[0], zeros))
+        self.assertIsNone(regex.search(learned[0], zeros))
+        for _ in range(20):
+            value = secret.make(r)
+            self.assertEqual(regex.search(learned[0], f"A={value}\n").group(), value)
+            self.assertIsNone(regex.search(learned[0], f"B={webhook.make(r)}\n"))
 
     def test_induce_is_blind_at_every_level(self):
         for lv in HIGHER:

@@ -113,6 +113,57 @@ def _placeholder(r: Rng, v: str) -> Fragment:
         body = body if r.chance(1, 2) else body.upper()
     chars = iter(body)
     return whole("".join(next(chars) if c == "#" else c for c in shape))
+
+
+# From level 3 (``Level.placeholder_kinds``) a stream's placeholders come in kinds, each
+# drawn once per stream and format and shown beside a real secret of that format:
+PLACEHOLDER_KINDS = ("fill", "repeat", "run", "mixed")
+PLACEHOLDER_KIND_WORDS = {
+    "fill": "filled with x, X, 0 or * throughout", "repeat": "one other character repeated",
+    "run": "a run of the alphabet in one case (1234567890abcdef..., ABCDEF...)",
+    "mixed": "a run through both cases (ABC...XYZabc...xyz0123...)"}
+_MIXED = ("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
+          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+
+
+def placeholder_run(r: Rng, kind: str, alphabet: str = "") -> str:
+    """What a placeholder body of ``kind`` cycles through, drawn once: a fill character
+    (x, X, 0, *), one other repeated character, a run of the alphabet in one case, or a
+    run through both cases. ``alphabet``, a house format's body alphabet, gives the
+    repeated character and the one-case run (its letters and digits in order, either
+    first), so those placeholders are made of the credential's own characters; every run
+    starts at its alphabet's start, so it holds abcdefgh, ABCDEFGH, 01234567 or 12345678."""
+    if kind == "fill":
+        return r.choice("xX0*")
+    if kind == "repeat":
+        return r.choice([c for c in alphabet if c not in "xX0"] if alphabet else "aAz7")
+    if kind == "mixed":
+        return r.choice(_MIXED)
+    if alphabet:
+        digits = "".join(c for c in alphabet if c.isdigit())
+        letters = "".join(c for c in alphabet if not c.isdigit())
+        if letters.lower() != letters and letters.upper() != letters:  # both cases: one of them
+            letters = r.choice((letters.lower(), letters.upper()))[:len(letters) // 2]
+        return r.choice((digits + letters, letters + digits)) if digits and letters else alphabet
+    run = r.choice((_SEQUENTIAL, _SEQUENTIAL[10:] + _SEQUENTIAL[:10]))
+    return run if r.chance(1, 2) else run.upper()
+
+
+def fill_placeholder(shape: str, run: str) -> str:
+    """``shape`` (``#`` where the body goes) with its body written by cycling ``run``."""
+    n = shape.count("#")
+    chars = iter((run * (n // len(run) + 1))[:n])
+    return "".join(next(chars) if c == "#" else c for c in shape)
+
+
+def vendor_placeholder(r: Rng, vendor: str, kind: str) -> Family:
+    """One placeholder of vendor family ``vendor``'s format and of ``kind``, drawn once
+    (shape and body): a stream writes it wherever it writes that placeholder, as a
+    template's line is copied from file to file. A decoy of ``format_valid_placeholder``."""
+    text = fill_placeholder(r.choice(SHAPES[vendor]), placeholder_run(r, kind))
+    return Family(PLACEHOLDERS.name, "decoy", PLACEHOLDERS.contexts_of(vendor), PLACEHOLDERS.keys,
+                  lambda r, v: whole(text), why=PLACEHOLDERS.why, variants=(vendor,),
+                  variant_contexts=PLACEHOLDERS.variant_contexts)
 # Published by the vendors themselves, in documentation that anyone can read.
 PUBLISHED_VARIANTS = ("stripe", "slack", "azure_emulator")
 _AZURITE_KEY = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
