@@ -12,7 +12,6 @@ import statistics
 import unittest
 from html.parser import HTMLParser
 from pathlib import Path
-from unittest import mock
 
 from redaction_pressure.cli import main
 from tests.support import audit_fixtures as fx
@@ -254,10 +253,7 @@ class Page(unittest.TestCase):
         under a quarter of its budget, outside the 4x tolerance), and compare says so;
         what `audit verify` does tolerate only `--strict` refuses, which compare passes
         on to it."""
-        import subprocess
-
         from audit import _rescore
-        from redaction_pressure.report import _verdict
 
         def slow_sealer(episodes):
             trace = episodes[1]["traces"][0]
@@ -269,13 +265,7 @@ class Page(unittest.TestCase):
         code, out, err = run_cli("compare", laundered, honest, "--public-key", key)
         self.assertEqual(code, 1, err)
         self.assertIn("sealed archive, ✘ NOT VERIFIED: `audit verify` exited 1", out.split("\nB: ")[0])
-        commands = []
-        real_run = subprocess.run
-
-        def recording_run(cmd, *args, **kwargs):
-            commands.append(list(cmd))
-            return real_run(cmd, *args, **kwargs)
-        with mock.patch.object(_verdict.subprocess, "run", recording_run):
+        with fx.verify_commands() as commands:
             code, out, err = run_cli("compare", honest, honest, "--public-key", key, "--strict")
         self.assertEqual(code, 0, err)
         self.assertEqual([c.count("--strict") for c in commands], [1, 1])  # both sides, strictly

@@ -803,10 +803,7 @@ class Archives(ReportTestCase):
         `audit verify` fails it (this machine finishes the reply in far under a quarter
         of its budget, outside the 4x tolerance) and the page says so; what it does
         tolerate only `--strict` refuses, which the report passes on to it."""
-        import subprocess
-
         from audit import _rescore
-        from redaction_pressure.report import _verdict
         from tests.support import audit_fixtures as fx
 
         def slow_sealer(episodes):
@@ -819,13 +816,7 @@ class Archives(ReportTestCase):
         v = self.verification(page)
         self.assertIn("✘ NOT VERIFIED: `audit verify` exited 1", v)
         self.assertNotIn("✔", v)
-        commands = []
-        real_run = subprocess.run
-
-        def recording_run(cmd, *args, **kwargs):
-            commands.append(list(cmd))
-            return real_run(cmd, *args, **kwargs)
-        with mock.patch.object(_verdict.subprocess, "run", recording_run):
+        with fx.verify_commands() as commands:
             _, page = self.render(self.archive, public_key=self.public_key, strict=True)
             self.render(self.archive, public_key=self.public_key)
         self.assertIn("✔ verified", self.verification(page))

@@ -18,6 +18,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 SECRET = "audit-tests-private-secret-0123456789abcdef-not-for-real-use"
@@ -358,3 +359,22 @@ class CheckAssertions:
     def assertOnlyFailures(self, report, *names):
         self.assertEqual(sorted(c.name for c in report.failed), sorted(names),
                          json.dumps(report.as_dict(), indent=1)[:4000])
+
+
+@contextmanager
+def verify_commands():
+    """The argument lists of every `audit verify` the report and compare start while
+    the block runs (they still run): what a flag passed on really reaches."""
+    import subprocess
+    from unittest import mock
+
+    from redaction_pressure.report import _verdict
+
+    commands: list[list[str]] = []
+    real_run = subprocess.run
+
+    def recording_run(cmd, *args, **kwargs):
+        commands.append(list(cmd))
+        return real_run(cmd, *args, **kwargs)
+    with mock.patch.object(_verdict.subprocess, "run", recording_run):
+        yield commands
