@@ -272,7 +272,7 @@ def _other_problems(task: RedactionTask, reply: str, errors: Sequence[RedactionE
     return found
 
 
-MAX_REPLY_FILE_BYTES = 16 << 20  # far above any reply the scorer reads (200,000 characters)
+MAX_REPLY_FILE_BYTES = 16 << 20  # any reply the scorer reads: 4,000,000 characters of at most 4 bytes each
 
 
 def _read_reply(name: str) -> str:
