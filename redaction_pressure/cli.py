@@ -381,18 +381,24 @@ def _policy_option(p: argparse.ArgumentParser, default: str | None) -> None:
                        help=f"built-in policy, one of: {names} (default: {default})")
 
 
-def cmd_report(args: argparse.Namespace) -> int:
-    from .report import RunError, write_report
-
-    if args.public_key and args.verdict:
-        raise UsageError("give --public-key (run `audit verify` now) or --verdict (read its --json output), not both")
-    if args.strict and not args.public_key:
+def _check_verify_options(args: argparse.Namespace, has_key: bool) -> None:
+    """The options `report` and `compare` share for the `audit verify` they may run and
+    the rescoring they do."""
+    if args.strict and not has_key:
         raise UsageError("--strict applies to the `audit verify` that --public-key runs; give --public-key")
     if args.jobs is not None and args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     for flag, value in (("--max-budget", args.max_budget), ("--max-cpu", args.max_cpu)):
         if not 0 < value < float("inf"):
             raise UsageError(f"{flag} must be a positive number of seconds (got {value:g})")
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from .report import RunError, write_report
+
+    if args.public_key and args.verdict:
+        raise UsageError("give --public-key (run `audit verify` now) or --verdict (read its --json output), not both")
+    _check_verify_options(args, bool(args.public_key))
     from .scoring.scan_pool import available_cpus
 
     run = Path(args.run_dir)
@@ -451,13 +457,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         if not key.is_file():
             raise UsageError(f"--public-key {key} is not a file")
     pair = (keys[0], keys[-1]) if keys else (None, None)
-    if args.strict and not keys:
-        raise UsageError("--strict applies to the `audit verify` that --public-key runs; give --public-key")
-    if args.jobs is not None and args.jobs < 1:
-        raise UsageError("--jobs must be at least 1")
-    for flag, value in (("--max-budget", args.max_budget), ("--max-cpu", args.max_cpu)):
-        if not 0 < value < float("inf"):
-            raise UsageError(f"{flag} must be a positive number of seconds (got {value:g})")
+    _check_verify_options(args, bool(keys))
     html = Path(args.html) if args.html else None
     if html is not None and html.is_dir():
         raise UsageError(f"--html {html} is a directory; --html names the page to write")
