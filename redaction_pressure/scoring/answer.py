@@ -56,6 +56,9 @@ ANSWER_CHOICE = ('the last fenced block (```json ... ```) that holds a JSON obje
 # line, then everything up to the next ```.
 _FENCE = regex.compile(r"```[ \t]*([^\n`]*)\n(.*?)```", regex.DOTALL)
 _RULES_OPENING = regex.compile(r'\{\s*"rules"\s*:')
+# What can decode to a backspace or form feed in a JSON string: \b or \f after an even
+# run of backslashes, \u0008 / \u000c, or the character itself.
+_CONTROL_ESCAPE = regex.compile(r"(?<!\\)(?:\\\\)*\\(?:[bf]|u000[8cC])|[\x08\x0c]")
 
 
 @dataclass(frozen=True)
@@ -203,15 +206,21 @@ def reply_notes(reply: object) -> list[str]:
     if len(reply) > MAX_REPLY_CHARS:
         return []
     notes: list[str] = []
-    fences = [(m.group(1).strip().lower(), m.group(2)) for m in _FENCE.finditer(reply)][::-1]
-    for tag, body in fences:
-        decoded = _Decoded(f"the ```{tag} block" if tag else "the fenced block", body)
-        if decoded.answer:
-            break
-        if not decoded.ok and _RULES_OPENING.search(body):
-            notes.append(f"a later block with \"rules\" was skipped: {decoded.where} is {decoded.error}; "
-                         "the answer was read from an earlier one")
-            break
+    # Scoring calls this on every rollout: decode only when a note is possible (a later
+    # fenced block to skip needs two fences; a backspace or form feed needs a JSON
+    # escape with an odd run of backslashes, a \u escape of one, or the raw character).
+    if reply.count("```") >= 4:
+        fences = [(m.group(1).strip().lower(), m.group(2)) for m in _FENCE.finditer(reply)][::-1]
+        for tag, body in fences:
+            decoded = _Decoded(f"the ```{tag} block" if tag else "the fenced block", body)
+            if decoded.answer:
+                break
+            if not decoded.ok and _RULES_OPENING.search(body):
+                notes.append(f"a later block with \"rules\" was skipped: {decoded.where} is {decoded.error}; "
+                             "the answer was read from an earlier one")
+                break
+    if not _CONTROL_ESCAPE.search(reply):
+        return notes
     obj = _load_object(reply)
     rules = obj.get("rules") if isinstance(obj, dict) else None
     for i, rule in enumerate(rules[:MAX_RULES] if isinstance(rules, list) else []):

@@ -272,6 +272,10 @@ class NoFalseZeros(unittest.TestCase):
         self.assertIn("backspace", notes[1])
         self.assertTrue(notes[1].startswith("rule 1:"))
         self.assertEqual(reply_notes("```json\n" + reply([("\\bx", "")]) + "\n```"), [])
+        for escaped in ('"\\u0008x"', '"\\u000cx"', '"a\\\\\\bx"'):  # \u escapes; three backslashes then b
+            text = '{"rules": [{"pattern": ' + escaped + ', "replacement": ""}]}'
+            with self.subTest(pattern=escaped):
+                self.assertEqual(len(reply_notes(text)), 1, text)
 
     def test_schema_errors_come_in_rule_order(self):
         rules = [("a", "x")] * 12
