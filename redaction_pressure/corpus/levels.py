@@ -46,6 +46,7 @@ class Level:
     decoy_density: Range  # decoy values per held-out record
     quiet_records: Range  # held-out records planned with no secret value, only decoys and filler (per 16)
     static_secrets: Range  # vendor families of the static catalogue
+    heldout_coverage: Range  # held-out records each drawn secret and decoy is put in at least (0: as drawn)
 
     def as_table(self) -> dict[str, Any]:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
@@ -55,7 +56,8 @@ _BASE = Level(
     house_formats=(1, 3), lookalikes_per_format=(2, 3), lookalike_kinds=("public", "length", "sandbox"),
     length_step=(4, 10), house_placeholders=(0, 0), placeholder_kinds=(0, 0), context_secrets=(1, 2),
     context_lookalikes=(2, 3), scoped_secrets=(0, 0), policy_exceptions=(0, 0), encodings=(0, 0), multiline=(0, 0),
-    records_shown=(8, 8), lines_per_record=(1, 4), decoy_density=(3, 5), quiet_records=(0, 0), static_secrets=(2, 4))
+    records_shown=(8, 8), lines_per_record=(1, 4), decoy_density=(3, 5), quiet_records=(0, 0), static_secrets=(2, 4),
+    heldout_coverage=(0, 0))
 
 LEVEL_1 = _BASE
 _ALL_KINDS = ("public", "length", "sandbox", "near", "alphabet")
@@ -72,12 +74,12 @@ TABLE: dict[int, Level] = {
                length_step=(1, 2), house_placeholders=(2, 3), placeholder_kinds=(2, 3), context_secrets=(2, 3),
                context_lookalikes=(3, 4), scoped_secrets=(1, 2),
                policy_exceptions=(1, 2), encodings=(1, 1), multiline=(1, 1), lines_per_record=(3, 7),
-               decoy_density=(5, 8), quiet_records=(9, 10), static_secrets=(2, 3)),
-    5: replace(_BASE, house_formats=(3, 5), lookalikes_per_format=(4, 5), lookalike_kinds=_ALL_KINDS,
-               length_step=(1, 1), house_placeholders=(3, 5), placeholder_kinds=(3, 4), context_secrets=(3, 3),
-               context_lookalikes=(4, 4), scoped_secrets=(2, 2),
-               policy_exceptions=(2, 2), encodings=(1, 2), multiline=(1, 1), lines_per_record=(4, 8),
-               decoy_density=(6, 9), quiet_records=(11, 12), static_secrets=(2, 3)),
+               decoy_density=(5, 8), quiet_records=(9, 10), static_secrets=(2, 3), heldout_coverage=(1, 1)),
+    5: replace(_BASE, house_formats=(4, 5), lookalikes_per_format=(5, 5), lookalike_kinds=_ALL_KINDS,
+               length_step=(1, 1), house_placeholders=(4, 5), placeholder_kinds=(3, 4), context_secrets=(3, 4),
+               context_lookalikes=(4, 5), scoped_secrets=(2, 3),
+               policy_exceptions=(2, 3), encodings=(2, 2), multiline=(1, 2), lines_per_record=(4, 8),
+               decoy_density=(6, 9), quiet_records=(11, 12), static_secrets=(3, 4), heldout_coverage=(2, 2)),
 }
 
 LEVELS: tuple[int, ...] = tuple(sorted(TABLE))

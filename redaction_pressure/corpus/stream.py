@@ -23,11 +23,13 @@ from typing import Any
 import regex
 
 from ..build.versions import CORPUS_VERSION
+from ..scoring.alternation import alternate
+from ..scoring.answer import MAX_RULES
 from ..scoring.pattern_guard import compile_bounded
 from .families import DECOYS, SECRETS, Family
 from .families.decoys import PLACEHOLDER_KINDS, PLACEHOLDER_TARGETS, PLACEHOLDERS, vendor_placeholder
 from .formats import WRITERS, CannotPlace, Item
-from .levels import LEVEL_1, LEVELS, Level
+from .levels import LEVEL_1, LEVELS, Level, Range
 from .levels import level as level_table
 from .rng import Rng
 from .templates import TEMPLATES, Template
@@ -298,6 +300,8 @@ def _plan(r: Rng, n_shown: int, n_eval: int, templates: list[Template], world: W
             picks = [r.choice(pool_d) for _ in range(r.between(*lv.decoy_density))]
             chosen += [r.choice(first[id(d)]) if id(d) in first else d for d in picks]
         plan.append((t, chosen[:t.capacity]))
+    if lv.heldout_coverage[1]:
+        _cover(r.fork("coverage"), plan, n_shown, secrets, decoys, quiet, lv.heldout_coverage)
     # Fairness: every secret is shown at least twice (so a shape can be read off two
     # examples), every decoy at least once; a placeholder in a record that also holds a
     # real secret of its format (a contrasting pair).
@@ -314,6 +318,47 @@ def _plan(r: Rng, n_shown: int, n_eval: int, templates: list[Template], world: W
         if t.required and not any(t.required in c.contexts for c in chosen):
             chosen.append(r.choice([s for s in secrets if t.required in s.contexts]))
     return secrets, decoys, plan, (len(static_s), len(quiet))
+
+
+# Groups whose oracle patterns join into one rule, in this order, while a stream's
+# oracle has more rules than an answer may: each group's patterns match disjoint text
+# (distinct literal prefixes, distinct keys, distinct armour names).
+_JOINABLE = ("house_format", "context_secret", "scoped_secret", "house_format_base64", "house_key_block")
+
+
+def _oracle_rules(active: list[Family]) -> tuple[str, ...]:
+    """The stream's oracle, one rule per pattern, in order; within the answer's rule
+    limit by joining a group's patterns into one alternation where needed (only the
+    top level draws that many formats)."""
+    rules = [(f.group, p) for f in active for p in f.oracle]
+    for group in _JOINABLE:
+        if len(rules) <= MAX_RULES:
+            break
+        where = [i for i, (g, _) in enumerate(rules) if g == group]
+        if len(where) > 1:
+            joined = (group, alternate([rules[i][1] for i in where]))
+            rules = [joined if i == where[0] else r for i, r in enumerate(rules) if i not in where[1:]]
+    return tuple(p for _, p in rules)
+
+
+def _cover(r: Rng, plan: list[tuple[Template, list[Instance]]], n_shown: int, secrets: list[Instance],
+           decoys: list[Instance], quiet: set[int], times: Range) -> None:
+    """Every secret and every decoy the stream draws (each placeholder kind apart) goes
+    into at least ``times`` held-out records: what the shown records teach is what the
+    held-out ones test. Drawn at random, a level's many families would leave most of
+    what a reader learned untested (two thirds of level 5's secret families, before),
+    and a slip on them would cost nothing. Secrets stay out of quiet files."""
+    want = r.between(*times)
+    held = range(n_shown, len(plan))
+    for inst in secrets + decoys:
+        secret = inst.family.kind == "secret"
+        have = sum(any(c is inst for c in plan[i][1]) for i in held)
+        for _ in range(want - have):
+            fit = [i for i in held if _fits(plan[i][0], inst) and len(plan[i][1]) < plan[i][0].capacity
+                   and not (secret and i in quiet) and not any(c is inst for c in plan[i][1])]
+            if not fit:
+                break
+            plan[r.choice(fit)][1].append(inst)
 
 
 def _beside(r: Rng, shown: list[tuple[Template, list[Instance]]], inst: Instance, partner: Instance) -> None:
@@ -385,7 +430,7 @@ def build_stream(seed: int, n_shown: int, n_eval: int, level: int = 1) -> Stream
     order = {f.name: i for i, f in enumerate(SECRETS)}
     active = sorted({s.family.name: s.family for s in secrets}.values(),
                     key=lambda f: (0, order[f.name]) if f.name in order else (1, 0))
-    oracle = tuple(p for f in active for p in f.oracle)
+    oracle = _oracle_rules(active)
     oracles = _oracles(SECRETS) + _oracles(world.secret_families)
     records: list[Record] = []
     shown_secrets: set[str] = set()

@@ -39,6 +39,10 @@ from dataclasses import dataclass
 
 import regex
 
+from ..scoring.alternation import alternate
+from ..scoring.answer import MAX_PATTERN_CHARS, MAX_RULES
+from ..scoring.pattern_guard import Refused, compile_bounded
+
 Example = tuple[str, list[tuple[int, int, str]]]  # record text, (start, end, family) labels
 
 _CLASSES = (  # the usual alphabets, smallest first: a body gets the first that holds it
@@ -57,7 +61,6 @@ _IPV4 = r"(?:[0-9]{1,3}\.){3}[0-9]{1,3}"
 # A ":" may precede it too (an .npmrc line: ``//host/npm/:key=value``).
 _KEY_BEFORE = regex.compile(r"""(?:^|[\s"'{(,;?&\[:])(-{0,2}\.?[A-Za-z][A-Za-z0-9_.-]*)["']?\s*[:=]?\s*["']?$""")
 _BROAD = r"""[^\s"'`,;&<>]"""  # a value's characters when its key, not its shape, marks it
-MAX_RULES = 24
 # What a placeholder body looks like to anyone who has read config templates: one
 # character six times in a row (xxxxxx, 000000), or a run of the alphabet.
 _RUNS = "abcdefgh|ABCDEFGH|01234567|12345678"
@@ -129,7 +132,10 @@ def _trim_suffix(suffix: str) -> str:
     if not suffix.strip("="):  # base64 padding is part of the body, not a literal
         return ""
     cut = next((i for i, c in enumerate(suffix) if c not in _ALNUM), None)
-    return suffix[cut:] if cut is not None else ""
+    literal = suffix[cut:] if cut is not None else ""
+    # Padding again (its length varies with the body), or characters after the last
+    # separator that two bodies happened to share (a check digit): body, not literal.
+    return "" if not literal.strip("=") or literal[-1] in _ALNUM else literal
 
 
 def _guards(body: str, prefix: str, suffix: str) -> tuple[str, str]:
@@ -283,10 +289,17 @@ def _context_rules(fam: _Family) -> list[str]:
         # Any length before the observed lengths; a lookahead on the next character
         # only when the value's own alphabet does not end it; inside quotes, anything
         # but the closing quote; without a placeholder body when that is what differs.
-        classes = [("", _BROAD, "+"), ("", body, "+")] + [("", body, q) for q in lengths[1:]] + \
+        # Anything up to a delimiter, of a few characters at least: not the "}" after a
+        # key name that a source file lists (``export { KEY_NAME };``).
+        shortest = min(6, *map(len, fam.values))
+        classes = [("", _BROAD, f"{{{shortest},}}" if shortest > 1 else "+"), ("", body, "+")] + \
+            [("", body, q) for q in lengths[1:]] + \
             [(opened, c, "+") for opened, c in quoted]
         for opened, cls, q in classes:
-            for g in (guard, "") if guard and cls == body else ("",):
+            # Under a key, anything up to a delimiter may be a placeholder too (a vendor
+            # token's placeholders keep its separators): the same guard, in that class.
+            g_cls = guard if cls == body else _no_placeholder(cls) if cls == _BROAD else ""
+            for g in (g_cls, "") if g_cls else ("",):
                 out.append(f"{anchor}{start}{opened}{g}{cls}{q}(?!{cls})")
                 if lookahead:
                     out.append(f"{anchor}{start}{opened}{g}{cls}{q}{lookahead}")
@@ -380,11 +393,16 @@ def _exclusions(wrong: list[str], values: list[str], lone: bool) -> list[str]:
     out = []
     prefix = _common_prefix(wrong)
     cuts = [i + 1 for i, c in enumerate(prefix) if c not in _ALNUM]
+    # The shortest start no labelled value has; from several kept values, the longest
+    # they share (an address range's two octets, not its first alone), word by word.
+    starts = []
     for a, b in zip([0, *cuts], cuts, strict=False):
-        if not any(v.startswith(prefix[:b]) for v in values):
-            if b - a <= _WORD:  # a word and its separator, not a random body that happened to match
-                out.append(f"(?!{regex.escape(prefix[:b])})")
+        if b - a > _WORD:  # a random body that happened to match, not a word and its separator
             break
+        if not any(v.startswith(prefix[:b]) for v in values):
+            starts.append(prefix[:b])
+    if starts:
+        out.append(f"(?!{regex.escape(starts[-1] if len(set(wrong)) > 1 else starts[0])})")
     if len(set(wrong)) == 1 and wrong[0] not in values and (len(wrong) > 1 or lone):
         out.append(f"(?!{regex.escape(wrong[0])}(?![A-Za-z0-9_-]))")
     return out
@@ -437,4 +455,32 @@ def induce_rules(examples: list[Example]) -> list[str]:
         found = next((rule for tier in tiers if (rule := _choose(tier, fam, examples))), None)
         if found:
             rules.append(found)
+    return _within_limit(rules, examples)
+
+
+def _within_limit(rules: list[str], examples: list[Example]) -> list[str]:
+    """More rules than an answer holds: two neighbours at a time become one alternation
+    (the shortest pair first, so no pattern nears the length limit), only where the
+    alternation matches on every shown record exactly what the two did; what still does
+    not fit is left out."""
+    texts = [text for text, _ in examples]
+
+    def spans(rule: str) -> list[set[tuple[int, int]]]:
+        pattern = regex.compile(rule)
+        return [{m.span() for m in pattern.finditer(t)} for t in texts]
+
+    while len(rules) > MAX_RULES:
+        for i in sorted(range(len(rules) - 1), key=lambda i: len(rules[i]) + len(rules[i + 1])):
+            joined = alternate(rules[i:i + 2])
+            if len(joined) > MAX_PATTERN_CHARS:
+                continue
+            try:
+                compile_bounded(joined)
+            except (Refused, regex.error):
+                continue
+            if spans(joined) == [a | b for a, b in zip(spans(rules[i]), spans(rules[i + 1]), strict=True)]:
+                rules[i:i + 2] = [joined]
+                break
+        else:
+            break
     return rules[:MAX_RULES]

@@ -25,7 +25,10 @@ ROOT = Path(__file__).resolve().parents[2]
 # Secrets as JSON. Environment 0.5.0 changed the system prompt's text only (every
 # record, label and user prompt byte-identical): limits stated as the validator now
 # applies them (thinking not counted, sets charged once per member, compiling outside
-# the budget).
+# the budget). Environment 0.6.0 changed levels 4-5 only (GOLDEN_LEVELS; levels 1-3
+# byte-identical): held-out records hold every family the stream shows
+# (heldout_coverage), level 5 draws more of each kind, and an oracle over 24 rules joins
+# a group's patterns into one alternation.
 GOLDEN = {
     ("dev", 0): "4d4f9b6f2589ef37e74c52f1b038613d3cbd885671e7f5f264a618c77fa75bec",
     ("dev", 31): "02e14d39775acfbc8a93f32660b1f2b1494f3385aad0d43d9181244491cc17e8",
@@ -47,10 +50,10 @@ GOLDEN_LEVELS = {
     (2, "train", 77): "09af86034f4e85a920eb4450ef3f45a01462bacc1a872d0225edbf6482f719e9",
     (3, "dev", 0): "3867040c6e3a892de3479828fcd785b43eefb18341f1ac71c1afe80c38d200b2",
     (3, "train", 77): "19d13e227d0b5b77b3bc1a89e1676fb516099dcde99866868adad900a3017b9e",
-    (4, "dev", 0): "f5185d67cdf12ae1bb39e8f61ef1e465b854cc427620cdffb3ed2ab732aaf4ae",
-    (4, "train", 77): "0b93275ec3cff77176d8df44041e10210df1f0bded6af83c209a29a77a632066",
-    (5, "dev", 0): "6da736495b77956f287b0cd902c056b78fcd389d0584c76581dfc9d974047ef1",
-    (5, "train", 77): "9a65e1710c5034d0d0f882489c1d121f353fb154ba5037b1e6069fb92b393426",
+    (4, "dev", 0): "777e8e95dceefe6e8eaf75f073f7cde305079e02a07fdc8f27b17d2d0f7f0520",
+    (4, "train", 77): "ee88750115b56ab48e5fff735d18796d38d1cdacc2f5d65fbc970fe43a269610",
+    (5, "dev", 0): "4f638a2a670f83b0c263feece4e3fd407d2aa36db6c9e69901dd50fc3925b2d2",
+    (5, "train", 77): "deea13466d9b1a330861a07926c517bb4a7c8cbed8c0b34ef103bf04c1f29894",
 }
 
 

@@ -218,6 +218,38 @@ class FairAndExactAtEveryLevel(unittest.TestCase):
         self.assertEqual(len(placeholder_problems(bare)), held)
 
 
+def coverage(task, times: int) -> float:
+    """The share of the families shown (secret and decoy) that at least ``times``
+    held-out records hold."""
+    shown = {s.family for r in task.shown for s in r.secrets + r.decoys}
+    held = [{s.family for s in r.secrets + r.decoys} for r in task.heldout]
+    return sum(sum(f in h for h in held) >= times for f in shown) / len(shown)
+
+
+class WhatIsShownIsTested(unittest.TestCase):
+    """From level 4, every family the stream draws is put into held-out records
+    (``heldout_coverage``): drawn at random, most of a level-5 stream's families were
+    never tested, and a reader's slip on them cost nothing."""
+
+    def test_held_out_records_hold_what_was_shown(self):
+        for lv in (4, 5):
+            times = level(lv).heldout_coverage[0]
+            covered = statistics.fmean(coverage(t, times) for t in shared.dev(24, lv))
+            with self.subTest(level=lv):
+                # Not all: a family whose file type no non-quiet held-out record has
+                # (a Kubernetes Secret's data) cannot be placed.
+                self.assertGreaterEqual(covered, 0.93)
+        # The check can fail: level 3 draws held-out families at random.
+        self.assertLess(statistics.fmean(coverage(t, 2) for t in shared.dev(24, 3)), 0.8)
+
+    def test_the_oracle_joins_formats_to_stay_within_24_rules(self):
+        joined = [t for t in shared.dev(24, 5) if any(p.startswith("(?:") for p in t.oracle_rules)]
+        self.assertTrue(joined)
+        for t in joined:
+            self.assertLessEqual(len(t.oracle_rules), 24)
+            self.assertEqual(score_completion(t, policies.oracle(t)).reward, 1.0)
+
+
 class HousePlaceholders(unittest.TestCase):
     def test_the_house_oracle_leaves_every_placeholder_kind_and_takes_every_credential(self):
         r = Rng("test/house-placeholders", 0)
