@@ -10,9 +10,13 @@ and per level the mean with its standard error beside `induce` and the oracle on
 same tasks, so the question "does the level separate models?" is answered by a
 script, not by hand.
 
-The replies of 2026-12-02 came from two frontier-model sessions answering without
-tools (one per half of the tasks); the level-1 replies were written against the
-0.4.0 system prompt (same records), the level-3 and level-5 ones against 0.5.0's.
+The replies in ``model-replies-2026-12-02`` came from two frontier-model sessions
+answering without tools (one per half of the tasks); its level-1 replies were written
+against the 0.4.0 system prompt (same records), its level-3 ones against 0.5.0's (its
+level-5 replies answered level-5 tasks that environment 0.6.0 replaced, and were
+removed). ``model-replies-2026-12-02-env0.6`` holds replies of four such sessions (each
+allowed only to print its prompt file and write its reply) to the 0.6.0 tasks: level 1
+on the 0.5.0 system prompt (unchanged since) and the new level 5.
 """
 
 from __future__ import annotations
