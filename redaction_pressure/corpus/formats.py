@@ -145,6 +145,7 @@ _YAML_WORDS = frozenset({"true", "false", "yes", "no", "on", "off", "null", "y",
 _DOTENV_BARE = regex.compile(r"[A-Za-z0-9_./:@%+,~=*-]+")
 _SHELL_BARE = regex.compile(r"[A-Za-z0-9_./:@%+,~=-]+")
 _NPMRC_BARE = regex.compile(r"[A-Za-z0-9_./:@%+,~=*!${}-]+")
+_NOT_NEWLINE_ESCAPE = regex.compile(r"\\(?!n)")
 
 
 def _has(value: str, chars: str) -> bool:
@@ -169,7 +170,7 @@ def json_quote(value: str, escaped: bool) -> tuple[str, str]:
     only where the value is itself JSON-escaped text (``\\n`` in a service-account key)."""
     if '"' in value or any(ord(c) < 32 for c in value):
         raise CannotPlace
-    if "\\" in value and (not escaped or regex.search(r"\\(?!n)", value)):
+    if "\\" in value and (not escaped or _NOT_NEWLINE_ESCAPE.search(value)):
         raise CannotPlace
     return '"', '"'
 
@@ -598,13 +599,18 @@ def write_gcp_sa(template: Template, items: list[Item], r: Rng, world: World) ->
 
 # -- line formats (logs, shell history, PEM files) ----------------------------------------
 
-# What a line format can carry verbatim, by the name it declares.
+# What a line format can carry verbatim, by the name it declares. (Compiled once: a
+# module-level regex.search looks its pattern up in regex's cache on every call.)
+_NOT_BARE = regex.compile(r"[\s\"'\\]")
+_URL_SAFE = regex.compile(r"[A-Za-z0-9._~!$'()*,;:@/-]+")
+_NOT_SQUOTED = regex.compile(r"['\n]")
+_NOT_DQUOTED = regex.compile(r"[\"\\\n]")
 CARRIES: dict[str, Callable[[str], bool]] = {
     "any": lambda v: "\n" not in v,
-    "bare": lambda v: not regex.search(r"[\s\"'\\]", v),
-    "url": lambda v: regex.fullmatch(r"[A-Za-z0-9._~!$'()*,;:@/-]+", v) is not None,
-    "squote": lambda v: not regex.search(r"['\n]", v),
-    "dquote": lambda v: not regex.search(r"[\"\\\n]", v),
+    "bare": lambda v: not _NOT_BARE.search(v),
+    "url": lambda v: _URL_SAFE.fullmatch(v) is not None,
+    "squote": lambda v: not _NOT_SQUOTED.search(v),
+    "dquote": lambda v: not _NOT_DQUOTED.search(v),
     "shell": lambda v: _SHELL_BARE.fullmatch(v) is not None,
 }
 

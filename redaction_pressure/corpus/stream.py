@@ -25,7 +25,7 @@ import regex
 from ..build.versions import CORPUS_VERSION
 from ..scoring.alternation import alternate
 from ..scoring.answer import MAX_RULES
-from ..scoring.pattern_guard import compile_bounded
+from ..scoring.pattern_guard import compile_trusted
 from .families import DECOYS, SECRETS, Family
 from .families.decoys import PLACEHOLDER_KINDS, PLACEHOLDER_TARGETS, PLACEHOLDERS, vendor_placeholder
 from .formats import WRITERS, CannotPlace, Item
@@ -124,16 +124,21 @@ Labelled = list[tuple[int, int, Family]]
 _PREFERENCE = ("npmrc", "pypirc", "gcp_sa", "k8s", "scoped", "escaped", "block", "shell", "kv")
 
 
-# (compiled pattern, literal it requires, lowercase hints one of which it requires,
-# compiled line gate or None)
-Oracle = tuple["regex.Pattern[str]", str, tuple[str, ...], "regex.Pattern[str] | None"]
+# (compiled pattern, a literal it requires, further clauses of literals it requires one
+# of each, lowercase hints one of which it requires, compiled line gate or None)
+Oracle = tuple["regex.Pattern[str]", str, tuple[tuple[str, ...], ...], tuple[str, ...],
+               "regex.Pattern[str] | None"]
 
 
 @lru_cache(maxsize=4096)
 def _compiled(pattern: str, hints: tuple[str, ...], line_gate: str) -> Oracle:
-    """Oracle patterns recur across streams (policy categories, every static family)."""
-    compiled, _, required = compile_bounded(pattern)
-    return compiled, required, hints, (compile_bounded(line_gate)[0] if line_gate else None)
+    """Oracle patterns recur across streams (policy categories, every static family).
+    The literals a match needs skip most scans: a scan that cannot match marks nothing."""
+    compiled, clauses = compile_trusted(pattern)
+    single = [c[0] for c in clauses if len(c) == 1]
+    required = max(single, key=len, default="")
+    rest = tuple(c for c in clauses if c != (required,))
+    return compiled, required, rest, hints, (compile_trusted(line_gate)[0] if line_gate else None)
 
 
 def _oracles(families: Iterable[Family]) -> tuple[Oracle, ...]:
@@ -155,8 +160,10 @@ def _gated_lines(gate: regex.Pattern[str], text: str) -> list[tuple[int, int]]:
 def _oracle_agrees(text: str, secrets: list[Span], oracles: tuple[Oracle, ...]) -> bool:
     marked = bytearray(len(text))
     lower = None
-    for pattern, required, hints, gate in oracles:
-        if required not in text:  # "" is in every text
+    # Most oracles lack their required literal ("" is in every text): filtered in one
+    # comprehension, which costs half of a loop that skips them one by one.
+    for pattern, _, clauses, hints, gate in [o for o in oracles if o[1] in text]:
+        if clauses and not all(any(lit in text for lit in clause) for clause in clauses):
             continue
         if hints:
             lower = text.lower() if lower is None else lower

@@ -16,7 +16,7 @@ from redaction_pressure.corpus.families.base import BASE62, bech32_valid, crc24,
 from redaction_pressure.corpus.families.secrets import _GENERIC_KEYS
 from redaction_pressure.corpus.rng import Rng
 from redaction_pressure.scoring.answer import MAX_PATTERN_CHARS
-from redaction_pressure.scoring.pattern_guard import compile_bounded
+from redaction_pressure.scoring.pattern_guard import compile_bounded, compile_trusted
 
 V1_DECOYS = {"aws_documented_example", "aws_non_credential_id", "git_sha_or_digest", "uuid_request_id",
              "placeholder_value", "already_masked", "keyword_setting", "public_key_material", "ssh_public_key",
@@ -97,6 +97,30 @@ class Tables(unittest.TestCase):
                 if not compiled.required:
                     literal_free.add(f.name)
         self.assertEqual(literal_free, {"generic_secret_assignment"})
+
+    def test_literal_clauses_hold_wherever_an_oracle_matches(self):
+        # The oracle check skips a record lacking a clause's every literal: sound only
+        # if each match's text holds one literal of each clause.
+        for f in SECRETS:
+            for pattern in f.oracle:
+                compiled, clauses = compile_trusted(pattern)
+                self.assertEqual(compiled.pattern, compile_bounded(pattern).pattern.pattern)
+                for text, _ in f.examples:
+                    if compiled.search(text):
+                        for clause in clauses:
+                            self.assertTrue(any(lit in text for lit in clause), (f.name, text, clause))
+
+    def test_literal_clauses_ask_only_what_a_match_needs(self):
+        cases = {
+            r"ab(?:cd|ef)g": [("ab",), ("cd", "ef"), ("g",)],
+            r"(?<=\bx(?:yz)?w)v": [("x",), ("w",), ("v",)],  # an optional group needs nothing
+            r"(?i:abc)|d": [],  # an alternative without a literal: no clause
+            r"(?:ab)+c*(?!zz)(?=q)": [("ab",), ("q",)],  # a negative lookaround needs nothing
+            r"(?i)abc": [],
+            r"(?:xy|(?:pq|rs)t)": [("xy", "pq", "rs")],  # each alternative's most selective clause
+        }
+        for pattern, want in cases.items():
+            self.assertEqual(compile_trusted(pattern)[1], want, pattern)
 
     def test_generic_secrets_cover_30_key_names(self):
         self.assertGreaterEqual(len(mk.GENERIC_KEYS), 30)
