@@ -357,15 +357,22 @@ def _cover(r: Rng, plan: list[tuple[Template, list[Instance]]], n_shown: int, se
     and a slip on them would cost nothing. Secrets stay out of quiet files."""
     want = r.between(*times)
     held = range(n_shown, len(plan))
+    present = {i: {id(c) for c in plan[i][1]} for i in held}
     for inst in secrets + decoys:
+        have = sum(id(inst) in present[i] for i in held)
+        if have >= want:
+            continue
         secret = inst.family.kind == "secret"
-        have = sum(any(c is inst for c in plan[i][1]) for i in held)
+        fit = [i for i in held if id(inst) not in present[i] and not (secret and i in quiet)
+               and _fits(plan[i][0], inst)]
         for _ in range(want - have):
-            fit = [i for i in held if _fits(plan[i][0], inst) and len(plan[i][1]) < plan[i][0].capacity
-                   and not (secret and i in quiet) and not any(c is inst for c in plan[i][1])]
+            fit = [i for i in fit if len(plan[i][1]) < plan[i][0].capacity]
             if not fit:
                 break
-            plan[r.choice(fit)][1].append(inst)
+            i = r.choice(fit)
+            plan[i][1].append(inst)
+            present[i].add(id(inst))
+            fit.remove(i)
 
 
 def _beside(r: Rng, shown: list[tuple[Template, list[Instance]]], inst: Instance, partner: Instance) -> None:
