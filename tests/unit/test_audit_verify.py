@@ -290,6 +290,27 @@ class ManifestAndTraceTampers(VerifyCase):
         self.assertCheck(report, "trace-digests", FAILED, "line 9: not valid JSON", "line 10: not valid JSON",
                          "line 11: not an Episode", "line 12: longer than 50000 bytes")
 
+    def test_a_huge_number_literal_is_refused_before_it_is_converted(self):
+        """Red team: a signer sealed a trace whose reward was a 4,299-digit JSON integer
+        (and another's score a 62-character float literal): each line is a failure
+        naming the literal, refused while parsing, and nothing of it is rescored."""
+        archive = fx.seal_run(fx.dev_run())
+        lines = (archive / "traces.jsonl").read_text().splitlines(keepends=True)
+        huge = json.loads(lines[0])
+        huge["traces"][0]["info"]["redaction"]["reward"] = 10 ** 4298
+        lines[0] = json.dumps(huge) + "\n"
+        long = json.loads(lines[1])
+        long["traces"][0]["rewards"]["clean"]["score"] = "SCORE"
+        lines[1] = json.dumps(long).replace('"SCORE"', "0." + "0" * 60) + "\n"
+        (archive / "traces.jsonl").write_text("".join(lines))
+        fx.resign(archive, fx.redigest(archive, fx.manifest_of(archive)))
+        report = self.verify(archive)
+        self.assertEqual(report.exit_code, 1)
+        self.assertCheck(report, "trace-digests", FAILED,
+                         "line 1: not valid JSON: integer literal of 4,299 characters (100000000000…) is longer than "
+                         "40, the most a number in these files has",
+                         "line 2: not valid JSON: number literal of 62 characters")
+
     def test_report_escapes_hostile_text(self):
         import io
 
@@ -706,7 +727,7 @@ class EveryScorerOutputIsRescored(VerifyCase):
             fams = t["info"]["redaction"]["decoy_families"]
             fams.update({k: [v[0], 0] for k, v in fams.items()})
             episodes[3]["traces"][0]["info"]["redaction"]["secret_families"]["bogus_family"] = [1, 1]
-            episodes[5]["traces"][0]["info"]["redaction"]["matches"] = True  # not a number, even if == 1
+            episodes[5]["traces"][0]["info"]["redaction"]["matches"] += 1
             del episodes[6]["traces"][0]["metrics"]["removed_chars"]
         report = self._forged(edit)
         self.assertOnlyFailures(report, "rescoring")
@@ -715,7 +736,7 @@ class EveryScorerOutputIsRescored(VerifyCase):
                          "line 2 trace 0 (dev-000001): info.redaction.secrets_removed recorded",
                          "line 2 trace 0 (dev-000001): info.redaction.decoy_families recorded",
                          "line 4 trace 0 (dev-000003): info.redaction.secret_families recorded",
-                         "line 6 trace 0 (dev-000005): info.redaction.matches recorded True",
+                         "line 6 trace 0 (dev-000005): info.redaction.matches recorded",
                          "line 7 trace 0 (dev-000006): metrics.removed_chars is missing")
 
     def test_rewritten_error_rule_fails(self):
@@ -777,7 +798,12 @@ class NumbersOfTheWrongJSONType(VerifyCase):
         return self.verify(archive)
 
     def test_float_tallies_and_counts_fail_rescoring(self):
-        """a20: tallies written as floats hid a leaking class from every summary."""
+        """a20: tallies written as floats hid a leaking class from every summary. The
+        trace schema refuses them (seal and `trace-schemas`); rescoring compares the
+        JSON types too, for a caller that rescores a trace directly."""
+        from audit import _rescore
+        from audit._seal import SealRefused
+
         hidden = {}
 
         def floats(episodes):
@@ -788,15 +814,20 @@ class NumbersOfTheWrongJSONType(VerifyCase):
                     hidden.setdefault(name, pair)
             episodes[2]["traces"][0]["info"]["redaction"]["secrets_total"] *= 1.0
             episodes[3]["traces"][0]["info"]["redaction"]["decoy_families"] = {"client_ip": [True, False]}
-        # sealed as `audit seal` seals it: the signed summary is its traces' (without those classes)
-        report = self.verify(fx.seal_run(fx.tampered_run(fx.dev_run(), floats)))
-        self.assertOnlyFailures(report, "rescoring")
-        self.assertCheck(report, "rescoring", FAILED, "8 of 8 traces",
-                         "info.redaction.secret_classes recorded", "its counts must be JSON integers",
-                         "line 3 trace 0 (dev-000002): info.redaction.secrets_total recorded",
-                         "the scorer writes a JSON integer here",
-                         "line 4 trace 0 (dev-000003): info.redaction.decoy_families recorded")
+        with self.assertRaises(SealRefused):
+            fx.seal_run(fx.tampered_run(fx.dev_run(), floats))
+        report = self._resealed(floats)  # the owner writes them into an archive directly
+        self.assertOnlyFailures(report, "trace-schemas")
+        self.assertCheck(report, "trace-schemas", FAILED,
+                         "traces.jsonl:1 $.traces[0].info.redaction.secret_classes.",
+                         "traces.jsonl:3 $.traces[0].info.redaction.secrets_total:", "is not of type 'integer'",
+                         "traces.jsonl:4 $.traces[0].info.redaction.decoy_families.client_ip[0]: True is not of type")
         self.assertTrue(hidden)
+        episodes = fx.read_episodes(fx.dev_run() / "traces.jsonl")
+        floats(episodes)
+        self.assertIn("its counts must be JSON integers", "\n".join(_rescore.rescore(episodes[0]["traces"][0])))
+        self.assertIn("the scorer writes a JSON integer here", "\n".join(_rescore.rescore(episodes[2]["traces"][0])))
+        self.assertIn("info.redaction.decoy_families recorded", "\n".join(_rescore.rescore(episodes[3]["traces"][0])))
 
     def test_identity_fields_of_the_wrong_type_fail(self):
         """a21: ``level: 1.0`` made compare and the report drop those traces."""
