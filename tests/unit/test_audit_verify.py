@@ -894,6 +894,8 @@ class RecordsBesideTheIdentity(VerifyCase):
         return self.verify(fx.seal_run(fx.tampered_run(fx.dev_run(), edit), owner="attacker"), owner="attacker")
 
     def test_each_forgery_fails_identity_with_its_reason(self):
+        other_hash = fx.read_episodes(fx.dev_run() / "traces.jsonl")[1]["task"]["hash"]  # dev task 1's
+
         def each(fn):
             def edit(episodes):
                 for ep in episodes:
@@ -909,6 +911,9 @@ class RecordsBesideTheIdentity(VerifyCase):
                 each(lambda ep, t: (t["task"].__setitem__("key", "0" * 64), ep["task"].__setitem__("key", "0" * 64))),
                 "line 1 trace 0 (dev-000000): task.key is '" + "0" * 64 + "'; the durable key of the task its "
                 "identity names (dev task 0 with its task parameters) is"),
+            "another task's task.hash": (
+                each(lambda ep, t: [task.__setitem__("hash", other_hash) for task in (t["task"], ep["task"])]),
+                "line 1 trace 0 (dev-000000): task.hash is '" + other_hash[:8]),
             "a forged task.data.idx": (
                 each(lambda ep, t: [task["data"].__setitem__("idx", 63) for task in (t["task"], ep["task"])]),
                 "line 1 trace 0 (dev-000000): task.data.idx is 63: not the task's position in its taskset"),
@@ -918,6 +923,42 @@ class RecordsBesideTheIdentity(VerifyCase):
                 report = self._forged(edit)
                 self.assertOnlyFailures(report, "identity")
                 self.assertCheck(report, "identity", FAILED, needle)
+
+    def test_task_hash_is_the_hash_of_the_recorded_task_data(self):
+        """a task.hash (verifiers' content hash of the row, by which `vf-eval --resume`
+        matches saved episodes to tasks) is checked when recorded: every forgery is
+        reported, not only a trace's first problem; a trace that records none claims
+        nothing, and passes."""
+        from redaction_pressure.contract import task_hash
+
+        episodes = fx.read_episodes(fx.dev_run() / "traces.jsonl")
+        for ep in episodes:
+            for task in (ep["task"], ep["traces"][0]["task"]):
+                self.assertEqual(task["hash"], task_hash(task["data"]))  # what eval records is this build's
+
+        def forged(episodes):
+            for ep in episodes[:2]:
+                for task in (ep["task"], ep["traces"][0]["task"]):
+                    task["hash"] = "f" * 64
+            for task in (episodes[1]["task"], episodes[1]["traces"][0]["task"]):
+                task["key"] = "0" * 64
+            for task in (episodes[2]["task"], episodes[2]["traces"][0]["task"]):
+                task["hash"] = ["not", "a", "hash"]
+        report = self._forged(forged)
+        self.assertOnlyFailures(report, "identity")
+        self.assertCheck(report, "identity", FAILED, "task keys or hashes",
+                         "line 1 trace 0 (dev-000000): task.hash is '" + "f" * 64 + "'; the hash of the task data "
+                         "it records (its wire form, as verifiers hashes a row) is " + episodes[0]["task"]["hash"],
+                         "line 2 trace 0 (dev-000001): task.key is '" + "0" * 64 + "'",
+                         "line 2 trace 0 (dev-000001): task.hash is '" + "f" * 64 + "'",
+                         "line 3 trace 0 (dev-000002): task.hash is \"['not', 'a', 'hash']\"")
+
+        def unrecorded(episodes):
+            for ep in episodes:
+                for task in (ep["task"], ep["traces"][0]["task"]):
+                    task.pop("hash")
+        report = self._forged(unrecorded)
+        self.assertEqual(report.exit_code, 0, [c.details for c in report.failed])
 
     def test_a_trace_marked_failed_fails_even_when_signed(self):
         archive = fx.seal_run(fx.dev_run())
@@ -932,11 +973,15 @@ class RecordsBesideTheIdentity(VerifyCase):
 
     def test_idx_is_the_position_from_the_runs_start_index(self):
         """A run from start_index 3 numbers its tasks 0, 1, ... (idx = index - 3): honest.
-        Positions that are no single start index are not."""
+        Positions that are no single start index are not. (An honest run's task.hash
+        covers its idx: each edit re-hashes the row as verifiers would have.)"""
+        from redaction_pressure.contract import task_hash
+
         def offset(episodes):
             for ep in episodes:
                 for task in (ep["task"], ep["traces"][0]["task"]):
                     task["data"]["idx"] = task["data"]["index"] - 3 if task["data"]["index"] >= 3 else 0
+                    task["hash"] = task_hash(task["data"])
             del episodes[:3]  # tasks 3..7 of a run that started at 3
         report = self._forged(offset)
         self.assertEqual(report.exit_code, 0, json.dumps(report.as_dict(), indent=1)[:3000])
@@ -945,10 +990,12 @@ class RecordsBesideTheIdentity(VerifyCase):
             offset(episodes)
             for task in (episodes[2]["task"], episodes[2]["traces"][0]["task"]):
                 task["data"]["idx"] = 0
+                task["hash"] = task_hash(task["data"])
         report = self._forged(uneven)
         self.assertOnlyFailures(report, "identity")
-        none = self._forged(lambda eps: [task["data"].__setitem__("idx", None) for ep in eps
-                                         for task in (ep["task"], ep["traces"][0]["task"])])
+        none = self._forged(lambda eps: [(task["data"].__setitem__("idx", None),
+                                          task.__setitem__("hash", task_hash(task["data"])))
+                                         for ep in eps for task in (ep["task"], ep["traces"][0]["task"])])
         self.assertEqual(none.exit_code, 0, "a row scored outside a taskset's iteration has no idx")
         self.assertCheck(report, "identity", FAILED, "task.data.idx is not the tasks' position in one taskset: "
                                                      "index − idx is 3 for 4 trace(s) (first line 1 trace 0 "
