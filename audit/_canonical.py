@@ -44,9 +44,29 @@ def _constant(name: str) -> NoReturn:
     raise StrictJSONError(f"{name} is not JSON")
 
 
+# The longest number literal read (sign, digits, fraction and exponent included). Every
+# number this environment and verifiers write is far shorter: a seed below 2^64 has 20
+# digits, a double's shortest form at most 24 characters. A longer literal is refused
+# before it is converted: Python's int() of a 4,300-digit literal is itself quadratic
+# work, and such a value (a 4,299-digit reward) overflows float() wherever it is used.
+MAX_NUMBER_CHARS = 40
+
+
+def _literal(text: str, kind: str) -> None:
+    if len(text) > MAX_NUMBER_CHARS:
+        raise StrictJSONError(f"{kind} literal of {len(text):,} characters ({text[:12]}…) is longer than "
+                              f"{MAX_NUMBER_CHARS}, the most a number in these files has")
+
+
+def _integer(text: str) -> int:
+    _literal(text, "integer")
+    return int(text)
+
+
 def _finite(text: str) -> float:
     # ``1e999`` is valid JSON syntax that a double cannot hold: Python reads it as
     # infinity, which other parsers may reject or read otherwise
+    _literal(text, "number")
     value = float(text)
     if not math.isfinite(value):
         raise StrictJSONError(f"number {text[:40]} is out of range for a double")
@@ -70,14 +90,16 @@ def decode_utf8(data: bytes | bytearray | memoryview | str, what: str = "the doc
 
 
 def loads_strict(data: bytes | str) -> Any:
-    """Parses JSON, refusing duplicate keys, NaN/Infinity and numbers that overflow a
-    double (``1e999``). Raises StrictJSONError
+    """Parses JSON, refusing duplicate keys, NaN/Infinity, numbers that overflow a
+    double (``1e999``) and number literals longer than ``MAX_NUMBER_CHARS`` (refused
+    before they are converted). Raises StrictJSONError
     (a ValueError) for every kind of bad input, including too-deep nesting, anything
     that is not strict UTF-8 (see ``decode_utf8``) and numbers Python refuses to
     convert."""
     text = decode_utf8(data, "JSON text")
     try:
-        return json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_finite)
+        return json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_finite,
+                          parse_int=_integer)
     except StrictJSONError:
         raise
     except RecursionError:

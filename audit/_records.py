@@ -11,6 +11,11 @@ cannot make the verified traces say something else to another reader:
 
 * ``task.key`` is the durable key (`durable_key`, SPEC §7) of the split, index and task
   parameters the trace's identity names;
+* ``task.hash``, when recorded (verifiers' content hash of the row: `vf-eval --resume`
+  matches saved episodes to tasks by it), is the hash this build derives for the task
+  data the trace records (`task_hash`); the data itself is bound to the regenerated task
+  by rescoring. `redaction-pressure eval` and `vf-eval` record the same hash for the same
+  row (a run of either resumes under the other), so no honest run differs here;
 * ``task.data.idx``, when set, is a JSON integer from 0 to the task's index, and
   index − idx is one number for the whole archive: verifiers numbers a taskset's tasks
   from 0 in the order it loads them, which is from the run's ``start_index`` (so idx =
@@ -25,7 +30,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from redaction_pressure.contract import DEFAULT_LEVEL, durable_key
+from redaction_pressure.contract import DEFAULT_LEVEL, durable_key, task_hash
 
 from ._canonical import same_json
 from ._failures import failed_kind
@@ -60,6 +65,17 @@ def trace_record_problems(trace: dict[str, Any]) -> list[str]:
     if not same_json(task.get("key"), key):
         problems.append(f"task.key is {str(task.get('key'))[:80]!r}; the durable key of the task its identity names "
                         f"({env['split']} task {env['task_index']} with its task parameters) is {key}")
+    recorded_hash = task.get("hash")
+    if recorded_hash is not None:
+        try:
+            derived: str | None = task_hash(task["data"])
+        except (RecursionError, TypeError, ValueError):
+            derived = None
+        if derived is None:
+            problems.append("task.hash cannot be checked: the task data cannot be hashed as verifiers hashes it")
+        elif not same_json(recorded_hash, derived):
+            problems.append(f"task.hash is {str(recorded_hash)[:80]!r}; the hash of the task data it records (its "
+                            f"wire form, as verifiers hashes a row) is {derived}")
     if task["data"].get("idx") is not None and idx_offset(trace) is None:
         idx = task["data"].get("idx")
         problems.append(f"task.data.idx is {str(idx)[:80]}: not the task's position in its taskset (a JSON "

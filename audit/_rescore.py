@@ -36,7 +36,7 @@ one that sealed it:
   collateral_chars, matches, the families' removed/damaged counts). Counted and
   reported, not a mismatch: such an episode scored 0 on the sealing machine and would
   score otherwise here, so a result with many of them depends on the machine. But only
-  within the tolerance: a reproduction that finished using less than budget/4 of scan
+  within the tolerance: a reproduction that finished using strictly less than budget/4 of scan
   CPU (as `contract.Allowance` measures it) could only have run out of time on a machine
   more than 4x slower, so that recorded time-out is a mismatch;
 * both ran out of time: the time codes match; compared as in the previous case.

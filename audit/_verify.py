@@ -649,8 +649,8 @@ class _Verifier:
                 summary = (f"{params_differ} of {len(self._entries)} traces were not scored with the archive's "
                            f"task parameters ({describe_params(params)})")
             if summary is None and records_differ:
-                summary = ("the task keys, task positions (idx), Episode tasks or success flags recorded beside the "
-                           "traces' identity disagree with it")
+                summary = ("the task keys or hashes, task positions (idx), Episode tasks or success flags recorded "
+                           "beside the traces' identity disagree with it")
             raise CheckFailed(summary or "the archive was not produced by the installed build", problems)
         found_levels = levels_of([e.trace for e in self._entries])
         if found_levels != levels:

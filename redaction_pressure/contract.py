@@ -15,7 +15,8 @@ What an auditor needs, by question:
   `PRIVATE_SIZE`, `private_seed` and `private_commitment` (HMAC re-derivation and the
   commitment a run publishes), `read_private_secret` (raising `PrivateSeedError`), and
   `task_from_seed`, which rebuilds a `RedactionTask` from its seed exactly as the
-  taskset did, and `durable_key`, the task's `Task.key` (SPEC §7) that traces record.
+  taskset did, `durable_key`, the task's `Task.key` (SPEC §7) that traces record, and
+  `task_hash`, the `Task.hash` verifiers records for a row of given task data.
 - *What did the reply earn?* `score_completion` (the same function the taskset's
   reward calls; it returns a `Score`), the reward weights `WEIGHTS`, the default task
   parameters `DEFAULT_N_SHOWN`, `DEFAULT_N_EVAL` and `DEFAULT_LEVEL` (of `LEVELS`), and the default CPU budget
@@ -87,6 +88,7 @@ from .task.tasks import (
     RedactionTask,
     durable_key,
     task_from_seed,
+    task_hash,
 )
 
 __all__ = [
@@ -140,5 +142,6 @@ __all__ = [
     "stop_scan_pool",
     "summary_means",
     "task_from_seed",
+    "task_hash",
     "write_new",
 ]

@@ -12,7 +12,12 @@ a difference line of its own: 2 MiB of such a line made `report` use 3.1 GB and 
 * an entry that is not a trace object (an object holding a ``task`` or ``info``
   object) is not read, and all such entries are one summarized problem;
 * at most `MAX_TRACES` traces are read (the rest of the file is still hashed, never
-  parsed), one summarized problem saying how many were left.
+  parsed), one summarized problem saying how many were left;
+* a number literal longer than `MAX_NUMBER_CHARS` is never converted (Python's int()
+  of a 4,300-digit literal is quadratic work, and its value overflows float() wherever
+  a reader uses it): it reads as NaN, which every reader already refuses where a number
+  belongs (a hostile file may hold ``NaN`` itself), so the field is named as malformed
+  there, and the line gets one problem saying how many such literals it holds.
 
 The reader holds the parsed traces (the caller's choice), never one object per entry it
 refused, and problems are passed on as they are found (callers cap how many they keep).
@@ -21,12 +26,46 @@ refused, and problems are passed on as they are found (callers cap how many they
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO, Protocol
 
 MAX_LINE_BYTES = 64 << 20  # an Episode line of 16 rollouts of 24-rule replies is a few MB
 MAX_TRACES = 160_000  # 10,000 tasks x 16 rollouts: far above any run one reads in one piece
 MIN_TRACE_BYTES = 1024  # the smallest real trace (n_shown=1, n_eval=1, an empty reply) is ~18 KB
+# The longest number literal converted (as `audit`'s strict reader: a seed below 2^64 has
+# 20 digits, a double's shortest form at most 24 characters).
+MAX_NUMBER_CHARS = 40
+
+
+class _Numbers:
+    """json.loads hooks that convert number literals of at most MAX_NUMBER_CHARS and read
+    longer ones as NaN, counting them."""
+
+    def __init__(self) -> None:
+        self.oversized = 0
+        self.longest = 0
+
+    def _too_long(self, text: str) -> bool:
+        if len(text) <= MAX_NUMBER_CHARS:
+            return False
+        self.oversized += 1
+        self.longest = max(self.longest, len(text))
+        return True
+
+    def integer(self, text: str) -> int | float:
+        return math.nan if self._too_long(text) else int(text)
+
+    def real(self, text: str) -> float:
+        return math.nan if self._too_long(text) else float(text)
+
+
+def loads_bounded(raw: bytes | str) -> tuple[Any, int, int]:
+    """``json.loads(raw)`` with number literals over MAX_NUMBER_CHARS read as NaN: (the
+    value, how many literals were, the longest one's length)."""
+    numbers = _Numbers()
+    value = json.loads(raw, parse_int=numbers.integer, parse_float=numbers.real)
+    return value, numbers.oversized, numbers.longest
 
 
 class _Digest(Protocol):
@@ -79,10 +118,14 @@ class EpisodeReader:
         if not raw.strip():
             return
         try:
-            episode = json.loads(raw)
+            episode, oversized, longest = loads_bounded(raw)
         except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
             self.problem(f"{self.where(number)} is not JSON ({str(exc)[:120]}); it is not read")
             return
+        if oversized:
+            self.problem(f"{self.where(number)} holds {oversized:,} number literal{'' if oversized == 1 else 's'} "
+                         f"longer than {MAX_NUMBER_CHARS} characters (the longest {longest:,}); "
+                         f"{'it is' if oversized == 1 else 'they are'} read as not a number")
         traces = episode.get("traces") if isinstance(episode, dict) else None
         if not isinstance(traces, list):
             self.problem(f"{self.where(number)} is not an Episode with a list of traces; it is not read")

@@ -95,6 +95,27 @@ def durable_key(split: str, index: int, n_shown: int, n_eval: int, budget_s: flo
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
+def _without_nulls(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_nulls(v) for v in value]
+    return value
+
+
+def task_hash(data: Mapping[str, Any]) -> str:
+    """The `Task.hash` verifiers records (``task.hash``) for a row whose task data, as a
+    trace records it (``task.data``), is ``data``: verifiers' content hash (``task_key``:
+    SHA-256 of ``json.dumps(wire, sort_keys=True)``) of the row's wire form
+    (`RedactionRow.wire_data`): the data without its prompt, without the system prompt
+    when it is the default one, and without null values (pydantic's ``exclude_none``).
+    It covers everything the row holds, ``idx`` (its position in the run) and the build
+    identity included, so it changes with the build; `durable_key` does not."""
+    wire = {k: v for k, v in data.items()
+            if k != "prompt" and not (k == "system_prompt" and v == system_prompt(DEFAULT_BUDGET_S))}
+    return hashlib.sha256(json.dumps(_without_nulls(wire), sort_keys=True).encode()).hexdigest()
+
+
 def check_level_mix(mix: Mapping[int, float] | None) -> tuple[tuple[int, float], ...] | None:
     """A level mix as sorted (level, weight) pairs; raises ValueError for an unknown
     level or a weight that is negative, not finite, or all zero."""

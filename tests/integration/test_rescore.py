@@ -184,10 +184,14 @@ class Rescore(unittest.TestCase):
         lines = out.strip().splitlines()
         self.assertEqual(lines[0], "line 1: cannot be rescored: its recorded scores are malformed: "
                                    "rewards.recall.score is missing or not a number in [0, 1]")
-        self.assertIn("rewards.recall.score is missing or not a number in [0, 1]", lines[1])
-        self.assertIn("info.redaction.reward is not a number in [0, 1]", lines[2])
-        self.assertIn("line 4: its budget 1e+09 s is above --max-budget 8 s", out)
-        self.assertTrue(lines[3].startswith("line 5: cannot be rescored: dev has tasks 0..63; got index 1000"))
+        # a literal over 40 characters is never converted: it reads as not a number, said once per line
+        for k in (1, 3, 5, 7):
+            self.assertEqual(lines[k], f"line {k // 2 + 2} holds 1 number literal longer than 40 characters (the "
+                                       f"longest 4,300); it is read as not a number")
+        self.assertIn("rewards.recall.score is missing or not a number in [0, 1]", lines[2])
+        self.assertIn("info.redaction.reward is not a number in [0, 1]", lines[4])
+        self.assertEqual(lines[6], "line 4: cannot be rescored: budget_s must be in (0, 60] seconds")
+        self.assertEqual(lines[8], "line 5: cannot be rescored: task index nan is not a non-negative integer")
 
     def test_what_a_file_makes_it_hold_is_bounded_by_its_bytes(self):
         """Attack (red team a07): lines of ``{"traces": [{}, {}, ...]}`` (3 bytes a trace)

@@ -105,6 +105,55 @@ class Validate(unittest.TestCase):
                          f"{shown}:9 not valid JSON"):
             self.assertIn(expected, out)
 
+    def test_absurd_numbers_are_refused_with_their_reason(self):
+        """Red team: a reward of a 4,299-digit JSON integer validated ("number"), and every
+        reader after it paid for it (int() of the literal, then OverflowError in float()).
+        A literal longer than 40 characters is refused while parsing, before it is
+        converted; scores, weights and validity must lie in [0, 1], counts in [0, 2^53]
+        (JSON integers where the scorer writes them), task parameters in their ranges."""
+        import time
+
+        def absurd(episodes):
+            t = episodes[2]["traces"][0]
+            t["rewards"]["recall"]["weight"] = 1e308
+            t["info"]["redaction"]["reward"] = 7
+            t["info"]["redaction"]["secrets_total"] = -1
+            t["info"]["redaction"]["secret_classes"] = {"house_format": [2 ** 60, 0]}
+            t["metrics"]["valid"] = 2.5
+            t["metrics"]["matches"] = 1e300
+            t["task"]["data"]["n_eval"] = 10 ** 30
+            error = {"code": "timeout", "message": "m", "rule": 10 ** 20}
+            episodes[3]["traces"][0]["info"]["redaction_errors"] = [error]
+        run = fx.tampered_run(fx.dev_run(), absurd)
+        lines = (run / "traces.jsonl").read_text().splitlines(keepends=True)
+        huge = json.loads(lines[0])
+        huge["traces"][0]["info"]["redaction"]["reward"] = 10 ** 4298  # 4,299 digits: under Python's own limit
+        lines[0] = json.dumps(huge) + "\n"
+        lines[1] = lines[1].replace('"clean": {"score": 0.0', '"clean": {"score": 0.' + "0" * 60, 1)
+        self.assertIn("0" * 60, lines[1])
+        (run / "traces.jsonl").write_text("".join(lines))
+        start = time.process_time()
+        code, out, _ = run_cli("validate", str(run / "traces.jsonl"))
+        self.assertLess(time.process_time() - start, 5)
+        self.assertEqual(code, 1)
+        shown = str(run / "traces.jsonl")
+        for expected in (f"{shown}:1 not valid JSON: integer literal of 4,299 characters (100000000000…) is longer "
+                         f"than 40, the most a number in these files has",
+                         f"{shown}:2 not valid JSON: number literal of 62 characters",
+                         f"{shown}:3 $.traces[0].rewards.recall.weight: 1e+308 is greater than the maximum of 1",
+                         f"{shown}:3 $.traces[0].info.redaction.reward: 7 is greater than the maximum of 1",
+                         f"{shown}:3 $.traces[0].info.redaction.secrets_total: -1 is less than the minimum of 0",
+                         f"{shown}:3 $.traces[0].info.redaction.secret_classes.house_format[0]: 1152921504606846976 "
+                         f"is greater than the maximum",
+                         f"{shown}:3 $.traces[0].metrics.valid: 2.5 is greater than the maximum of 1",
+                         f"{shown}:3 $.traces[0].metrics.matches: 1e+300 is greater than the maximum",
+                         f"{shown}:3 $.traces[0].task.data.n_eval: 1000000000000000000000000000000 is greater than "
+                         f"the maximum of 256",
+                         f"{shown}:4 $.traces[0].info.redaction_errors[0].rule: 100000000000000000000 is greater "
+                         f"than the maximum"):
+            self.assertIn(expected, out)
+        self.assertNotIn(f"{shown}:5", out)
+
     def test_archive_manifest_and_envelope(self):
         archive = fx.seal_run(fx.dev_run())
         code, out, _ = run_cli("validate", str(archive))

@@ -132,6 +132,36 @@ class MachineSpeed(Case):
         with fx.scans_cost(0.5):  # on it: a sealing machine 4x slower
             self.assertEqual(self.verify(archive).time_dependent, 2)
 
+    def test_the_tolerance_holds_exactly_at_its_boundaries(self):
+        """The 4x tolerance, at its two edges (SECURITY.md, "Machine speed and
+        time-dependent episodes"), on the rescoring of one trace (`verify` runs it for
+        each: the tests above). A recorded time-out this machine finishes is
+        TIME-DEPENDENT when the scan here took at least budget/4 of CPU, exactly a quarter
+        included, and a failure one float below it. A recording this machine reproduces
+        only past the budget is confirmed when the reply needs at most 4x the budget here,
+        exactly 4x included, and fails one float above it."""
+        import math
+
+        honest = fx.read_episodes(fx.dev_run() / "traces.jsonl")[1]["traces"][0]  # the baseline's reply scans
+        timed_out = json.loads(json.dumps(honest))
+        _timed_out_recording(timed_out)
+        with fx.scans_cost(0.5):  # exactly 2 s / 4
+            result = _rescore.rescore_trace(timed_out)
+        self.assertEqual((result.problems, result.time_dependent), ([], True))
+        with fx.scans_cost(math.nextafter(0.5, 0.0)):
+            result = _rescore.rescore_trace(timed_out)
+        self.assertFalse(result.time_dependent)
+        self.assertEqual(len(result.problems), 1, result.problems)
+        self.assertIn("less than 1/4 of the 2 s budget (0.5 s of CPU)", result.problems[0])
+
+        with mock.patch.object(_rescore, "score_completion", slower_machine(4.0, need=1.0)):  # needs exactly 8 s
+            result = _rescore.rescore_trace(honest)
+        self.assertEqual((result.problems, result.extended), ([], True))
+        with mock.patch.object(_rescore, "score_completion", slower_machine(4.0, need=math.nextafter(1.0, 2.0))):
+            result = _rescore.rescore_trace(honest)
+        self.assertEqual(len(result.problems), 1, result.problems)
+        self.assertIn("ran out of time even with the budget extended 4x (8 s)", result.problems[0])
+
     def test_a_forged_timeout_still_fails(self):
         def forge(episodes):
             trace = episodes[1]["traces"][0]

@@ -290,6 +290,27 @@ class ManifestAndTraceTampers(VerifyCase):
         self.assertCheck(report, "trace-digests", FAILED, "line 9: not valid JSON", "line 10: not valid JSON",
                          "line 11: not an Episode", "line 12: longer than 50000 bytes")
 
+    def test_a_huge_number_literal_is_refused_before_it_is_converted(self):
+        """Red team: a signer sealed a trace whose reward was a 4,299-digit JSON integer
+        (and another's score a 62-character float literal): each line is a failure
+        naming the literal, refused while parsing, and nothing of it is rescored."""
+        archive = fx.seal_run(fx.dev_run())
+        lines = (archive / "traces.jsonl").read_text().splitlines(keepends=True)
+        huge = json.loads(lines[0])
+        huge["traces"][0]["info"]["redaction"]["reward"] = 10 ** 4298
+        lines[0] = json.dumps(huge) + "\n"
+        long = json.loads(lines[1])
+        long["traces"][0]["rewards"]["clean"]["score"] = "SCORE"
+        lines[1] = json.dumps(long).replace('"SCORE"', "0." + "0" * 60) + "\n"
+        (archive / "traces.jsonl").write_text("".join(lines))
+        fx.resign(archive, fx.redigest(archive, fx.manifest_of(archive)))
+        report = self.verify(archive)
+        self.assertEqual(report.exit_code, 1)
+        self.assertCheck(report, "trace-digests", FAILED,
+                         "line 1: not valid JSON: integer literal of 4,299 characters (100000000000…) is longer than "
+                         "40, the most a number in these files has",
+                         "line 2: not valid JSON: number literal of 62 characters")
+
     def test_report_escapes_hostile_text(self):
         import io
 
@@ -706,7 +727,7 @@ class EveryScorerOutputIsRescored(VerifyCase):
             fams = t["info"]["redaction"]["decoy_families"]
             fams.update({k: [v[0], 0] for k, v in fams.items()})
             episodes[3]["traces"][0]["info"]["redaction"]["secret_families"]["bogus_family"] = [1, 1]
-            episodes[5]["traces"][0]["info"]["redaction"]["matches"] = True  # not a number, even if == 1
+            episodes[5]["traces"][0]["info"]["redaction"]["matches"] += 1
             del episodes[6]["traces"][0]["metrics"]["removed_chars"]
         report = self._forged(edit)
         self.assertOnlyFailures(report, "rescoring")
@@ -715,7 +736,7 @@ class EveryScorerOutputIsRescored(VerifyCase):
                          "line 2 trace 0 (dev-000001): info.redaction.secrets_removed recorded",
                          "line 2 trace 0 (dev-000001): info.redaction.decoy_families recorded",
                          "line 4 trace 0 (dev-000003): info.redaction.secret_families recorded",
-                         "line 6 trace 0 (dev-000005): info.redaction.matches recorded True",
+                         "line 6 trace 0 (dev-000005): info.redaction.matches recorded",
                          "line 7 trace 0 (dev-000006): metrics.removed_chars is missing")
 
     def test_rewritten_error_rule_fails(self):
@@ -777,7 +798,12 @@ class NumbersOfTheWrongJSONType(VerifyCase):
         return self.verify(archive)
 
     def test_float_tallies_and_counts_fail_rescoring(self):
-        """a20: tallies written as floats hid a leaking class from every summary."""
+        """a20: tallies written as floats hid a leaking class from every summary. The
+        trace schema refuses them (seal and `trace-schemas`); rescoring compares the
+        JSON types too, for a caller that rescores a trace directly."""
+        from audit import _rescore
+        from audit._seal import SealRefused
+
         hidden = {}
 
         def floats(episodes):
@@ -788,15 +814,20 @@ class NumbersOfTheWrongJSONType(VerifyCase):
                     hidden.setdefault(name, pair)
             episodes[2]["traces"][0]["info"]["redaction"]["secrets_total"] *= 1.0
             episodes[3]["traces"][0]["info"]["redaction"]["decoy_families"] = {"client_ip": [True, False]}
-        # sealed as `audit seal` seals it: the signed summary is its traces' (without those classes)
-        report = self.verify(fx.seal_run(fx.tampered_run(fx.dev_run(), floats)))
-        self.assertOnlyFailures(report, "rescoring")
-        self.assertCheck(report, "rescoring", FAILED, "8 of 8 traces",
-                         "info.redaction.secret_classes recorded", "its counts must be JSON integers",
-                         "line 3 trace 0 (dev-000002): info.redaction.secrets_total recorded",
-                         "the scorer writes a JSON integer here",
-                         "line 4 trace 0 (dev-000003): info.redaction.decoy_families recorded")
+        with self.assertRaises(SealRefused):
+            fx.seal_run(fx.tampered_run(fx.dev_run(), floats))
+        report = self._resealed(floats)  # the owner writes them into an archive directly
+        self.assertOnlyFailures(report, "trace-schemas")
+        self.assertCheck(report, "trace-schemas", FAILED,
+                         "traces.jsonl:1 $.traces[0].info.redaction.secret_classes.",
+                         "traces.jsonl:3 $.traces[0].info.redaction.secrets_total:", "is not of type 'integer'",
+                         "traces.jsonl:4 $.traces[0].info.redaction.decoy_families.client_ip[0]: True is not of type")
         self.assertTrue(hidden)
+        episodes = fx.read_episodes(fx.dev_run() / "traces.jsonl")
+        floats(episodes)
+        self.assertIn("its counts must be JSON integers", "\n".join(_rescore.rescore(episodes[0]["traces"][0])))
+        self.assertIn("the scorer writes a JSON integer here", "\n".join(_rescore.rescore(episodes[2]["traces"][0])))
+        self.assertIn("info.redaction.decoy_families recorded", "\n".join(_rescore.rescore(episodes[3]["traces"][0])))
 
     def test_identity_fields_of_the_wrong_type_fail(self):
         """a21: ``level: 1.0`` made compare and the report drop those traces."""
@@ -863,6 +894,8 @@ class RecordsBesideTheIdentity(VerifyCase):
         return self.verify(fx.seal_run(fx.tampered_run(fx.dev_run(), edit), owner="attacker"), owner="attacker")
 
     def test_each_forgery_fails_identity_with_its_reason(self):
+        other_hash = fx.read_episodes(fx.dev_run() / "traces.jsonl")[1]["task"]["hash"]  # dev task 1's
+
         def each(fn):
             def edit(episodes):
                 for ep in episodes:
@@ -878,6 +911,9 @@ class RecordsBesideTheIdentity(VerifyCase):
                 each(lambda ep, t: (t["task"].__setitem__("key", "0" * 64), ep["task"].__setitem__("key", "0" * 64))),
                 "line 1 trace 0 (dev-000000): task.key is '" + "0" * 64 + "'; the durable key of the task its "
                 "identity names (dev task 0 with its task parameters) is"),
+            "another task's task.hash": (
+                each(lambda ep, t: [task.__setitem__("hash", other_hash) for task in (t["task"], ep["task"])]),
+                "line 1 trace 0 (dev-000000): task.hash is '" + other_hash[:8]),
             "a forged task.data.idx": (
                 each(lambda ep, t: [task["data"].__setitem__("idx", 63) for task in (t["task"], ep["task"])]),
                 "line 1 trace 0 (dev-000000): task.data.idx is 63: not the task's position in its taskset"),
@@ -887,6 +923,42 @@ class RecordsBesideTheIdentity(VerifyCase):
                 report = self._forged(edit)
                 self.assertOnlyFailures(report, "identity")
                 self.assertCheck(report, "identity", FAILED, needle)
+
+    def test_task_hash_is_the_hash_of_the_recorded_task_data(self):
+        """a task.hash (verifiers' content hash of the row, by which `vf-eval --resume`
+        matches saved episodes to tasks) is checked when recorded: every forgery is
+        reported, not only a trace's first problem; a trace that records none claims
+        nothing, and passes."""
+        from redaction_pressure.contract import task_hash
+
+        episodes = fx.read_episodes(fx.dev_run() / "traces.jsonl")
+        for ep in episodes:
+            for task in (ep["task"], ep["traces"][0]["task"]):
+                self.assertEqual(task["hash"], task_hash(task["data"]))  # what eval records is this build's
+
+        def forged(episodes):
+            for ep in episodes[:2]:
+                for task in (ep["task"], ep["traces"][0]["task"]):
+                    task["hash"] = "f" * 64
+            for task in (episodes[1]["task"], episodes[1]["traces"][0]["task"]):
+                task["key"] = "0" * 64
+            for task in (episodes[2]["task"], episodes[2]["traces"][0]["task"]):
+                task["hash"] = ["not", "a", "hash"]
+        report = self._forged(forged)
+        self.assertOnlyFailures(report, "identity")
+        self.assertCheck(report, "identity", FAILED, "task keys or hashes",
+                         "line 1 trace 0 (dev-000000): task.hash is '" + "f" * 64 + "'; the hash of the task data "
+                         "it records (its wire form, as verifiers hashes a row) is " + episodes[0]["task"]["hash"],
+                         "line 2 trace 0 (dev-000001): task.key is '" + "0" * 64 + "'",
+                         "line 2 trace 0 (dev-000001): task.hash is '" + "f" * 64 + "'",
+                         "line 3 trace 0 (dev-000002): task.hash is \"['not', 'a', 'hash']\"")
+
+        def unrecorded(episodes):
+            for ep in episodes:
+                for task in (ep["task"], ep["traces"][0]["task"]):
+                    task.pop("hash")
+        report = self._forged(unrecorded)
+        self.assertEqual(report.exit_code, 0, [c.details for c in report.failed])
 
     def test_a_trace_marked_failed_fails_even_when_signed(self):
         archive = fx.seal_run(fx.dev_run())
@@ -901,11 +973,15 @@ class RecordsBesideTheIdentity(VerifyCase):
 
     def test_idx_is_the_position_from_the_runs_start_index(self):
         """A run from start_index 3 numbers its tasks 0, 1, ... (idx = index - 3): honest.
-        Positions that are no single start index are not."""
+        Positions that are no single start index are not. (An honest run's task.hash
+        covers its idx: each edit re-hashes the row as verifiers would have.)"""
+        from redaction_pressure.contract import task_hash
+
         def offset(episodes):
             for ep in episodes:
                 for task in (ep["task"], ep["traces"][0]["task"]):
                     task["data"]["idx"] = task["data"]["index"] - 3 if task["data"]["index"] >= 3 else 0
+                    task["hash"] = task_hash(task["data"])
             del episodes[:3]  # tasks 3..7 of a run that started at 3
         report = self._forged(offset)
         self.assertEqual(report.exit_code, 0, json.dumps(report.as_dict(), indent=1)[:3000])
@@ -914,10 +990,12 @@ class RecordsBesideTheIdentity(VerifyCase):
             offset(episodes)
             for task in (episodes[2]["task"], episodes[2]["traces"][0]["task"]):
                 task["data"]["idx"] = 0
+                task["hash"] = task_hash(task["data"])
         report = self._forged(uneven)
         self.assertOnlyFailures(report, "identity")
-        none = self._forged(lambda eps: [task["data"].__setitem__("idx", None) for ep in eps
-                                         for task in (ep["task"], ep["traces"][0]["task"])])
+        none = self._forged(lambda eps: [(task["data"].__setitem__("idx", None),
+                                          task.__setitem__("hash", task_hash(task["data"])))
+                                         for ep in eps for task in (ep["task"], ep["traces"][0]["task"])])
         self.assertEqual(none.exit_code, 0, "a row scored outside a taskset's iteration has no idx")
         self.assertCheck(report, "identity", FAILED, "task.data.idx is not the tasks' position in one taskset: "
                                                      "index − idx is 3 for 4 trace(s) (first line 1 trace 0 "

@@ -64,6 +64,37 @@ class Reading(unittest.TestCase):
             files.read_bounded(path, 3)
 
 
+class NumberLiterals(unittest.TestCase):
+    """Red team: a trace whose reward was a 4,299-digit JSON integer cost every reader
+    int() of the literal, then OverflowError wherever float() met it. The readers of
+    `report`, `compare` and `rescore` convert no literal longer than audit's bound: it
+    reads as NaN (refused where a number belongs, as a NaN literal is) and the line
+    gets one problem; `audit`'s strict reader refuses the line."""
+
+    def test_a_long_literal_reads_as_not_a_number_with_one_problem_for_its_line(self):
+        import io
+        import json
+        import math
+
+        from audit._canonical import MAX_NUMBER_CHARS
+        from redaction_pressure.boundary import episodes
+
+        self.assertEqual(episodes.MAX_NUMBER_CHARS, MAX_NUMBER_CHARS)  # one bound for every reader
+        trace = {"info": {"redaction": {"reward": 10 ** 4298, "recall": 0.5, "seed": 2 ** 64 - 1}},
+                 "task": {"data": {"pad": "x" * 2000}}, "rewards": {"clean": {"score": "SCORE"}}}
+        line = json.dumps({"traces": [trace]}).replace('"SCORE"', "0." + "0" * 60)
+        problems: list[str] = []
+        start = time.process_time()
+        got = list(episodes.EpisodeReader(problems.append).read(io.BytesIO(line.encode() + b"\n")))
+        self.assertLess(time.process_time() - start, 0.5)
+        self.assertEqual(len(got), 1)
+        red = got[0][2]["info"]["redaction"]
+        self.assertTrue(math.isnan(red["reward"]) and math.isnan(got[0][2]["rewards"]["clean"]["score"]))
+        self.assertEqual((red["recall"], red["seed"]), (0.5, 2 ** 64 - 1))
+        self.assertEqual(problems, ["line 1 holds 2 number literals longer than 40 characters (the longest 4,299); "
+                                    "they are read as not a number"])
+
+
 class Writing(unittest.TestCase):
     def setUp(self):
         self.tmp = Path(tempfile.mkdtemp(prefix="rp-boundary-"))

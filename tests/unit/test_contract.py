@@ -72,6 +72,7 @@ SURFACE = {
                        "-> 'list[dict[str, Any]]'",
     "run_uncertainty": "(traces: 'list[dict[str, Any]]') -> 'dict[str, Any]'",
     "task_from_seed": None,
+    "task_hash": "(data: 'Mapping[str, Any]') -> 'str'",
 }
 
 

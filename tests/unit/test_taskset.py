@@ -104,6 +104,32 @@ class OfflineScoring(unittest.TestCase):
         self.assertTrue(asyncio.run(self.rows[0].single_turn(trace)))
 
 
+class TaskHash(unittest.TestCase):
+    def test_the_contracts_task_hash_is_verifiers_hash_of_the_row(self):
+        """`audit verify` checks a recorded task.hash with `contract.task_hash` of the task
+        data the trace records; that is verifiers' own `Task.hash` of the row (task_key of
+        its wire form) for rows of every kind: standard, non-standard budget (its own
+        system prompt), another level, a run from start index 5, and a row built outside
+        a taskset's iteration (no idx)."""
+        import json
+
+        from redaction_pressure.contract import task_hash
+        from redaction_pressure.taskset import to_row
+
+        rows = []
+        for config in (RedactionConfig(num_tasks=1), RedactionConfig(num_tasks=1, budget_s=3.0),
+                       RedactionConfig(num_tasks=1, level=3, start_index=5, n_eval=4)):
+            taskset = RedactionTaskset(config)
+            rows += [row.with_data(idx=k) for k, row in enumerate(taskset.load())]
+        rows.append(to_row(load_task("dev", 7)))
+        for row in rows:
+            with self.subTest(row=row.key):
+                trace = offline_trace(row, "{}")  # the data and hash a trace records
+                recorded = json.loads(trace.model_dump_json())["task"]
+                self.assertEqual(recorded["hash"], row.hash)
+                self.assertEqual(task_hash(recorded["data"]), row.hash)
+
+
 class EventLoop(unittest.TestCase):
     def test_hostile_scan_does_not_block_the_loop(self):
         import sys
