@@ -129,11 +129,9 @@ def _trim_prefix(prefix: str) -> str:
 
 
 def _trim_suffix(suffix: str) -> str:
-    if not suffix.strip("="):  # base64 padding is part of the body, not a literal
-        return ""
     cut = next((i for i, c in enumerate(suffix) if c not in _ALNUM), None)
     literal = suffix[cut:] if cut is not None else ""
-    # Padding again (its length varies with the body), or characters after the last
+    # Base64 padding (its length varies with the body), or characters after the last
     # separator that two bodies happened to share (a check digit): body, not literal.
     return "" if not literal.strip("=") or literal[-1] in _ALNUM else literal
 
@@ -464,10 +462,13 @@ def _within_limit(rules: list[str], examples: list[Example]) -> list[str]:
     alternation matches on every shown record exactly what the two did; what still does
     not fit is left out."""
     texts = [text for text, _ in examples]
+    seen: dict[str, list[set[tuple[int, int]]]] = {}
 
     def spans(rule: str) -> list[set[tuple[int, int]]]:
-        pattern = regex.compile(rule)
-        return [{m.span() for m in pattern.finditer(t)} for t in texts]
+        if rule not in seen:  # a rule is compared again each round until it is joined
+            pattern = regex.compile(rule)
+            seen[rule] = [{m.span() for m in pattern.finditer(t)} for t in texts]
+        return seen[rule]
 
     while len(rules) > MAX_RULES:
         for i in sorted(range(len(rules) - 1), key=lambda i: len(rules[i]) + len(rules[i + 1])):
