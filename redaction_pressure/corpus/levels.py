@@ -47,6 +47,10 @@ class Level:
     quiet_records: Range  # held-out records planned with no secret value, only decoys and filler (per 16)
     static_secrets: Range  # vendor families of the static catalogue
     heldout_coverage: Range  # held-out records each drawn secret and decoy is put in at least (0: as drawn)
+    # Prefix length of the stated egress range (the client-address exception): 16 keeps
+    # two whole octets; a longer one splits an octet, and the level then states that
+    # exception in every stream, with secret addresses just outside the range.
+    egress_prefix: Range
 
     def as_table(self) -> dict[str, Any]:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
@@ -57,7 +61,7 @@ _BASE = Level(
     length_step=(4, 10), house_placeholders=(0, 0), placeholder_kinds=(0, 0), context_secrets=(1, 2),
     context_lookalikes=(2, 3), scoped_secrets=(0, 0), policy_exceptions=(0, 0), encodings=(0, 0), multiline=(0, 0),
     records_shown=(8, 8), lines_per_record=(1, 4), decoy_density=(3, 5), quiet_records=(0, 0), static_secrets=(2, 4),
-    heldout_coverage=(0, 0))
+    heldout_coverage=(0, 0), egress_prefix=(16, 16))
 
 LEVEL_1 = _BASE
 _ALL_KINDS = ("public", "length", "sandbox", "near", "alphabet")
@@ -79,7 +83,8 @@ TABLE: dict[int, Level] = {
                length_step=(1, 1), house_placeholders=(4, 5), placeholder_kinds=(3, 4), context_secrets=(3, 4),
                context_lookalikes=(4, 5), scoped_secrets=(2, 3),
                policy_exceptions=(2, 3), encodings=(2, 2), multiline=(1, 2), lines_per_record=(4, 8),
-               decoy_density=(6, 9), quiet_records=(11, 12), static_secrets=(3, 4), heldout_coverage=(2, 2)),
+               decoy_density=(6, 9), quiet_records=(11, 12), static_secrets=(3, 4), heldout_coverage=(2, 2),
+               egress_prefix=(19, 28)),
 }
 
 LEVELS: tuple[int, ...] = tuple(sorted(TABLE))

@@ -14,11 +14,13 @@ format, so a rule has to be fitted to the examples.
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 import regex
 
+from ..scoring.cidr import within
 from .families import Family, Fragment
 from .families.base import Make
 from .names import ok as name_ok
@@ -93,6 +95,9 @@ class Policy:
         if category == "email_address":
             return f"{r.choice(('support', 'help', 'status', 'noreply', 'billing'))}@{note}"
         if category == "client_ip":
+            if not note.endswith("/16"):  # a range that splits an octet: any host inside it
+                net = ipaddress.IPv4Network(note)
+                return str(net.network_address + r.between(1, net.num_addresses - 2))
             a, b = note.split(".")[:2]
             return f"{a}.{b}.{r.below(256)}.{r.between(1, 254)}"
         if category == "internal_hostname":
@@ -110,7 +115,10 @@ class Policy:
             return (f"+1-{n}-555-01{tail}", f"+44 20 7946 0{r.chars('0123456789', 3)}",
                     f"({n}) 555-01{tail}")[self.phone_style]
         if category == "client_ip":
-            kept = dict(self.exceptions).get(category, "").split(".")[:2]
+            note = dict(self.exceptions).get(category, "")
+            if note and not note.endswith("/16") and r.chance(1, 2):
+                return _near_miss(ipaddress.IPv4Network(note), r)
+            kept = note.split(".")[:2]
             while True:
                 octet = r.choice(_FIRST_OCTETS)
                 second = r.below(256)
@@ -135,6 +143,8 @@ class Policy:
         if category == "client_ip":
             if not note:
                 return _IPV4
+            if not note.endswith("/16"):
+                return rf"(?<![0-9.])(?!{within(note)})(?:[0-9]{{1,3}}\.){{3}}[0-9]{{1,3}}(?![0-9.])"
             a, b = note.split(".")[:2]
             return rf"(?<![0-9.])(?!{a}\.{b}\.)(?:[0-9]{{1,3}}\.){{3}}[0-9]{{1,3}}(?![0-9.])"
         if category == "internal_hostname":
@@ -198,6 +208,18 @@ EXCEPTION_NAMES = {"email_address": "support_email", "client_ip": "egress_ip", "
 _FIRST_OCTETS = (23, 31, 45, 52, 66, 81, 94, 103, 145, 178, 185, 203)
 
 
+def _near_miss(net: ipaddress.IPv4Network, r: Rng) -> str:
+    """A host address within one range-width below or above ``net``, in its /16: a
+    secret that only the stated range's exact boundary tells from a kept address."""
+    span = net.num_addresses
+    block = ipaddress.IPv4Network((int(net.network_address) & 0xFFFF0000, 16))
+    while True:
+        step = r.between(1, span)
+        addr = (net.network_address - step) if r.chance(1, 2) else (net.broadcast_address + step)
+        if addr in block and addr not in net and 0 < int(addr) & 0xFF < 255:
+            return str(addr)
+
+
 def _exception_word(r: Rng, policy: Policy) -> str:
     """An invented word no domain of the stream starts with."""
     while True:
@@ -206,12 +228,18 @@ def _exception_word(r: Rng, policy: Policy) -> str:
             return word
 
 
-def draw_exceptions(r: Rng, policy: Policy, count: int) -> Policy:
+def draw_exceptions(r: Rng, policy: Policy, count: int, egress_prefix: tuple[int, int] = (16, 16)) -> Policy:
     """``policy`` with ``count`` secret categories given a stated exception (categories
-    become secret as needed, so each exception is one of a secret category)."""
+    become secret as needed, so each exception is one of a secret category).
+    ``egress_prefix``: the prefix lengths the egress range draws from; a level whose
+    range may split an octet states the client-address exception in every stream."""
     if count <= 0:
         return policy
-    chosen = sorted(r.sample(CATEGORIES, count), key=CATEGORIES.index)
+    if egress_prefix == (16, 16):
+        chosen = sorted(r.sample(CATEGORIES, count), key=CATEGORIES.index)
+    else:
+        others = [c for c in CATEGORIES if c != "client_ip"]
+        chosen = sorted([*r.sample(others, count - 1), "client_ip"], key=CATEGORIES.index)
     secret = tuple(c for c in CATEGORIES if c in policy.secret or c in chosen)
     notes = []
     for cat in chosen:
@@ -219,8 +247,11 @@ def draw_exceptions(r: Rng, policy: Policy, count: int) -> Policy:
         # prefix): stated in words in the prompt, so only a reader of the prompt knows it.
         if cat == "email_address":
             note = f"{_exception_word(r, policy)}.{policy.domains[0]}"
-        elif cat == "client_ip":
+        elif cat == "client_ip" and egress_prefix == (16, 16):
             note = f"{r.choice(_FIRST_OCTETS)}.{r.below(256)}.0.0/16"
+        elif cat == "client_ip":
+            address = (r.choice(_FIRST_OCTETS) << 24) | (r.below(256) << 16) | (r.below(256) << 8) | r.below(256)
+            note = str(ipaddress.IPv4Network((address, r.between(*egress_prefix)), strict=False))
         elif cat == "internal_hostname":  # a role none of the stream's secret hosts has
             note = r.choice([x for x in _ROLES if not any(h.startswith(x + "-") for h in policy.hosts)]) + "-"
         elif cat == "phone_number":

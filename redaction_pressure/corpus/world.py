@@ -99,7 +99,7 @@ def draw_world(r: Rng, shell: bool, lv: Level = LEVEL_1) -> World:
     extra_d: list[Family] = []
     if lv is not LEVEL_1:  # every draw below comes from forks of their own: level 1 is untouched
         more = r.fork("level")
-        policy = draw_exceptions(more.fork("exceptions"), policy, more.between(*lv.policy_exceptions))
+        policy = draw_exceptions(more.fork("exceptions"), policy, more.between(*lv.policy_exceptions), lv.egress_prefix)
         extra_d += policy.exception_families()
         for i in range(more.between(*lv.scoped_secrets)):
             scoped = draw_scoped_secret(more.fork(f"scoped/{i}"), names)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 
 from ..task.tasks import RedactionTask
-from .induce import induce_rules
+from .induce import induce_rules, stated_ranges
 
 
 def _reply(rules: list[tuple[str, str]]) -> str:
@@ -63,9 +63,10 @@ def baseline(task: RedactionTask) -> str:
 
 def induce(task: RedactionTask) -> str:
     """Rules learned from the shown records and their labels only (see ``induce``):
-    the text and secret spans a model reads in the prompt, nothing else of the task."""
+    the text and secret spans a model reads in the prompt, and the address ranges the
+    prompt's policy sentence states, nothing else of the task."""
     examples = [(r.text, [(s.start, s.end, s.family) for s in r.secrets]) for r in task.shown]
-    return _reply([(p, "[REDACTED]") for p in induce_rules(examples)])
+    return _reply([(p, "[REDACTED]") for p in induce_rules(examples, stated_ranges(task.prompt))])
 
 
 POLICIES = {"oracle": oracle, "induce": induce, "baseline": baseline, "inaction": inaction,

@@ -8,7 +8,10 @@ on the shown records: every match inside one of the family's spans, every span
 covered whole. Proposals come from five places, tried in this order:
 
 1. generic shapes every analyst knows (an email address, an IPv4 address, a dotted
-   host name under one top-level label), tried when every example has that shape;
+   host name under one top-level label), tried when every example has that shape; an
+   address without each range the prompt's policy sentence keeps comes first (the one
+   thing it reads from the prompt's words: a range whose boundary splits an octet
+   cannot be learned from a few kept addresses);
 2. the token's own shape: the examples' common literal prefix and suffix around a
    body, whose alphabet is the smallest usual one holding every body character, of
    twelve characters or more first and of the observed lengths if that is needed;
@@ -41,6 +44,7 @@ import regex
 
 from ..scoring.alternation import alternate
 from ..scoring.answer import MAX_PATTERN_CHARS, MAX_RULES
+from ..scoring.cidr import within
 from ..scoring.pattern_guard import Refused, compile_bounded
 
 Example = tuple[str, list[tuple[int, int, str]]]  # record text, (start, end, family) labels
@@ -57,6 +61,7 @@ _CLASSES = (  # the usual alphabets, smallest first: a body gets the first that 
 _ALNUM = _CLASSES[-1][1]
 _EMAIL = r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"
 _IPV4 = r"(?:[0-9]{1,3}\.){3}[0-9]{1,3}"
+_STATED_RANGE = regex.compile(r"addresses in ([0-9]{1,3}(?:\.[0-9]{1,3}){3}/[0-9]{1,2})")
 # A key, flag or header name right before a value: not a URL's user name (after "/").
 # A ":" may precede it too (an .npmrc line: ``//host/npm/:key=value``).
 _KEY_BEFORE = regex.compile(r"""(?:^|[\s"'{(,;?&\[:])(-{0,2}\.?[A-Za-z][A-Za-z0-9_.-]*)["']?\s*[:=]?\s*["']?$""")
@@ -149,9 +154,16 @@ def _lengths(values: list[int]) -> list[str]:
     return ["+", f"{{{lo},{hi}}}" if lo != hi else f"{{{lo}}}"]
 
 
-def _generic_rules(fam: _Family) -> list[str]:
+def stated_ranges(prompt: str) -> tuple[str, ...]:
+    """The address ranges a prompt's policy sentence keeps ("except addresses in
+    66.94.32.0/19"): read, as a model reads them, not learned from examples."""
+    return tuple(_STATED_RANGE.findall(prompt))
+
+
+def _generic_rules(fam: _Family, ranges: tuple[str, ...] = ()) -> list[str]:
     """The shapes every analyst knows, when every example has one: they generalise
-    better than any layout two examples happen to share."""
+    better than any layout two examples happen to share. Addresses without a stated
+    range come first: exact on the shown records only when the range is what they keep."""
     out: list[str] = []
     values = fam.values
     if all(regex.fullmatch(_EMAIL, v) for v in values):
@@ -159,6 +171,7 @@ def _generic_rules(fam: _Family) -> list[str]:
         domains = "|".join(regex.escape(d) for d in sorted({v.rsplit("@", 1)[1] for v in values}))
         out.append(rf"(?<![A-Za-z0-9._%+/:@!*~#$&-])[A-Za-z0-9._%+-]+@(?:{domains})(?![A-Za-z0-9_.@-])")
     if all(regex.fullmatch(_IPV4, v) for v in values):
+        out += [rf"(?<![0-9.])(?!{within(net)}){_IPV4}(?![0-9.])" for net in ranges]
         out.append(rf"(?<![0-9.]){_IPV4}(?![0-9.])")
     labels = {v.rsplit(".", 1)[-1] for v in values}
     if len(labels) == 1 and all(regex.fullmatch(r"[a-z0-9-]+(?:\.[a-z0-9-]+)+", v) for v in values):
@@ -443,13 +456,13 @@ def _families(examples: list[Example]) -> list[_Family]:
     return list(grouped.values())
 
 
-def induce_rules(examples: list[Example]) -> list[str]:
+def induce_rules(examples: list[Example], ranges: tuple[str, ...] = ()) -> list[str]:
     """One rule per labelled family, exact on the examples when any proposal is;
     families no proposal fits are left out rather than guessed at."""
     rules = []
     for fam in _families(examples):
         shaped, bare = _shape_rules(fam)
-        tiers = [_generic_rules(fam), shaped, _section_rules(fam, examples), _context_rules(fam), bare]
+        tiers = [_generic_rules(fam, ranges), shaped, _section_rules(fam, examples), _context_rules(fam), bare]
         found = next((rule for tier in tiers if (rule := _choose(tier, fam, examples))), None)
         if found:
             rules.append(found)

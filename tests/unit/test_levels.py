@@ -3,7 +3,9 @@ exactly solvable at every level, solvable from the prompt alone, and determinist
 
 from __future__ import annotations
 
+import ipaddress
 import itertools
+import random
 import statistics
 import unittest
 from dataclasses import fields
@@ -18,8 +20,9 @@ from redaction_pressure.corpus.house import ALPHABETS, Shape
 from redaction_pressure.corpus.levels import ATTRIBUTES, LEVEL_1, Level, level
 from redaction_pressure.corpus.rng import Rng
 from redaction_pressure.corpus.stream import build_stream
-from redaction_pressure.policies.induce import induce_rules
+from redaction_pressure.policies.induce import induce_rules, stated_ranges
 from redaction_pressure.scoring.answer import parse_reply
+from redaction_pressure.scoring.cidr import within
 from redaction_pressure.task.tasks import durable_key
 from tests.support import tasks as shared
 from tests.support.util import fingerprint
@@ -145,7 +148,7 @@ class Declared(unittest.TestCase):
         rising = ("house_formats", "lookalikes_per_format", "house_placeholders", "placeholder_kinds",
                   "context_secrets", "context_lookalikes",
                   "scoped_secrets", "policy_exceptions", "encodings", "multiline", "decoy_density",
-                  "quiet_records", "lines_per_record")
+                  "quiet_records", "lines_per_record", "heldout_coverage", "egress_prefix")
         for lo, hi in itertools.pairwise(LEVELS):
             a, b = level(lo), level(hi)
             for name in rising:
@@ -248,6 +251,44 @@ class WhatIsShownIsTested(unittest.TestCase):
         for t in joined:
             self.assertLessEqual(len(t.oracle_rules), 24)
             self.assertEqual(score_completion(t, policies.oracle(t)).reward, 1.0)
+
+
+class EgressRange(unittest.TestCase):
+    """Level 5 states an egress range whose boundary splits an octet (``egress_prefix``)
+    in every stream, with secret addresses just outside it."""
+
+    def test_the_range_as_a_regex_is_exact(self):
+        rng = random.Random(5)
+        for net in ("66.94.32.0/19", "10.1.2.64/27", "66.94.0.0/16", "1.2.3.4/32", "10.128.0.0/9"):
+            inside = regex.compile(rf"(?<![0-9.]){within(net)}(?![.])")
+            network = ipaddress.IPv4Network(net)
+            edges = [network.network_address - 1, network.network_address, network.broadcast_address,
+                     network.broadcast_address + 1] if network.prefixlen < 32 else [network.network_address]
+            for address in edges + [ipaddress.IPv4Address(rng.getrandbits(32)) for _ in range(500)]:
+                self.assertEqual(bool(inside.fullmatch(str(address))), address in network, (net, address))
+
+    def test_every_level_5_stream_states_a_split_range_with_near_misses(self):
+        near = 0
+        for task in shared.dev(24, 5):
+            (stated,) = stated_ranges(task.prompt)
+            net = ipaddress.IPv4Network(stated)
+            self.assertTrue(19 <= net.prefixlen <= 28, stated)
+            block = ipaddress.IPv4Network((int(net.network_address) & 0xFFFF0000, 16))
+            for r in task.shown + task.heldout:
+                for span in r.secrets + r.decoys:
+                    if span.family in ("client_ip", "egress_ip"):
+                        address = ipaddress.IPv4Address(r.text[span.start:span.end])
+                        self.assertEqual(address in net, span.family == "egress_ip", (task.id, address))
+                        near += span.family == "client_ip" and address in block
+        self.assertGreater(near, 24)
+        # Below level 5 the range keeps two whole octets.
+        for task in shared.dev(24, 4):
+            self.assertTrue(all(r.endswith("/16") for r in stated_ranges(task.prompt)), task.id)
+
+    def test_induce_reads_the_stated_range(self):
+        task = shared.task("dev", 0, 5)
+        (stated,) = stated_ranges(task.prompt)
+        self.assertIn(within(stated), policies.induce(task).replace("\\\\", "\\"))
 
 
 class HousePlaceholders(unittest.TestCase):
