@@ -37,7 +37,7 @@ from .scoring.reward import WEIGHTS
 from .scoring.scan_pool import ScanInfrastructureError, get_pool
 from .scoring.scanner import DEFAULT_BUDGET_S
 from .scoring.score import score_completion
-from .task.prompt import SYSTEM_PROMPT
+from .task.prompt import SYSTEM_PROMPT, system_prompt
 from .task.splits import PRIVATE_SEED_ENV, PUBLIC, private_commitment, read_private_secret
 from .task.tasks import (
     DEFAULT_LEVEL,
@@ -205,8 +205,7 @@ class RedactionRow(vf.Task[RedactionData]):
     def data(self) -> RedactionData:
         d: RedactionData = self.__dict__["_data"]
         if d.prompt is None:
-            task = core_task(d)
-            d = d.model_copy(update={"prompt": task.prompt, "system_prompt": d.system_prompt or task.system_prompt})
+            d = d.model_copy(update={"prompt": core_task(d).prompt, "system_prompt": _system_prompt(d)})
             self.__dict__["_data"] = d
         return d
 
@@ -221,14 +220,25 @@ class RedactionRow(vf.Task[RedactionData]):
 
     def wire_data(self) -> dict[str, Any]:
         """The row without its prompt (and without the default system prompt): what
-        a trainer ships to env servers, which build the task where it is scored."""
+        a trainer ships to env servers, which build the task where it is scored.
+
+        It is the same whether or not ``row.data`` was read: a fresh row holds no system
+        prompt, a read one holds its budget's (`_system_prompt`), and the wire form
+        carries that one in both cases when it is not the default. (It once carried
+        nothing for a fresh row and the budget's prompt after a read, so a row of a
+        non-standard budget had two hashes, and `vf-eval --resume`, matching a run's
+        recorded hashes against fresh rows, found none of its rollouts done.)"""
         d = self.__dict__["_data"]
-        drop = {"prompt"} | ({"system_prompt"} if d.system_prompt == SYSTEM_PROMPT else set())
-        wire: dict[str, Any] = d.model_dump(mode="json", exclude_none=True, exclude=drop)
+        prompt = _system_prompt(d)
+        wire: dict[str, Any] = d.model_dump(mode="json", exclude_none=True, exclude={"prompt", "system_prompt"})
+        if prompt != SYSTEM_PROMPT:
+            wire["system_prompt"] = prompt
         return wire
 
     @property
     def hash(self) -> str:
+        """verifiers' content hash of `wire_data`: one value for the row's whole life,
+        the one its traces record (`contract.task_hash` of their task data)."""
         key: str = task_key(self.wire_data())
         return key
 
@@ -281,6 +291,13 @@ class RedactionRow(vf.Task[RedactionData]):
     @vf.reward(weight=WEIGHTS["clean"], priority=REWARD_PRIORITY["clean"])
     async def clean(self, trace: vf.Trace) -> float:
         return float(trace.info["redaction"]["clean"])
+
+
+def _system_prompt(d: RedactionData) -> str:
+    """The system prompt a row's data holds once read: the one it was given (a harness's,
+    or a materialised row's), else its budget's, which is the built task's
+    (`load_task` writes ``system_prompt(budget_s)``) and needs no build."""
+    return d.system_prompt or system_prompt(float(d.budget_s))
 
 
 def _reply(trace: vf.Trace) -> str:

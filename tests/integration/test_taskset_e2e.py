@@ -24,13 +24,17 @@ import tempfile
 import time
 import unittest
 from pathlib import Path
+from typing import ClassVar
 
 from verifiers.v1.cli.eval.main import main as vf_eval_main
 from verifiers.v1.cli.validate import main as vf_validate_main
 
 from redaction_pressure import load_task, policies, score_completion
 from redaction_pressure.build.identity import source_digest
-from redaction_pressure.run import run_policy
+from redaction_pressure.contract import task_hash
+from redaction_pressure.run import read_traces, run_policy
+from redaction_pressure.task.prompt import SYSTEM_PROMPT, system_prompt
+from redaction_pressure.taskset import RedactionConfig, RedactionTaskset
 from tests.support.fake_openai import serve
 from tests.support.forked import run_forked
 
@@ -199,11 +203,13 @@ class ResumeOfEvalRuns(unittest.TestCase):
     """`redaction-pressure eval` runs carry vf-eval's task identity (a complete one
     resumes to nothing), and a resume that would have to call a model refuses."""
 
+    config: ClassVar[RedactionConfig | None] = None  # the standard task parameters
+
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory()
         cls.run_dir = Path(cls.tmp.name) / "runs" / "dev-oracle"
-        run_policy("dev", "oracle", 3, cls.run_dir, start=2)
+        run_policy("dev", "oracle", 3, cls.run_dir, start=2, config=cls.config)
 
     @classmethod
     def tearDownClass(cls):
@@ -231,6 +237,29 @@ class ResumeOfEvalRuns(unittest.TestCase):
         self.assertNotIn("Traceback", err)
         self.assertNotIn("rollout start", out + err)  # refused before any rollout
         self.assertEqual((run / "traces.jsonl").read_bytes(), b"".join(kept))
+
+
+
+class ResumeOfNonStandardEvalRuns(ResumeOfEvalRuns):
+    """The same, for a run of a non-standard budget (4 s) at level 3, whose rows have a
+    system prompt of their own (it states the budget). A fresh row's hash once left that
+    prompt out until the row's data was read, and traces record the hash after the read:
+    `vf-eval --resume`, which compares them with fresh rows, found none of the run's
+    rollouts done, rewrote ``traces.jsonl`` with none of its lines (an empty file), then
+    refused (a policy run) or would have re-run every rollout (a model run)."""
+
+    config = RedactionConfig(budget_s=4.0, level=3)
+
+    def test_traces_record_the_hash_of_the_fresh_rows_a_resume_compares(self):
+        traces = read_traces(self.run_dir / "traces.jsonl")
+        fresh = list(RedactionTaskset(RedactionConfig(num_tasks=3, start_index=2, budget_s=4.0, level=3)))
+        self.assertTrue(all(row.__dict__["_data"].prompt is None for row in fresh))  # never read
+        self.assertEqual([t["task"]["data"]["budget_s"] for t in traces], [4.0] * 3)
+        self.assertEqual([t["task"]["data"]["level"] for t in traces], [3] * 3)
+        self.assertEqual({t["task"]["data"]["system_prompt"] for t in traces}, {system_prompt(4.0)})
+        self.assertNotEqual(system_prompt(4.0), SYSTEM_PROMPT)
+        self.assertEqual([t["task"]["hash"] for t in traces], [row.hash for row in fresh])
+        self.assertEqual([t["task"]["hash"] for t in traces], [task_hash(t["task"]["data"]) for t in traces])
 
 
 if __name__ == "__main__":

@@ -124,10 +124,44 @@ class TaskHash(unittest.TestCase):
         rows.append(to_row(load_task("dev", 7)))
         for row in rows:
             with self.subTest(row=row.key):
+                fresh = row.hash  # before anything read row.data (a resume compares this one)
                 trace = offline_trace(row, "{}")  # the data and hash a trace records
                 recorded = json.loads(trace.model_dump_json())["task"]
                 self.assertEqual(recorded["hash"], row.hash)
+                self.assertEqual(recorded["hash"], fresh)
                 self.assertEqual(task_hash(recorded["data"]), row.hash)
+
+    def test_a_rows_hash_does_not_change_when_its_data_is_read(self):
+        """A fresh row holds no prompt and no system prompt; reading ``row.data`` builds
+        them. Its hash (and its wire form) must not move when that happens, or the row
+        has two hashes: traces record the one after the read, and `vf-eval --resume`
+        matches them against fresh rows. It moved for every non-standard budget (the
+        budget is in the system prompt), so a resume of such a run found nothing done.
+        The standard budget's rows keep the wire form they always had: no system prompt
+        (their traces' hashes are unchanged), any other budget's carries its own."""
+        from redaction_pressure.contract import task_hash
+        from redaction_pressure.task.prompt import SYSTEM_PROMPT, system_prompt
+        from redaction_pressure.taskset import RedactionData
+
+        for budget in (2.0, 4.0, 0.5, 60.0):
+            for level in (1, 2, 3, 4, 5):
+                with self.subTest(budget=budget, level=level):
+                    row = rows(n=1, start_index=3, budget_s=budget, level=level)[0]
+                    self.assertIsNone(row.__dict__["_data"].prompt)  # fresh: nothing built yet
+                    fresh_hash, fresh_wire = row.hash, row.wire_data()
+                    self.assertEqual(fresh_wire.get("system_prompt"),
+                                     None if budget == 2.0 else system_prompt(budget))
+                    self.assertEqual(task_hash(fresh_wire), fresh_hash)
+                    rebuilt = RedactionRow(RedactionData.model_validate(fresh_wire))  # an env server's copy
+                    self.assertEqual(rebuilt.hash, fresh_hash)
+                    data = row.data
+                    task = load_task("dev", 3, budget_s=budget, level=level)
+                    self.assertEqual(data.system_prompt, task.system_prompt)
+                    self.assertEqual(data.system_prompt == SYSTEM_PROMPT, budget == 2.0)
+                    self.assertEqual((row.hash, row.wire_data()), (fresh_hash, fresh_wire))
+                    self.assertEqual(rebuilt.data.system_prompt, data.system_prompt)
+                    self.assertEqual(rebuilt.hash, fresh_hash)
+                    self.assertEqual(task_hash(data.model_dump(mode="json")), fresh_hash)
 
 
 class EventLoop(unittest.TestCase):
