@@ -12,11 +12,21 @@ A run directory written by `redaction-pressure eval` holds a resolved config too
 answered by a built-in policy, not a model: ``env.policy`` names that policy, and this
 env refuses to start rollouts under such a config, after verifiers' resume planner has
 found nothing owed (then vf-eval says so and exits 0) and before any model is called.
+
+A resume drops every recorded line whose task hash no current task has, and rewrites
+traces.jsonl with the rest before any env hook runs; a task's hash covers the build
+that issued it, so resuming a run after installing another build would empty it. The
+one hook verifiers calls before that rewrite is the keep-verdict, `complete`, once per
+recorded episode: it refuses there (a SystemExit, which verifiers' per-line error
+handling does not swallow) when the episode was recorded by another build.
 """
 
 from __future__ import annotations
 
 import verifiers.v1 as vf
+
+from .build.identity import build_identity
+from .taskset import BUILD_KEYS
 
 POLICY_RUN_REFUSAL = (
     "this run directory was written by `redaction-pressure eval --policy {policy}`: its replies came from a "
@@ -34,7 +44,36 @@ class RedactionEnvConfig(vf.SingleAgentEnvConfig):
     tasks. Such a config has no model endpoint, so this env refuses to run rollouts under it."""
 
 
+OTHER_BUILD_REFUSAL = (
+    "this run was recorded by another build of redaction-pressure ({diff}): its tasks' hashes name that build, "
+    "so a resume here would drop every recorded rollout and rewrite traces.jsonl without them. Nothing was "
+    "changed. Resume with the build that recorded the run, or start a new run"
+)
+
+
+def _recorded_build(episode: object) -> dict[str, object] | None:
+    """The build identity a recorded episode's task names, or None when it names none."""
+    data = getattr(getattr(episode, "task", None), "data", None)
+    dump = getattr(data, "model_dump", None)
+    if callable(dump):
+        data = dump(mode="json")
+    identity = data.get("identity") if isinstance(data, dict) else None
+    return {k: identity.get(k) for k in BUILD_KEYS} if isinstance(identity, dict) else None
+
+
 class RedactionEnv(vf.SingleAgentEnv, vf.Env[RedactionEnvConfig]):
+    def complete(self, episode: vf.Episode) -> bool:
+        """verifiers' keep-verdict, asked of each recorded episode before a resume
+        rewrites traces.jsonl: refuses the resume when the episode's build is not this
+        one (see the module doc), else the default (``episode.ok``)."""
+        recorded = _recorded_build(episode)
+        if recorded is not None:
+            here = build_identity()
+            diff = [f"{k}: recorded {recorded[k]!r}, here {here[k]!r}" for k in BUILD_KEYS if recorded[k] != here[k]]
+            if diff:
+                raise SystemExit(OTHER_BUILD_REFUSAL.format(diff="; ".join(diff)))
+        return bool(super().complete(episode))
+
     async def start(self) -> None:
         """Runs inside ``serving()``, after a resume has planned and before the first
         rollout: the last point at which a policy run's config can refuse cleanly (a

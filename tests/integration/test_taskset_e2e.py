@@ -240,6 +240,33 @@ class ResumeOfEvalRuns(unittest.TestCase):
 
 
 
+    def test_resume_of_a_run_of_another_build_refuses_and_keeps_it(self):
+        """A task's hash names its build: resumed under another build, verifiers would
+        match none of the run's lines and rewrite traces.jsonl without them. The env's
+        keep-verdict refuses first."""
+        run = Path(self.tmp.name) / "other-build" / "dev-oracle"
+        shutil.copytree(self.run_dir, run, symlinks=True)
+        config = json.loads((run / RESOLVED).read_text())
+        config["output_dir"] = str(run.parent)
+        (run / RESOLVED).write_text(json.dumps(config, indent=2))
+        lines = []
+        for line in (run / "traces.jsonl").read_bytes().splitlines():
+            episode = json.loads(line)
+            for task in [episode["task"]] + [t["task"] for t in episode["traces"]]:
+                task["data"]["identity"]["source_digest"] = "0" * 64
+                if "hash" in task:  # as that build hashed its tasks
+                    task["hash"] = task_hash(task["data"])
+            lines.append(json.dumps(episode).encode() + b"\n")
+        (run / "traces.jsonl").write_bytes(b"".join(lines))
+        code, out, err = _resume(run)
+        self.assertEqual(code, 1, out[-2000:])
+        self.assertIn("this run was recorded by another build of redaction-pressure (source_digest: recorded "
+                      f"'{'0' * 64}', here '{source_digest()}')", err)
+        self.assertNotIn("Traceback", err)
+        self.assertEqual((run / "traces.jsonl").read_bytes(), b"".join(lines))
+        self.assertFalse(list(run.glob("*.tmp")))
+
+
 class ResumeOfNonStandardEvalRuns(ResumeOfEvalRuns):
     """The same, for a run of a non-standard budget (4 s) at level 3, whose rows have a
     system prompt of their own (it states the budget). A fresh row's hash once left that
