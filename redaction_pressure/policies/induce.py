@@ -37,6 +37,7 @@ non-LLM baseline to compare models with.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from dataclasses import dataclass
 
@@ -157,7 +158,17 @@ def _lengths(values: list[int]) -> list[str]:
 def stated_ranges(prompt: str) -> tuple[str, ...]:
     """The address ranges a prompt's policy sentence keeps ("except addresses in
     66.94.32.0/19"): read, as a model reads them, not learned from examples."""
-    return tuple(_STATED_RANGE.findall(prompt))
+    return tuple(net for net in _STATED_RANGE.findall(prompt) if _network(net))
+
+
+def _network(text: str) -> bool:
+    """Whether ``text`` is an IPv4 network: a prompt not written by this generator may
+    state 999.1.2.0/33 or host bits past its prefix."""
+    try:
+        ipaddress.IPv4Network(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _generic_rules(fam: _Family, ranges: tuple[str, ...] = ()) -> list[str]:

@@ -285,6 +285,11 @@ class EgressRange(unittest.TestCase):
         for task in shared.dev(24, 4):
             self.assertTrue(all(r.endswith("/16") for r in stated_ranges(task.prompt)), task.id)
 
+    def test_a_malformed_stated_range_is_ignored(self):
+        prompt = ("except addresses in 999.1.2.0/19, the egress range; addresses in 10.1.2.3/24, "
+                  "addresses in 10.1.2.0/33, addresses in 66.94.32.0/19, the stream's own egress range")
+        self.assertEqual(stated_ranges(prompt), ("66.94.32.0/19",))
+
     def test_induce_reads_the_stated_range(self):
         task = shared.task("dev", 0, 5)
         (stated,) = stated_ranges(task.prompt)
