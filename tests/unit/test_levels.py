@@ -22,7 +22,7 @@ from redaction_pressure.corpus.rng import Rng
 from redaction_pressure.corpus.stream import build_stream
 from redaction_pressure.policies.induce import induce_rules, stated_ranges
 from redaction_pressure.scoring.answer import parse_reply
-from redaction_pressure.scoring.cidr import within
+from redaction_pressure.scoring.cidr import number_range, within
 from redaction_pressure.task.tasks import durable_key
 from tests.support import tasks as shared
 from tests.support.util import fingerprint
@@ -284,6 +284,15 @@ class EgressRange(unittest.TestCase):
         # Below level 5 the range keeps two whole octets.
         for task in shared.dev(24, 4):
             self.assertTrue(all(r.endswith("/16") for r in stated_ranges(task.prompt)), task.id)
+
+    def test_a_number_range_as_a_regex_is_exact(self):
+        ranges = [(a, b) for a in range(0, 256, 7) for b in range(a, 256, 5)] + [(0, 255), (9, 10), (99, 100)]
+        for lo, hi in ranges:
+            pattern = regex.compile(number_range(lo, hi))
+            self.assertEqual([v for v in range(1000) if pattern.fullmatch(str(v))], list(range(lo, hi + 1)), (lo, hi))
+        self.assertEqual(number_range(128, 255), "(?:12[8-9]|1[3-9][0-9]|2[0-4][0-9]|25[0-5])")
+        with self.assertRaises(ValueError):
+            number_range(5, 4)
 
     def test_a_malformed_stated_range_is_ignored(self):
         prompt = ("except addresses in 999.1.2.0/19, the egress range; addresses in 10.1.2.3/24, "
