@@ -61,6 +61,12 @@ def _recorded_build(episode: object) -> dict[str, object] | None:
     return {k: identity.get(k) for k in BUILD_KEYS} if isinstance(identity, dict) else None
 
 
+def _short(value: object) -> str:
+    """A recorded value for the message, cut: a hostile trace may hold megabytes."""
+    text = repr(value)
+    return text if len(text) <= 100 else text[:100] + "..."
+
+
 class RedactionEnv(vf.SingleAgentEnv, vf.Env[RedactionEnvConfig]):
     def complete(self, episode: vf.Episode) -> bool:
         """verifiers' keep-verdict, asked of each recorded episode before a resume
@@ -69,7 +75,8 @@ class RedactionEnv(vf.SingleAgentEnv, vf.Env[RedactionEnvConfig]):
         recorded = _recorded_build(episode)
         if recorded is not None:
             here = build_identity()
-            diff = [f"{k}: recorded {recorded[k]!r}, here {here[k]!r}" for k in BUILD_KEYS if recorded[k] != here[k]]
+            diff = [f"{k}: recorded {_short(recorded[k])}, here {here[k]!r}" for k in BUILD_KEYS
+                    if recorded[k] != here[k]]
             if diff:
                 raise SystemExit(OTHER_BUILD_REFUSAL.format(diff="; ".join(diff)))
         return bool(super().complete(episode))

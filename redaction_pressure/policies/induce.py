@@ -448,9 +448,16 @@ def _choose(tier: list[str], fam: _Family, examples: list[Example]) -> str | Non
     for lone in (False, True):
         for rule in tier:
             for x in _exclusions(misfires(rule) or [], fam.values, lone):
-                if _exact(x + rule, fam.name, examples):
-                    return x + rule
+                if _exact(excepted := _before(x, rule), fam.name, examples):
+                    return excepted
     return None
+
+
+def _before(exclusion: str, rule: str) -> str:
+    """``rule`` with ``exclusion`` in front, after a leading flag group (``(?m)``), which
+    must stay first: past the start, regex reads it as a flag for the whole pattern."""
+    flags = regex.match(r"\(\?[aimsux]+\)", rule)
+    return rule[:flags.end()] + exclusion + rule[flags.end():] if flags else exclusion + rule
 
 
 def _families(examples: list[Example]) -> list[_Family]:
@@ -501,7 +508,7 @@ def _within_limit(rules: list[str], examples: list[Example]) -> list[str]:
                 continue
             try:
                 compile_bounded(joined)
-            except (Refused, regex.error):
+            except (Refused, regex.error, ValueError):
                 continue
             if spans(joined) == [a | b for a, b in zip(spans(rules[i]), spans(rules[i + 1]), strict=True)]:
                 rules[i:i + 2] = [joined]

@@ -7,7 +7,7 @@ import unittest
 
 import regex
 
-from redaction_pressure.policies.induce import _within_limit
+from redaction_pressure.policies.induce import _before, _within_limit
 from redaction_pressure.scoring.alternation import alternate
 from redaction_pressure.scoring.answer import MAX_RULES
 
@@ -31,7 +31,25 @@ class Alternate(unittest.TestCase):
         self.assertEqual(multiline.findall("x\ny y"), ["x", "y"])
 
 
+    def test_a_three_digit_octal_escape_is_not_a_reference(self):
+        joined = alternate([r"(a)", r"\101(b)\1"])
+        self.assertEqual(joined, r"(?:(a)|\101(b)\2)")
+        self.assertEqual([m.group() for m in regex.finditer(joined, "a Abb AbA")], ["a", "Abb"])
+
+    def test_parts_whose_meaning_joining_would_change_are_refused(self):
+        for part in (r"x(?i)y", r"(?x) a b  # comment", r"(?P<n>a)(?P=n)", r"(?<n>a)", r"(b)\g<1>",
+                     r"(b)?(?(1)c|d)"):
+            with self.subTest(part=part), self.assertRaises(ValueError):
+                alternate(["(a)\\1", part])
+        # Lookbehinds and a leading flag group are fine.
+        self.assertEqual(alternate([r"(?<=k=)v", r"(?<!x)w", r"(?m)^y"]), r"(?:(?<=k=)v|(?<!x)w|(?m:^y))")
+
+
 class InduceWithinTheLimit(unittest.TestCase):
+    def test_an_exclusion_goes_after_a_leading_flag_group(self):
+        self.assertEqual(_before("(?!zz)", r"(?m)(?<=^k=)\w+"), r"(?m)(?!zz)(?<=^k=)\w+")
+        self.assertEqual(_before("(?!zz)", r"(?<=k=)\w+"), r"(?!zz)(?<=k=)\w+")
+
     def test_rules_over_the_limit_join_into_equivalent_alternations(self):
         names = [f"k{i:02d}" for i in range(MAX_RULES + 4)]
         text = "".join(f"{n}=v{n}\n" for n in names)

@@ -232,5 +232,17 @@ class PrivateRun(unittest.TestCase):
                 core_task(row.data)
 
 
+class ResumeRefusalMessage(unittest.TestCase):
+    def test_a_recorded_value_is_cut_in_the_refusal(self):
+        from redaction_pressure.vf_env import _recorded_build, _short
+
+        self.assertEqual(_short("0" * 40), repr("0" * 40))
+        self.assertEqual(len(_short("0" * 5_000_000)), 103)
+        # An episode that names no identity (or not as a mapping) claims no build.
+        for data in (None, {"identity": None}, {"identity": [1]}, {}):
+            episode = type("E", (), {"task": type("T", (), {"data": data})()})()
+            self.assertIsNone(_recorded_build(episode))
+
+
 if __name__ == "__main__":
     unittest.main()
