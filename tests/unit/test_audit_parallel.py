@@ -324,12 +324,18 @@ def _in_a_single_threaded_child(fn):
     return value
 
 
+def _budget(rules) -> float:
+    """The tight budget only where running out of it is the point: the other sets take
+    ~25 ms of CPU, and on a loaded machine one (CI, once) took over 0.4 s."""
+    return BUDGET_S if SLOW in rules else 2.0
+
+
 def _same_results():
     texts = _texts()
     fresh, forked = ScanPool(1), ScanPool(1, fork=True)
     try:
-        out = [(_outcome(fresh.run(texts, rules, BUDGET_S)), _outcome(forked.run(texts, rules, BUDGET_S)),
-                forked.run(texts, rules, BUDGET_S)[3]) for rules in RULE_SETS]
+        out = [(_outcome(fresh.run(texts, rules, _budget(rules))), _outcome(forked.run(texts, rules, _budget(rules))),
+                forked.run(texts, rules, _budget(rules))[3]) for rules in RULE_SETS]
         kinds = (type(fresh._idle[0].proc).__name__, type(forked._idle[0].proc).__name__)
         return out, kinds, _outcome(forked.run(texts, [SLOW], BUDGET_S))[2]
     finally:
@@ -392,7 +398,7 @@ class ForkedScanWorkers(unittest.TestCase):
         self.assertEqual(kinds, ("Popen", "_Forked"))
         for rules, (fresh, forked, cpu) in zip(RULE_SETS, out, strict=True):
             self.assertEqual(fresh, forked, rules)
-            self.assertLessEqual(cpu, BUDGET_S + 0.15)  # the budget counts this scan's CPU only
+            self.assertLessEqual(cpu, _budget(rules) + 0.15)  # the budget counts this scan's CPU only
         self.assertEqual(slow, [("timeout", 0)])
 
     @unittest.skipUnless(os.path.isdir("/proc/self/fd"), "needs /proc")
