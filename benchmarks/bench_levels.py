@@ -12,9 +12,9 @@ not checked, the oracle with every placeholder exclusion narrowed to x, X, 0 or 
 fills ("fills only"): what a reader who learned every format but only the x-fill
 placeholders keeps, the mistake strong models made. It
 checks what SPEC §3 asks of the ladder and prints each check: oracle 1.0 and induce >=
-0.85 at every level and best constant <= 0.50 at every level (exit 1 if a check
-fails); how baseline, delete-everything and best constant change from level to level
-is printed, not checked.
+0.85 at every level, best constant <= 0.50 at every level, and baseline,
+delete-everything and best constant each lower at every step up between the levels
+measured (exit 1 if a check fails).
 --quick: 16 dev tasks, the adversary on 24 train tasks.
 """
 
@@ -125,13 +125,13 @@ def main(argv: list[str] | None = None) -> int:
         checks.append((f"level {lv}: induce mean >= 0.85 ({mean[lv]['induce']:.3f})", mean[lv]["induce"] >= 0.85))
         checks.append((f"level {lv}: best constant <= 0.50 ({mean[lv]['best constant']:.3f})",
                        mean[lv]["best constant"] <= 0.50))
-    for text, ok in checks:
-        print(f"  [{'ok' if ok else 'FAIL'}] {text}")
-    # Not checked: from level 4 the held-out records hold every family the stream shows
-    # (heldout_coverage), so a task-blind reply meets more of what it can take there.
+    # The ladder: what memory earns falls at every step up (levels measured together).
     for lo, hi in itertools.pairwise(levels):
         for n in ("best constant", "delete everything", "baseline"):
-            print(f"  [info] {n} from level {lo} to {hi}: {mean[lo][n]:.3f} -> {mean[hi][n]:.3f}")
+            checks.append((f"{n} falls from level {lo} to {hi}: {mean[lo][n]:.3f} -> {mean[hi][n]:.3f}",
+                           mean[hi][n] < mean[lo][n]))
+    for text, ok in checks:
+        print(f"  [{'ok' if ok else 'FAIL'}] {text}")
     return 0 if all(ok for _, ok in checks) else 1
 
 

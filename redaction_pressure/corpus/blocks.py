@@ -5,7 +5,10 @@ A service signs with keys it writes out in a PEM-like armour of its own,
 publishes the matching ``VERIFYING KEY`` block beside it. A rule that knows PEM
 private keys misses the first and a rule that takes every armoured block destroys the
 second: only the shown records say which label is secret. The block spans lines (and,
-in YAML, carries the indentation of its block scalar).
+in YAML, carries the indentation of its block scalar). From level 4 a stream may name
+both blocks with words that say nothing of their role (``VORLEX LEDGER KEY`` beside
+``VORLEX BEACON KEY``): a rule that knows signing keys are secret and verifying keys
+public then has nothing to go on but the shown pair.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ from .rng import Rng
 
 _SECRET_LABELS = ("SIGNING KEY", "SEALING KEY", "MASTER KEY")
 _PUBLIC_LABELS = ("VERIFYING KEY", "PUBLIC KEY", "CERTIFICATE")
+_NEUTRAL_LABELS = ("LEDGER KEY", "BEACON KEY", "RELAY KEY", "HARBOR KEY", "ORBIT KEY", "CHANNEL KEY", "BRIDGE KEY",
+                   "ROUTE KEY")
 
 
 @dataclass(frozen=True)
@@ -52,11 +57,19 @@ class KeyBlock:
         decoy = Family(f"{self.service}_{self.public_label.split()[0].lower()}_block", "decoy", frozenset({"block"}),
                        (f"{self.service}_{self.public_label.split()[0].lower()}_key",), self._maker(self.public_label),
                        group="house_public_block",
-                       why=f"the {self._armour(self.public_label)} block is public by design; only the "
-                           f"{self.secret_label} block is secret")
+                       why=(f"the {self._armour(self.public_label)} block is public by design; only the "
+                            f"{self.secret_label} block is secret") if self.public_label in _PUBLIC_LABELS else
+                           (f"the {self._armour(self.public_label)} block is kept: the shown records label only the "
+                            f"{self.secret_label} block"))
         return secret, decoy
 
 
-def draw_key_block(r: Rng, taken: set[str]) -> KeyBlock:
+def draw_key_block(r: Rng, taken: set[str], neutral: bool = False) -> KeyBlock:
+    """``neutral``: both labels from words that name no role (drawn from a fork, so a
+    stream drawing none keeps its bytes)."""
     service = new_service_name(r, taken)
-    return KeyBlock(service, r.choice(_SECRET_LABELS), r.choice(_PUBLIC_LABELS), r.choice((64, 76)))
+    block = KeyBlock(service, r.choice(_SECRET_LABELS), r.choice(_PUBLIC_LABELS), r.choice((64, 76)))
+    if neutral:
+        secret, public = r.fork("neutral").sample(_NEUTRAL_LABELS, 2)
+        block = KeyBlock(service, secret, public, block.width)
+    return block

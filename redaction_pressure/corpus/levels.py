@@ -41,6 +41,7 @@ class Level:
     policy_exceptions: Range  # secret policy categories stated with an exception
     encodings: Range  # house credentials that reappear base64-encoded in a Kubernetes Secret
     multiline: Range  # invented multi-line key blocks (a secret label beside a public one)
+    neutral_block_labels: Range  # 1: a stream's key blocks are named by words that say nothing of their role
     records_shown: Range  # shown records (the n_shown task parameter's default)
     lines_per_record: Range  # filler lines or entries of a record
     decoy_density: Range  # decoy values per held-out record
@@ -60,7 +61,8 @@ _BASE = Level(
     house_formats=(1, 3), lookalikes_per_format=(2, 3), lookalike_kinds=("public", "length", "sandbox"),
     length_step=(4, 10), house_placeholders=(0, 0), placeholder_kinds=(0, 0), context_secrets=(1, 2),
     context_lookalikes=(2, 3), scoped_secrets=(0, 0), policy_exceptions=(0, 0), encodings=(0, 0), multiline=(0, 0),
-    records_shown=(8, 8), lines_per_record=(1, 4), decoy_density=(3, 5), quiet_records=(0, 0), static_secrets=(2, 4),
+    neutral_block_labels=(0, 0), records_shown=(8, 8), lines_per_record=(1, 4), decoy_density=(3, 5),
+    quiet_records=(0, 0), static_secrets=(2, 4),
     heldout_coverage=(0, 0), egress_prefix=(16, 16))
 
 LEVEL_1 = _BASE
@@ -77,13 +79,15 @@ TABLE: dict[int, Level] = {
     4: replace(_BASE, house_formats=(3, 4), lookalikes_per_format=(4, 4), lookalike_kinds=_ALL_KINDS,
                length_step=(1, 2), house_placeholders=(2, 3), placeholder_kinds=(2, 3), context_secrets=(2, 3),
                context_lookalikes=(3, 4), scoped_secrets=(1, 2),
-               policy_exceptions=(1, 2), encodings=(1, 1), multiline=(1, 1), lines_per_record=(3, 7),
-               decoy_density=(5, 8), quiet_records=(9, 10), static_secrets=(2, 3), heldout_coverage=(1, 1)),
+               policy_exceptions=(1, 2), encodings=(1, 1), multiline=(1, 1), neutral_block_labels=(0, 1),
+               lines_per_record=(3, 7), decoy_density=(5, 8), quiet_records=(8, 9), static_secrets=(1, 3),
+               heldout_coverage=(1, 1)),
     5: replace(_BASE, house_formats=(4, 5), lookalikes_per_format=(5, 5), lookalike_kinds=_ALL_KINDS,
                length_step=(1, 1), house_placeholders=(4, 5), placeholder_kinds=(3, 4), context_secrets=(3, 4),
                context_lookalikes=(4, 5), scoped_secrets=(2, 3),
-               policy_exceptions=(2, 3), encodings=(2, 2), multiline=(1, 2), lines_per_record=(4, 8),
-               decoy_density=(6, 9), quiet_records=(11, 12), static_secrets=(3, 4), heldout_coverage=(2, 2),
+               policy_exceptions=(2, 3), encodings=(2, 2), multiline=(1, 1), neutral_block_labels=(1, 1),
+               lines_per_record=(4, 8), decoy_density=(6, 9), quiet_records=(11, 12), static_secrets=(1, 2),
+               heldout_coverage=(1, 1),
                egress_prefix=(19, 28)),
 }
 

@@ -348,24 +348,31 @@ def _oracle_rules(active: list[Family]) -> tuple[str, ...]:
     return tuple(p for _, p in rules)
 
 
+_CATALOGUE_SECRETS = frozenset(f.name for f in SECRETS)
+
+
 def _cover(r: Rng, plan: list[tuple[Template, list[Instance]]], n_shown: int, secrets: list[Instance],
            decoys: list[Instance], quiet: set[int], times: Range) -> None:
     """Every secret and every decoy the stream draws (each placeholder kind apart) goes
     into at least ``times`` held-out records: what the shown records teach is what the
     held-out ones test. Drawn at random, a level's many families would leave most of
     what a reader learned untested (two thirds of level 5's secret families, before),
-    and a slip on them would cost nothing. Secrets stay out of quiet files."""
+    and a slip on them would cost nothing. Secrets stay out of quiet files. The
+    catalogue's vendor secrets stay as drawn: what they test is memory, not the stream,
+    and placing each again would raise the share a memorised rule set (the baseline, a
+    constant reply) earns at the levels meant to lower it."""
     want = r.between(*times)
     held = range(n_shown, len(plan))
     present = {i: {id(c) for c in plan[i][1]} for i in held}
     for inst in secrets + decoys:
+        need = 0 if inst.family.name in _CATALOGUE_SECRETS else want
         have = sum(id(inst) in present[i] for i in held)
-        if have >= want:
+        if have >= need:
             continue
         secret = inst.family.kind == "secret"
         fit = [i for i in held if id(inst) not in present[i] and not (secret and i in quiet)
                and _fits(plan[i][0], inst)]
-        for _ in range(want - have):
+        for _ in range(need - have):
             fit = [i for i in fit if len(plan[i][1]) < plan[i][0].capacity]
             if not fit:
                 break

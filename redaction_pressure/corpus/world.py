@@ -106,8 +106,9 @@ def draw_world(r: Rng, shell: bool, lv: Level = LEVEL_1) -> World:
             names.add(scoped.service)
             extra_s.append(scoped.families()[0])
             extra_d.append(scoped.families()[1])
+        neutral = more.fork("block-labels").between(*lv.neutral_block_labels)
         for i in range(more.between(*lv.multiline)):
-            block = draw_key_block(more.fork(f"block/{i}"), names)
+            block = draw_key_block(more.fork(f"block/{i}"), names, neutral=bool(neutral))
             names.add(block.service)
             extra_s.append(block.families()[0])
             extra_d.append(block.families()[1])

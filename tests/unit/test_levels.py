@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ipaddress
 import itertools
+import json
 import random
 import statistics
 import unittest
@@ -15,14 +16,17 @@ import regex
 
 from redaction_pressure import load_task, policies, score_completion
 from redaction_pressure.contract import LEVELS
+from redaction_pressure.corpus.blocks import _NEUTRAL_LABELS
+from redaction_pressure.corpus.families import SECRETS
 from redaction_pressure.corpus.families.decoys import PLACEHOLDER_KINDS, SHAPES, placeholder_run
 from redaction_pressure.corpus.house import ALPHABETS, Shape
 from redaction_pressure.corpus.levels import ATTRIBUTES, LEVEL_1, Level, level
 from redaction_pressure.corpus.rng import Rng
-from redaction_pressure.corpus.stream import build_stream
+from redaction_pressure.corpus.stream import _JOINABLE, _oracle_rules, build_stream
 from redaction_pressure.policies.induce import induce_rules, stated_ranges
 from redaction_pressure.scoring.answer import parse_reply
 from redaction_pressure.scoring.cidr import number_range, within
+from redaction_pressure.scoring.score import scan_rules
 from redaction_pressure.task.tasks import durable_key
 from tests.support import tasks as shared
 from tests.support.util import fingerprint
@@ -148,12 +152,13 @@ class Declared(unittest.TestCase):
         rising = ("house_formats", "lookalikes_per_format", "house_placeholders", "placeholder_kinds",
                   "context_secrets", "context_lookalikes",
                   "scoped_secrets", "policy_exceptions", "encodings", "multiline", "decoy_density",
-                  "quiet_records", "lines_per_record", "heldout_coverage", "egress_prefix")
+                  "quiet_records", "lines_per_record", "heldout_coverage", "egress_prefix", "neutral_block_labels")
         for lo, hi in itertools.pairwise(LEVELS):
             a, b = level(lo), level(hi)
             for name in rising:
                 self.assertLessEqual(getattr(a, name), getattr(b, name), (lo, hi, name))
             self.assertGreaterEqual(a.length_step[1], b.length_step[1], (lo, hi))
+            self.assertGreaterEqual(a.static_secrets, b.static_secrets, (lo, hi))  # what memory alone finds
             self.assertLessEqual(set(a.lookalike_kinds), set(b.lookalike_kinds), (lo, hi))
 
     def test_unknown_levels_are_refused_with_the_valid_ones(self):
@@ -221,10 +226,13 @@ class FairAndExactAtEveryLevel(unittest.TestCase):
         self.assertEqual(len(placeholder_problems(bare)), held)
 
 
+_CATALOGUE = {f.name for f in SECRETS}
+
+
 def coverage(task, times: int) -> float:
-    """The share of the families shown (secret and decoy) that at least ``times``
-    held-out records hold."""
-    shown = {s.family for r in task.shown for s in r.secrets + r.decoys}
+    """The share of the families shown (secret and decoy; the catalogue's vendor
+    secrets stay as drawn) that at least ``times`` held-out records hold."""
+    shown = {s.family for r in task.shown for s in r.secrets + r.decoys} - _CATALOGUE
     held = [{s.family for s in r.secrets + r.decoys} for r in task.heldout]
     return sum(sum(f in h for h in held) >= times for f in shown) / len(shown)
 
@@ -246,11 +254,29 @@ class WhatIsShownIsTested(unittest.TestCase):
         self.assertLess(statistics.fmean(coverage(t, 2) for t in shared.dev(24, 3)), 0.8)
 
     def test_the_oracle_joins_formats_to_stay_within_24_rules(self):
-        joined = [t for t in shared.dev(24, 5) if any(p.startswith("(?:") for p in t.oracle_rules)]
-        self.assertTrue(joined)
-        for t in joined:
-            self.assertLessEqual(len(t.oracle_rules), 24)
-            self.assertEqual(score_completion(t, policies.oracle(t)).reward, 1.0)
+        """No level-5 stream draws more than 24 oracle patterns today; the families of
+        three together do (their catalogue and own formats; policy categories are
+        per-stream), and the joined oracle removes exactly what each stream labels with
+        them, nothing else."""
+        streams = [build_stream(shared.task("dev", i, 5).seed, 8, 16, 5) for i in (0, 1, 2)]
+        catalogue = {f.name: f for f in SECRETS}
+        chosen = {f.name: f for s in streams for f in (*[catalogue[n] for n in s.secret_families if n in catalogue],
+                                                       *[f for f in s.world.secret_families if f.group in _JOINABLE])}
+        order = {f.name: i for i, f in enumerate(SECRETS)}  # as build_stream orders them
+        active = sorted(chosen.values(), key=lambda f: (0, order[f.name]) if f.name in order else (1, 0))
+        self.assertGreater(sum(len(f.oracle) for f in active), 24)
+        rules = _oracle_rules(active)
+        self.assertLessEqual(len(rules), 24)
+        self.assertTrue(any(p.startswith("(?:") for p in rules))
+        for s in streams:
+            removed, _, errors = scan_rules([r.text for r in s.heldout], [(p, "[REDACTED]") for p in rules], 30.0)
+            self.assertEqual(errors, [])
+            for r, gone in zip(s.heldout, removed, strict=True):
+                want = bytearray(len(r.text))
+                for x in r.secrets:
+                    if x.family in chosen:
+                        want[x.start:x.end] = b"\x01" * (x.end - x.start)
+                self.assertEqual(bytes(gone), bytes(want))
 
 
 class EgressRange(unittest.TestCase):
@@ -332,6 +358,34 @@ class HousePlaceholders(unittest.TestCase):
         self.assertFalse([v for v in (real.make(r) for _ in range(200)) if looks.search(v)])
         self.assertTrue([v for v in (plain.make(r) for _ in range(200)) if looks.search(v)])
         self.assertTrue(all(regex.fullmatch(real.pattern(), real.make(r)) for _ in range(50)))
+
+
+_WIPE = json.dumps({"rules": [{"pattern": r"[\s\S]+", "replacement": ""}]})
+
+
+class Ladder(unittest.TestCase):
+    """What memory earns falls at every step up (the issue's monotone ladder): the
+    baseline's scanner-style rules and delete-everything, on the 64 dev tasks of each
+    level (the calibration table's tasks; bench_levels adds the searched best constant)."""
+
+    def test_memorised_replies_do_worse_at_every_step_up(self):
+        for name, reply in (("baseline", policies.baseline), ("delete everything", lambda t: _WIPE)):
+            means = [statistics.fmean(score_completion(t, reply(t)).reward for t in shared.dev(64, lv))
+                     for lv in LEVELS]
+            with self.subTest(reply=name):
+                self.assertTrue(all(a > b for a, b in itertools.pairwise(means)), means)
+
+    def test_key_blocks_name_no_role_from_level_4(self):
+        """At level 5 a key block's label says nothing of its role (so knowing that
+        signing keys are secret earns nothing); below level 4 every label does."""
+        def labels(lv: int) -> set[str]:
+            return {r.text[s.start:s.end].split("\n", 1)[0].split(" ", 2)[2].rstrip("-")
+                    for t in shared.dev(24, lv) for r in t.shown + t.heldout for s in r.secrets + r.decoys
+                    if s.group in ("house_key_block", "house_public_block")}
+        top, low = labels(5), labels(3)
+        self.assertTrue(top and low)
+        self.assertLessEqual(top, set(_NEUTRAL_LABELS))
+        self.assertFalse(low & set(_NEUTRAL_LABELS))
 
 
 class SolvableFromThePrompt(unittest.TestCase):
