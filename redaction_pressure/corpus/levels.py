@@ -47,7 +47,8 @@ class Level:
     decoy_density: Range  # decoy values per held-out record
     quiet_records: Range  # held-out records planned with no secret value, only decoys and filler (per 16)
     static_secrets: Range  # vendor families of the static catalogue
-    heldout_coverage: Range  # held-out records each drawn secret and decoy is put in at least (0: as drawn)
+    heldout_coverage: Range  # held-out records each of the stream's own secrets is put in at least (0: as drawn)
+    lookalike_coverage: Range  # held-out records each drawn decoy is put in at least (0: as drawn)
     # Prefix length of the stated egress range (the client-address exception): 16 keeps
     # two whole octets; a longer one splits an octet, and the level then states that
     # exception in every stream, with secret addresses just outside the range.
@@ -63,7 +64,7 @@ _BASE = Level(
     context_lookalikes=(2, 3), scoped_secrets=(0, 0), policy_exceptions=(0, 0), encodings=(0, 0), multiline=(0, 0),
     neutral_block_labels=(0, 0), records_shown=(8, 8), lines_per_record=(1, 4), decoy_density=(3, 5),
     quiet_records=(0, 0), static_secrets=(2, 4),
-    heldout_coverage=(0, 0), egress_prefix=(16, 16))
+    heldout_coverage=(0, 0), lookalike_coverage=(0, 0), egress_prefix=(16, 16))
 
 LEVEL_1 = _BASE
 _ALL_KINDS = ("public", "length", "sandbox", "near", "alphabet")
@@ -81,14 +82,13 @@ TABLE: dict[int, Level] = {
                context_lookalikes=(3, 4), scoped_secrets=(1, 2),
                policy_exceptions=(1, 2), encodings=(1, 1), multiline=(1, 1), neutral_block_labels=(0, 1),
                lines_per_record=(3, 7), decoy_density=(5, 8), quiet_records=(8, 9), static_secrets=(1, 3),
-               heldout_coverage=(1, 1)),
+               heldout_coverage=(1, 1), lookalike_coverage=(1, 1)),
     5: replace(_BASE, house_formats=(4, 5), lookalikes_per_format=(5, 5), lookalike_kinds=_ALL_KINDS,
                length_step=(1, 1), house_placeholders=(4, 5), placeholder_kinds=(3, 4), context_secrets=(3, 4),
                context_lookalikes=(4, 5), scoped_secrets=(2, 3),
                policy_exceptions=(2, 3), encodings=(2, 2), multiline=(1, 1), neutral_block_labels=(1, 1),
                lines_per_record=(4, 8), decoy_density=(6, 9), quiet_records=(11, 12), static_secrets=(1, 2),
-               heldout_coverage=(1, 1),
-               egress_prefix=(19, 28)),
+               heldout_coverage=(1, 1), lookalike_coverage=(3, 3), egress_prefix=(19, 28)),
 }
 
 LEVELS: tuple[int, ...] = tuple(sorted(TABLE))

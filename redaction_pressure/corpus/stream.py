@@ -307,8 +307,9 @@ def _plan(r: Rng, n_shown: int, n_eval: int, templates: list[Template], world: W
             picks = [r.choice(pool_d) for _ in range(r.between(*lv.decoy_density))]
             chosen += [r.choice(first[id(d)]) if id(d) in first else d for d in picks]
         plan.append((t, chosen[:t.capacity]))
-    if lv.heldout_coverage[1]:
-        _cover(r.fork("coverage"), plan, n_shown, secrets, decoys, quiet, lv.heldout_coverage)
+    if lv.heldout_coverage[1] or lv.lookalike_coverage[1]:
+        _cover(r.fork("coverage"), plan, n_shown, secrets, decoys, quiet, lv.heldout_coverage,
+               lv.lookalike_coverage)
     # Fairness: every secret is shown at least twice (so a shape can be read off two
     # examples), every decoy at least once; a placeholder in a record that also holds a
     # real secret of its format (a contrasting pair).
@@ -352,20 +353,24 @@ _CATALOGUE_SECRETS = frozenset(f.name for f in SECRETS)
 
 
 def _cover(r: Rng, plan: list[tuple[Template, list[Instance]]], n_shown: int, secrets: list[Instance],
-           decoys: list[Instance], quiet: set[int], times: Range) -> None:
-    """Every secret and every decoy the stream draws (each placeholder kind apart) goes
-    into at least ``times`` held-out records: what the shown records teach is what the
-    held-out ones test. Drawn at random, a level's many families would leave most of
-    what a reader learned untested (two thirds of level 5's secret families, before),
-    and a slip on them would cost nothing. Secrets stay out of quiet files. The
+           decoys: list[Instance], quiet: set[int], times: Range, decoy_times: Range) -> None:
+    """Every secret the stream draws goes into at least ``times`` held-out records, and
+    every decoy (each placeholder kind apart) into at least ``decoy_times``: what the
+    shown records teach is what the held-out ones test. Drawn at random, a level's many
+    families would leave most of what a reader learned untested (two thirds of level
+    5's secret families, before), and a slip on them would cost nothing. Look-alikes are
+    where careful readers slip (a scoped value kept in the wrong section, a placeholder
+    taken), and they cost a rule that takes too much: testing each more often raises
+    both costs without adding secret text. Secrets stay out of quiet files. The
     catalogue's vendor secrets stay as drawn: what they test is memory, not the stream,
     and placing each again would raise the share a memorised rule set (the baseline, a
     constant reply) earns at the levels meant to lower it."""
     want = r.between(*times)
+    want_decoy = r.between(*decoy_times)
     held = range(n_shown, len(plan))
     present = {i: {id(c) for c in plan[i][1]} for i in held}
     for inst in secrets + decoys:
-        need = 0 if inst.family.name in _CATALOGUE_SECRETS else want
+        need = want_decoy if inst.family.kind == "decoy" else 0 if inst.family.name in _CATALOGUE_SECRETS else want
         have = sum(id(inst) in present[i] for i in held)
         if have >= need:
             continue
