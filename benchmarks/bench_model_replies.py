@@ -14,11 +14,11 @@ The replies in ``model-replies-2026-12-02`` came from two frontier-model session
 answering without tools (one per half of the tasks); its level-1 replies were written
 against the 0.4.0 system prompt (same records), its level-3 ones against 0.5.0's (its
 level-5 replies answered level-5 tasks that environment 0.6.0 replaced, and were
-removed). ``model-replies-2026-12-02-env0.6`` holds replies of four such sessions (each
-allowed only to print its prompt file and write its reply) to the 0.6.0 tasks: level 1
-on the 0.5.0 system prompt (unchanged since) and the new level 5 (an intermediate
-level 5, before its egress range split an octet, scored 0.921 +- 0.052 on eight tasks;
-those replies answered tasks that no longer exist and were not kept).
+removed). ``model-replies-2026-12-02-env0.7`` holds replies of sessions allowed only to
+print their prompt file and write their reply: level 1 on the 0.5.0 system prompt
+(records and prompt unchanged since) and level 5 of environment 0.7.0 (four sessions,
+two tasks each). Replies to environment 0.6.0's level 5, whose tasks 0.7.0 replaced,
+scored 0.924 +- 0.050 on eight tasks and were not kept.
 """
 
 from __future__ import annotations
