@@ -109,7 +109,7 @@ class LoadIndependentBudget(unittest.TestCase):
         outs = [json.loads(p.communicate(NEAR, timeout=120)[0]) for p in procs]
         self.assertEqual(outs, [[1.0, []]] * 4)
 
-    def test_thousands_of_fresh_replies_on_eight_threads_never_score_zero(self):
+    def test_a_thousand_fresh_replies_on_eight_threads_never_score_zero(self):
         """Frequent thread switching, every reply a pattern never seen before: no
         cache or pool race can turn a valid reply into a false zero."""
         base = json.loads(policies.oracle(TASK).split("```json\n", 1)[1].rsplit("```", 1)[0])["rules"]
@@ -120,10 +120,10 @@ class LoadIndependentBudget(unittest.TestCase):
                 rules = [*base, {"pattern": f"never_{i}_[\\x00\\x01]", "replacement": ""}]
                 return score_completion(TASK, json.dumps({"rules": rules})).reward
             with ThreadPoolExecutor(8) as pool:
-                rewards = list(pool.map(one, range(2000)))
+                rewards = list(pool.map(one, range(1000)))
         finally:
             sys.setswitchinterval(old)
-        self.assertEqual(rewards.count(1.0), 2000)
+        self.assertEqual(rewards.count(1.0), 1000)
 
 
 class Ceiling(unittest.TestCase):

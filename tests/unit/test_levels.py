@@ -5,26 +5,22 @@ from __future__ import annotations
 
 import ipaddress
 import itertools
-import json
 import random
 import statistics
 import unittest
 from dataclasses import fields
-from types import SimpleNamespace
 
 import regex
 
 from redaction_pressure import load_task, policies, score_completion
 from redaction_pressure.contract import LEVELS
-from redaction_pressure.corpus.blocks import _NEUTRAL_LABELS
 from redaction_pressure.corpus.families import SECRETS
-from redaction_pressure.corpus.families.decoys import PLACEHOLDER_KINDS, SHAPES, placeholder_run
+from redaction_pressure.corpus.families.decoys import PLACEHOLDER_KINDS, placeholder_run
 from redaction_pressure.corpus.house import ALPHABETS, Shape
 from redaction_pressure.corpus.levels import ATTRIBUTES, LEVEL_1, Level, level
 from redaction_pressure.corpus.rng import Rng
 from redaction_pressure.corpus.stream import _JOINABLE, _oracle_rules, build_stream
 from redaction_pressure.policies.induce import induce_rules, stated_ranges
-from redaction_pressure.scoring.answer import parse_reply
 from redaction_pressure.scoring.cidr import number_range, within
 from redaction_pressure.scoring.score import scan_rules
 from redaction_pressure.task.tasks import durable_key
@@ -33,105 +29,6 @@ from tests.support.util import fingerprint
 from tests.unit.test_open_world import prompt_only
 
 HIGHER = tuple(lv for lv in LEVELS if lv > 1)
-TRAIN_PER_LEVEL = 200
-# The decoy groups that stand beside a secret as its look-alike, and how a look-alike's
-# family name leads to the secret it contrasts with (same service, same key, or the
-# policy category it excepts).
-_EXCEPTED = {"support_email": "email_address", "egress_ip": "client_ip", "test_host": "internal_hostname",
-             "support_line": "phone_number", "test_account": "customer_id"}
-
-
-_VENDOR_SHAPES = {vendor: [regex.compile("".join("." if c == "#" else regex.escape(c) for c in shape))
-                            for shape in shapes] for vendor, shapes in SHAPES.items()}
-
-
-def _placeholder_formats(family: str, group: str, text: str) -> set[str]:
-    """The secret families a placeholder decoy is a placeholder of (empty for any other
-    decoy): a house placeholder's service credential, or every vendor whose shape fits."""
-    if group == "house_placeholder":
-        return {family.rsplit("_placeholder_", 1)[0] + "_api_key"}
-    if family == "format_valid_placeholder":
-        return {v for v, shapes in _VENDOR_SHAPES.items() if any(p.fullmatch(text) for p in shapes)}
-    return set()
-
-
-def placeholder_problems(task) -> list[str]:
-    """From level 3, every held-out placeholder (house or vendor) is shown, kept, in a
-    record that also labels a real secret of its format: the contrasting pair. Each
-    placeholder is drawn once per stream and format, so the same text must be shown;
-    a fortiori every placeholder kind (fill, repeated character, run, mixed-case run)."""
-    paired: set[str] = set()
-    for r in task.shown:
-        labelled = {s.family for s in r.secrets}
-        for d in r.decoys:
-            text = r.text[d.start:d.end]
-            if _placeholder_formats(d.family, d.group, text) & labelled:
-                paired.add(text)
-    problems = []
-    for r in task.heldout:
-        for d in r.decoys:
-            text = r.text[d.start:d.end]
-            if _placeholder_formats(d.family, d.group, text) and text not in paired:
-                problems.append(f"placeholder {text!r} ({d.family}) not shown beside a secret of its format")
-    return problems
-
-
-def _contrasted(decoy: str, group: str, secrets: set[str]) -> bool:
-    if group == "policy_exception":
-        return _EXCEPTED[decoy] in secrets
-    if group == "scoped_lookalike":
-        return decoy.rsplit("_", 1)[0] in secrets
-    if group.startswith("house_") or group == "context_lookalike":
-        return any(s.split("_")[0] == decoy.split("_")[0] for s in secrets)
-    return True
-
-
-def check_task(split: str, index: int, lv: int) -> list[str]:
-    """Every problem of one task at one level (an empty list when it is sound)."""
-    task = shared.task(split, index, lv) if split == "dev" else load_task(split, index, level=lv)
-    problems = []
-    reply = policies.oracle(task)
-    rules, errors = parse_reply(reply)
-    if errors or len(rules) > 24:
-        problems.append(f"oracle reply invalid: {len(rules)} rules, {[e.code for e in errors]}")
-    reward = score_completion(task, reply).reward
-    if reward != 1.0:
-        problems.append(f"oracle reward {reward}")
-    shown_s = {s.family for r in task.shown for s in r.secrets}
-    shown_d = {d.family for r in task.shown for d in r.decoys}
-    held_s = {s.family for r in task.heldout for s in r.secrets}
-    held_d = {d.family for r in task.heldout for d in r.decoys}
-    if not held_s <= shown_s or not held_d <= shown_d:
-        problems.append(f"held-out families not shown: {sorted((held_s - shown_s) | (held_d - shown_d))}")
-    if not held_s:
-        problems.append("no held-out secret")
-    for r in task.heldout:
-        for d in r.decoys:
-            if d.group and not _contrasted(d.family, d.group, shown_s):
-                problems.append(f"look-alike {d.family} ({d.group}) without its secret in the shown records")
-    # A look-alike that differs by length only is fair only if every held-out length
-    # of the credential and of the look-alike was shown.
-    shown_len: dict[str, set[int]] = {}
-    for r in task.shown:
-        for x in r.secrets + r.decoys:
-            if (x.group or "").startswith("house_"):
-                shown_len.setdefault(x.family, set()).add(x.end - x.start)
-    for r in task.heldout:
-        for x in r.secrets + r.decoys:
-            if (x.group or "").startswith("house_") and x.group not in ("house_key_block", "house_public_block",
-                                                                       "house_format_base64") \
-                    and x.end - x.start not in shown_len.get(x.family, ()):
-                problems.append(f"{x.family}: held-out length {x.end - x.start} never shown")
-    # What the level table promises is in the records, not only drawn: every scoped
-    # secret, encoded credential and key block the lower bound asks for.
-    table = level(lv)
-    if table.placeholder_kinds[1]:
-        problems += placeholder_problems(task)
-    for attribute in ("house_formats", "house_placeholders", "scoped_secrets", "encodings", "multiline",
-                      "policy_exceptions"):
-        if task.attributes[attribute] < getattr(table, attribute)[0]:
-            problems.append(f"{attribute} {task.attributes[attribute]} below the level's {getattr(table, attribute)}")
-    return [f"{task.id} level {lv}: {p}" for p in problems]
 
 
 class Declared(unittest.TestCase):
@@ -196,35 +93,6 @@ class LevelOne(unittest.TestCase):
         keys = {durable_key("dev", 3, 8, 16, 2.0, lv) for lv in LEVELS}
         self.assertEqual(len(keys), len(LEVELS))
         self.assertEqual(durable_key("dev", 3, 8, 16, 2.0, 1), durable_key("dev", 3, 8, 16, 2.0))
-
-
-class FairAndExactAtEveryLevel(unittest.TestCase):
-    """Oracle 1.0 within the answer limits, every held-out family shown, every
-    look-alike beside its secret, every held-out house length shown: dev 0..63 and 200
-    train tasks per level (level 1 also in test_corpus and test_open_world)."""
-
-    def test_dev_and_train_at_every_level(self):
-        # In this process (the test command already runs a shard per CPU), so the dev
-        # tasks built here serve the other level tests too.
-        step = 10_000_000 // TRAIN_PER_LEVEL
-        jobs = [("dev", i, lv) for lv in HIGHER for i in range(64)]
-        jobs += [("train", i * step + lv, lv) for lv in HIGHER for i in range(TRAIN_PER_LEVEL)]
-        self.assertEqual([p for job in jobs for p in check_task(*job)], [])
-
-    def test_the_check_can_fail(self):
-        self.assertFalse(_contrasted("vorlex_key_id", "house_key_id", {"other_api_key"}))
-        self.assertFalse(_contrasted("egress_ip", "policy_exception", {"email_address"}))
-        self.assertTrue(_contrasted("vorlex_key_id", "house_key_id", {"vorlex_api_key"}))
-        task = shared.task("dev", 0, 4)
-        self.assertEqual(placeholder_problems(task), [])
-        # Without the pairs (every shown secret label dropped), every held-out placeholder fails.
-        unpaired = type(task.shown[0])
-        bare = SimpleNamespace(shown=[unpaired(r.text, r.template, (), r.decoys) for r in task.shown],
-                               heldout=task.heldout)
-        held = sum(bool(_placeholder_formats(d.family, d.group, r.text[d.start:d.end]))
-                   for r in task.heldout for d in r.decoys)
-        self.assertGreater(held, 0)
-        self.assertEqual(len(placeholder_problems(bare)), held)
 
 
 _CATALOGUE = {f.name for f in SECRETS}
@@ -364,39 +232,11 @@ class HousePlaceholders(unittest.TestCase):
         self.assertTrue(all(regex.fullmatch(real.pattern(), real.make(r)) for _ in range(50)))
 
 
-_WIPE = json.dumps({"rules": [{"pattern": r"[\s\S]+", "replacement": ""}]})
-
-
-class Ladder(unittest.TestCase):
-    """What memory earns falls at every step up (the issue's monotone ladder): the
-    baseline's scanner-style rules and delete-everything, on the 64 dev tasks of each
-    level (the calibration table's tasks; bench_levels adds the searched best constant)."""
-
-    def test_memorised_replies_do_worse_at_every_step_up(self):
-        for name, reply in (("baseline", policies.baseline), ("delete everything", lambda t: _WIPE)):
-            means = [statistics.fmean(score_completion(t, reply(t)).reward for t in shared.dev(64, lv))
-                     for lv in LEVELS]
-            with self.subTest(reply=name):
-                self.assertTrue(all(a > b for a, b in itertools.pairwise(means)), means)
-
-    def test_key_blocks_name_no_role_from_level_4(self):
-        """At level 5 a key block's label says nothing of its role (so knowing that
-        signing keys are secret earns nothing); below level 4 every label does."""
-        def labels(lv: int) -> set[str]:
-            return {r.text[s.start:s.end].split("\n", 1)[0].split(" ", 2)[2].rstrip("-")
-                    for t in shared.dev(24, lv) for r in t.shown + t.heldout for s in r.secrets + r.decoys
-                    if s.group in ("house_key_block", "house_public_block")}
-        top, low = labels(5), labels(3)
-        self.assertTrue(top and low)
-        self.assertLessEqual(top, set(_NEUTRAL_LABELS))
-        self.assertFalse(low & set(_NEUTRAL_LABELS))
-
-
 class SolvableFromThePrompt(unittest.TestCase):
     def test_induce_at_least_085_at_every_higher_level(self):
         for lv in HIGHER:
             rewards = [score_completion(t, policies.induce(t)).reward
-                       for t in shared.dev(24, lv)]
+                       for t in shared.dev(16, lv)]  # bench_levels: the 64 dev tasks
             with self.subTest(level=lv):
                 self.assertGreaterEqual(statistics.fmean(rewards), 0.85)
 
