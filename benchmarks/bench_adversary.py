@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import machine
 
 from redaction_pressure import load_task, policies, score_completion
-from redaction_pressure.corpus.blocks import _NEUTRAL_LABELS, _SECRET_LABELS
+from redaction_pressure.corpus.blocks import _SECRET_LABELS, NEUTRAL_LABELS
 from redaction_pressure.corpus.context import _NOUNS, _VERBS
 from redaction_pressure.corpus.families import SECRETS
 from redaction_pressure.corpus.house import ALPHABETS
@@ -128,7 +128,7 @@ def pool() -> list[str]:
                  rf"[a-z]{{4,12}}_(?:{nouns})[ \t]*[:=][ \t]*[\"']?)[A-Za-z0-9]{{18,36}}(?![A-Za-z0-9_-])")
     # Key blocks by the labels that say "secret", and by those plus the role-free ones
     # (which a stream uses for its secret and its public block alike).
-    for chosen in (_SECRET_LABELS, _SECRET_LABELS + _NEUTRAL_LABELS):
+    for chosen in (_SECRET_LABELS, _SECRET_LABELS + NEUTRAL_LABELS):
         labels = "|".join(regex.escape(x) for x in chosen)
         rules.append(rf"-----BEGIN [A-Z]+ (?:{labels})-----\n[\s\S]*?-----END [A-Z]+ (?:{labels})-----")
     rules.append(r"-----BEGIN [A-Z ]+-----\n[\s\S]*?-----END [A-Z ]+-----")

@@ -25,7 +25,7 @@ from .rng import Rng
 
 _SECRET_LABELS = ("SIGNING KEY", "SEALING KEY", "MASTER KEY")
 _PUBLIC_LABELS = ("VERIFYING KEY", "PUBLIC KEY", "CERTIFICATE")
-_NEUTRAL_LABELS = ("LEDGER KEY", "BEACON KEY", "RELAY KEY", "HARBOR KEY", "ORBIT KEY", "CHANNEL KEY", "BRIDGE KEY",
+NEUTRAL_LABELS = ("LEDGER KEY", "BEACON KEY", "RELAY KEY", "HARBOR KEY", "ORBIT KEY", "CHANNEL KEY", "BRIDGE KEY",
                    "ROUTE KEY")
 
 
@@ -70,6 +70,6 @@ def draw_key_block(r: Rng, taken: set[str], neutral: bool = False) -> KeyBlock:
     service = new_service_name(r, taken)
     block = KeyBlock(service, r.choice(_SECRET_LABELS), r.choice(_PUBLIC_LABELS), r.choice((64, 76)))
     if neutral:
-        secret, public = r.fork("neutral").sample(_NEUTRAL_LABELS, 2)
+        secret, public = r.fork("neutral").sample(NEUTRAL_LABELS, 2)
         block = KeyBlock(service, secret, public, block.width)
     return block

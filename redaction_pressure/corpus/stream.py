@@ -26,6 +26,7 @@ from ..build.versions import CORPUS_VERSION
 from ..scoring.alternation import alternate
 from ..scoring.answer import MAX_RULES
 from ..scoring.pattern_guard import compile_trusted
+from .blocks import NEUTRAL_LABELS
 from .families import DECOYS, SECRETS, Family
 from .families.decoys import PLACEHOLDER_KINDS, PLACEHOLDER_TARGETS, PLACEHOLDERS, vendor_placeholder
 from .formats import WRITERS, CannotPlace, Item
@@ -99,6 +100,9 @@ class Stream:
             "context_secrets": len(w.contexts), "context_lookalikes": [len(c.decoy_names) for c in w.contexts],
             "scoped_secrets": groups.count("scoped_secret"), "policy_exceptions": len(w.policy.exceptions),
             "encodings": groups.count("house_format_base64"), "multiline": groups.count("house_key_block"),
+            "neutral_block_labels": int(any(f.group == "house_key_block" and f.name in rendered
+                                            and f.name.rsplit("_", 2)[-2].upper() + " KEY" in NEUTRAL_LABELS
+                                            for f in w.extra_secrets)),
             "records_shown": len(self.shown), "quiet_records": self.quiet_records,
             # Quiet files can still hold a value the policy labels (a host field).
             "heldout_records_without_secrets": sum(not r.secrets for r in self.heldout),

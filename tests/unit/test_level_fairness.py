@@ -15,7 +15,7 @@ import regex
 
 from redaction_pressure import load_task, policies, score_completion
 from redaction_pressure.contract import LEVELS
-from redaction_pressure.corpus.blocks import _NEUTRAL_LABELS
+from redaction_pressure.corpus.blocks import NEUTRAL_LABELS
 from redaction_pressure.corpus.families.decoys import SHAPES
 from redaction_pressure.corpus.levels import level
 from redaction_pressure.scoring.answer import parse_reply
@@ -176,8 +176,8 @@ class Ladder(unittest.TestCase):
                     if s.group in ("house_key_block", "house_public_block")}
         top, low = labels(5), labels(3)
         self.assertTrue(top and low)
-        self.assertLessEqual(top, set(_NEUTRAL_LABELS))
-        self.assertFalse(low & set(_NEUTRAL_LABELS))
+        self.assertLessEqual(top, set(NEUTRAL_LABELS))
+        self.assertFalse(low & set(NEUTRAL_LABELS))
 
 
 

@@ -78,6 +78,9 @@ class Declared(unittest.TestCase):
             for kinds in drawn["placeholder_kinds"]:
                 self.assertTrue(table.placeholder_kinds[0] <= kinds <= table.placeholder_kinds[1])
             self.assertTrue(set(drawn["lookalike_kinds"]) <= set(table.lookalike_kinds))
+            if drawn["multiline"]:
+                self.assertTrue(table.neutral_block_labels[0] <= drawn["neutral_block_labels"]
+                                <= table.neutral_block_labels[1])
             self.assertEqual(drawn["records_shown"], len(task.shown))
 
 
