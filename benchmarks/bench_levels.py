@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="16 dev tasks, adversary on 24 train tasks")
     args = ap.parse_args(argv)
     n_tasks, n_train = (16, 24) if args.quick else (args.tasks, args.train)
-    levels = [int(x) for x in args.levels.split(",")]
+    levels = sorted({int(x) for x in args.levels.split(",")})  # the ladder reads them in order
     t0 = time.perf_counter()
     rows = []
     for lv in levels:

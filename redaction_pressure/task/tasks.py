@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..build.identity import build_identity
-from ..build.versions import CORPUS_VERSION
+from ..build.versions import CORPUS_VERSION, LEVELS_VERSION
 from ..corpus.levels import LEVELS
 from ..corpus.stream import Record, build_stream
 from ..scoring.scanner import DEFAULT_BUDGET_S
@@ -87,11 +87,14 @@ def task_identity(split: str, index: int, commitment: str, n_shown: int, n_eval:
 def durable_key(split: str, index: int, n_shown: int, n_eval: int, budget_s: float,
                 level: int = DEFAULT_LEVEL) -> str:
     """A task's `Task.key` (SPEC §7): split, index, corpus version and task parameters
-    (the level among them), nothing about the build, so a code edit or a dependency
-    upgrade that leaves the task alone keeps it. Trainers key curricula and resume on it."""
-    blob = json.dumps({"split": split, "index": index, "corpus_version": CORPUS_VERSION,
-                       **task_params(n_shown, n_eval, budget_s, level)},
-                      sort_keys=True, separators=(",", ":"))
+    (the level among them; above level 1 also the levels version), nothing about the
+    build, so a code edit or a dependency upgrade that leaves the task alone keeps it,
+    and a change of a level's tasks changes its keys. Trainers key curricula and resume on it."""
+    fields: dict[str, Any] = {"split": split, "index": index, "corpus_version": CORPUS_VERSION,
+                              **task_params(n_shown, n_eval, budget_s, level)}
+    if level != 1:
+        fields["levels_version"] = LEVELS_VERSION
+    blob = json.dumps(fields, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()
 
 

@@ -303,6 +303,19 @@ class DurableKeyAndValidate(unittest.TestCase):
         with mock.patch("regex.__version__", "0.0.0"):
             self.assertEqual(key(), base)
 
+    def test_a_change_of_the_higher_levels_changes_their_keys_only(self):
+        """Levels 2-5 changed under one corpus version (level 1 byte-identical): their
+        keys name the levels version, so a resume or a curriculum never takes a new
+        level-5 task for an old one; level 1's keys stay as they were."""
+        from redaction_pressure.task import tasks
+        before = [tasks.durable_key("dev", 0, 8, 16, 2.0, level) for level in (1, 2, 5)]
+        with mock.patch.object(tasks, "LEVELS_VERSION", "levels-v0"):
+            after = [tasks.durable_key("dev", 0, 8, 16, 2.0, level) for level in (1, 2, 5)]
+        self.assertEqual(after[0], before[0])
+        self.assertNotEqual(after[1], before[1])
+        self.assertNotEqual(after[2], before[2])
+        self.assertEqual(len(set(before)), 3)
+
     def test_key_survives_a_source_edit(self):
         code = ("import json; from redaction_pressure.task.tasks import durable_key\n"
                 "from redaction_pressure.build.identity import source_digest\n"
