@@ -5,7 +5,7 @@ A service signs with keys it writes out in a PEM-like armour of its own,
 publishes the matching ``VERIFYING KEY`` block beside it. A rule that knows PEM
 private keys misses the first and a rule that takes every armoured block destroys the
 second: only the shown records say which label is secret. The block spans lines (and,
-in YAML, carries the indentation of its block scalar). From level 4 a stream may name
+in YAML, carries the indentation of its block scalar). From level 4 a stream names
 both blocks with words that say nothing of their role (``VORLEX LEDGER KEY`` beside
 ``VORLEX BEACON KEY``): a rule that knows signing keys are secret and verifying keys
 public then has nothing to go on but the shown pair.

@@ -383,11 +383,18 @@ def _cover(r: Rng, plan: list[tuple[Template, list[Instance]]], n_shown: int, se
                and _fits(plan[i][0], inst)]
         for _ in range(need - have):
             fit = [i for i in fit if len(plan[i][1]) < plan[i][0].capacity]
+            if not fit and secret:
+                # No file that holds secrets is of a type this one sits in (a Kubernetes
+                # Secret, a file with sections): a quiet file of that type takes it and is
+                # quiet no longer, rather than leave a shown format untested.
+                fit = [i for i in held if i in quiet and id(inst) not in present[i] and _fits(plan[i][0], inst)
+                       and len(plan[i][1]) < plan[i][0].capacity]
             if not fit:
                 break
             i = r.choice(fit)
             plan[i][1].append(inst)
             present[i].add(id(inst))
+            quiet.discard(i)
             fit.remove(i)
 
 

@@ -210,11 +210,11 @@ def _level_kinds(entry: Any, kv: Any) -> list[dict[str, Any]]:
               "preview): it reaches a test environment", "one per scoped secret", of("scoped_lookalike", False),
               ("scoped",), _from("scoped_secrets")),
         entry("house_key_block", "secret", "a multi-line key block in a service's own armour (SIGNING, SEALING or "
-              "MASTER KEY; from level 4 maybe a role-free word such as LEDGER or BEACON KEY, which only the "
+              "MASTER KEY; from level 4 a role-free word such as LEDGER or BEACON KEY, which only the "
               "shown pair tells apart): it signs as the service", "multiline per stream (see the level table)",
               of("house_key_block", True), ("block",), _from("multiline")),
         entry("house_public_block", "decoy", "the same service's VERIFYING KEY, PUBLIC KEY or CERTIFICATE block "
-              "(from level 4 maybe another role-free word): public by design, kept", "one per key block",
+              "(from level 4 another role-free word): public by design, kept", "one per key block",
               of("house_public_block", False), ("block",),
               _from("multiline")),
         entry("house_format_base64", "secret", "a house credential base64-encoded under data: of a Kubernetes "

@@ -33,9 +33,11 @@ ROOT = Path(__file__).resolve().parents[2]
 # byte-identical), so that memorised replies do worse at every step up: the catalogue's
 # vendor secrets stay as drawn (heldout_coverage places the stream's own families
 # only), levels 4-5 draw fewer of them, level 4 has one quiet file fewer, level 5
-# covers each family once and draws one key block, and key blocks may be named by
-# words that say nothing of their role (neutral_block_labels: half the streams at
-# level 4, every stream at level 5); LEVELS_VERSION levels-v3 names it in the keys.
+# covers each family once and draws one key block, key blocks are named by words
+# that say nothing of their role (neutral_block_labels), each look-alike is tested in
+# two (level 4) or three (level 5) held-out records (lookalike_coverage), and a quiet
+# file takes a secret no other held-out file can hold; LEVELS_VERSION levels-v3 names
+# it in the keys.
 GOLDEN = {
     ("dev", 0): "4d4f9b6f2589ef37e74c52f1b038613d3cbd885671e7f5f264a618c77fa75bec",
     ("dev", 31): "02e14d39775acfbc8a93f32660b1f2b1494f3385aad0d43d9181244491cc17e8",
@@ -57,8 +59,8 @@ GOLDEN_LEVELS = {
     (2, "train", 77): "09af86034f4e85a920eb4450ef3f45a01462bacc1a872d0225edbf6482f719e9",
     (3, "dev", 0): "3867040c6e3a892de3479828fcd785b43eefb18341f1ac71c1afe80c38d200b2",
     (3, "train", 77): "19d13e227d0b5b77b3bc1a89e1676fb516099dcde99866868adad900a3017b9e",
-    (4, "dev", 0): "1396af9137e3d2ba451b25cc7cb8123ec66adb4b3d9a9506bff2a4c4ceebe6b1",
-    (4, "train", 77): "51d97dad6f0f3e0345c8b3ce5ff83a6a697c5669ea8f108fcfae9443e7049c5c",
+    (4, "dev", 0): "aeab3a8fe1789e81c77bfd13e01dc2b313b53129ec2740399ec5a85c89f95390",
+    (4, "train", 77): "62f4c1a6157816e8e66fbd3ad6b7f050cbc51e9af235f3cf9937ebb458f60785",
     (5, "dev", 0): "489e3d4072391cc6c764db4582b05f5976ec38da95490ba1575aec08a6d874fb",
     (5, "train", 77): "b405db3658e7b0a4e5bb14400b1126a2d77f1873caff08e0cffdc673c8464793",
 }

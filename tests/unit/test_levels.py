@@ -126,6 +126,17 @@ class WhatIsShownIsTested(unittest.TestCase):
                     # Not all: a family whose file type no non-quiet held-out record has
                     # (a Kubernetes Secret's data) cannot be placed.
                     self.assertGreaterEqual(covered, 0.9)
+        # Every one of the stream's own formats, scoped values and key blocks is tested
+        # (a quiet file of the right type takes one that no other file can hold); a
+        # credential's base64 form is not always: it needs a Kubernetes Secret among the
+        # held-out files.
+        for lv in (4, 5):
+            for t in shared.dev(24, lv):
+                shown = {s.family for r in t.shown for s in r.secrets
+                         if s.group in ("house_format", "context_secret", "scoped_secret", "house_key_block")}
+                held = {s.family for r in t.heldout for s in r.secrets}
+                with self.subTest(level=lv, task=t.id):
+                    self.assertEqual(shown - held, set())
         # The check can fail: level 3 draws held-out families at random.
         self.assertLess(statistics.fmean(coverage(t, 1) for t in shared.dev(24, 3)), 0.8)
         self.assertLess(statistics.fmean(coverage(t, 3, "decoys") for t in shared.dev(24, 3)), 0.6)
