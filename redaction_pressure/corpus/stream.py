@@ -26,7 +26,6 @@ from ..build.versions import CORPUS_VERSION
 from ..scoring.alternation import alternate
 from ..scoring.answer import MAX_RULES
 from ..scoring.pattern_guard import compile_trusted
-from .blocks import NEUTRAL_LABELS
 from .families import DECOYS, SECRETS, Family
 from .families.decoys import PLACEHOLDER_KINDS, PLACEHOLDER_TARGETS, PLACEHOLDERS, vendor_placeholder
 from .formats import WRITERS, CannotPlace, Item
@@ -100,9 +99,7 @@ class Stream:
             "context_secrets": len(w.contexts), "context_lookalikes": [len(c.decoy_names) for c in w.contexts],
             "scoped_secrets": groups.count("scoped_secret"), "policy_exceptions": len(w.policy.exceptions),
             "encodings": groups.count("house_format_base64"), "multiline": groups.count("house_key_block"),
-            "neutral_block_labels": int(any(f.group == "house_key_block" and f.name in rendered
-                                            and f.name.rsplit("_", 2)[-2].upper() + " KEY" in NEUTRAL_LABELS
-                                            for f in w.extra_secrets)),
+            "neutral_block_labels": int(w.neutral_block_labels and "house_key_block" in groups),
             "records_shown": len(self.shown), "quiet_records": self.quiet_records,
             # Quiet files can still hold a value the policy labels (a host field).
             "heldout_records_without_secrets": sum(not r.secrets for r in self.heldout),
@@ -365,7 +362,8 @@ def _cover(r: Rng, plan: list[tuple[Template, list[Instance]]], n_shown: int, se
     5's secret families, before), and a slip on them would cost nothing. Look-alikes are
     where careful readers slip (a scoped value kept in the wrong section, a placeholder
     taken), and they cost a rule that takes too much: testing each more often raises
-    both costs without adding secret text. Secrets stay out of quiet files. The
+    both costs without adding secret text. Secrets go into quiet files only when no
+    other held-out file is of a type they sit in (the file is then quiet no longer). The
     catalogue's vendor secrets stay as drawn: what they test is memory, not the stream,
     and placing each again would raise the share a memorised rule set (the baseline, a
     constant reply) earns at the levels meant to lower it."""
@@ -374,11 +372,11 @@ def _cover(r: Rng, plan: list[tuple[Template, list[Instance]]], n_shown: int, se
     held = range(n_shown, len(plan))
     present = {i: {id(c) for c in plan[i][1]} for i in held}
     for inst in secrets + decoys:
-        need = want_decoy if inst.family.kind == "decoy" else 0 if inst.family.name in _CATALOGUE_SECRETS else want
+        secret = inst.family.kind == "secret"
+        need = (0 if inst.family.name in _CATALOGUE_SECRETS else want) if secret else want_decoy
         have = sum(id(inst) in present[i] for i in held)
         if have >= need:
             continue
-        secret = inst.family.kind == "secret"
         fit = [i for i in held if id(inst) not in present[i] and not (secret and i in quiet)
                and _fits(plan[i][0], inst)]
         for _ in range(need - have):

@@ -39,6 +39,7 @@ class World:
     # and their public halves, credentials base64-encoded, the policy's stated exceptions.
     extra_secrets: tuple[Family, ...] = ()
     extra_decoys: tuple[Family, ...] = ()
+    neutral_block_labels: bool = False  # its key blocks' labels name no role
 
     @property
     def secret_families(self) -> tuple[Family, ...]:
@@ -106,16 +107,18 @@ def draw_world(r: Rng, shell: bool, lv: Level = LEVEL_1) -> World:
             names.add(scoped.service)
             extra_s.append(scoped.families()[0])
             extra_d.append(scoped.families()[1])
-        neutral = more.fork("block-labels").between(*lv.neutral_block_labels)
+        neutral = bool(more.fork("block-labels").between(*lv.neutral_block_labels))
         for i in range(more.between(*lv.multiline)):
-            block = draw_key_block(more.fork(f"block/{i}"), names, neutral=bool(neutral))
+            block = draw_key_block(more.fork(f"block/{i}"), names, neutral=neutral)
             names.add(block.service)
             extra_s.append(block.families()[0])
             extra_d.append(block.families()[1])
         for h in house[:more.between(*lv.encodings)]:
             extra_s.append(encoded_family(h))
+    else:
+        neutral = False
     return World(tuple(house), tuple(contexts), policy, tuple(hs), tuple(hd), tuple(cs), tuple(cd),
-                 policy.families(), lv, tuple(extra_s), tuple(extra_d))
+                 policy.families(), lv, tuple(extra_s), tuple(extra_d), neutral)
 
 
 def _sample_worlds(n: int = 3) -> list[World]:
