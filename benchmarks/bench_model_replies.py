@@ -10,15 +10,14 @@ and per level the mean with its standard error beside `induce` and the oracle on
 same tasks, so the question "does the level separate models?" is answered by a
 script, not by hand.
 
-The replies in ``model-replies-2026-12-02`` came from two frontier-model sessions
-answering without tools (one per half of the tasks); its level-1 replies were written
-against the 0.4.0 system prompt (same records), its level-3 ones against 0.5.0's (its
-level-5 replies answered level-5 tasks that environment 0.6.0 replaced, and were
-removed). ``model-replies-2026-12-02-env0.7`` holds replies of sessions allowed only to
-print their prompt file and write their reply: level 1 on the 0.5.0 system prompt
-(records and prompt unchanged since) and level 5 of environment 0.7.0 (four sessions,
-two tasks each). Replies to environment 0.6.0's level 5, whose tasks 0.7.0 replaced,
-scored 0.924 +- 0.050 on eight tasks and were not kept.
+``model-replies-2026-12-02-env0.8`` holds the replies of environment 0.8.0 (corpus-v4)
+at levels 1, 3 and 5, eight dev tasks each (3, 11, ..., 59): each from a frontier-model
+session allowed only to print its prompt file and write its reply, two tasks per
+session. Replies to earlier corpora no longer match any task (corpus-v4 reseeded every
+stream) and were removed; their scores are in the README's history: on corpus-v3
+(environment 0.7.0), with the same protocol, level 1 scored 0.919 and level 3 0.910
+(the two level-3 losses were key-scoped values of a length no shown value had, the
+unfairness corpus-v4 removed) and level 5 1.000.
 """
 
 from __future__ import annotations

@@ -1,13 +1,14 @@
 """Version strings that name behaviour. Bump one whenever its behaviour changes, in
 the same commit that updates the golden fingerprints in tests/unit/test_corpus.py."""
 
-ENVIRONMENT_VERSION = "0.7.0"
-CORPUS_VERSION = "corpus-v3"
+ENVIRONMENT_VERSION = "0.8.0"
+CORPUS_VERSION = "corpus-v4"
 # The tasks of levels 2-5 within the corpus version: bumped whenever a higher level's
 # tasks change while level 1 stays byte-identical (the corpus version seeds every
 # stream, so bumping it would move level 1 too). Part of a higher level's durable key.
 # v2: environment 0.6.0 (held-out coverage, level 5's egress range); v3: environment
-# 0.7.0 (vendor secrets as drawn, role-free key-block labels, look-alike coverage).
-LEVELS_VERSION = "levels-v3"
+# 0.7.0 (vendor secrets as drawn, role-free key-block labels, look-alike coverage); v4:
+# environment 0.8.0 (look-alike keys that contain the secret's key name, levels 4-5).
+LEVELS_VERSION = "levels-v4"
 REWARD_SCHEMA_VERSION = "reward-v1"
 ANSWER_SCHEMA_VERSION = "answer-v2"

@@ -23,6 +23,11 @@ from .rng import Rng
 _NOUNS = ("seal", "stamp", "mark", "ref", "tag", "code", "slug", "handle", "cursor", "digest",
           "lease", "phrase", "cipher", "unlock", "badge", "ticket", "voucher", "anchor", "latch")
 _VERBS = ("sync", "push", "attach", "enroll", "rotate", "publish")
+# Words around a secret's key name that make a key of the same service holding a value
+# that grants nothing: its publishable counterpart, a documentation sample, its id, the
+# fingerprint a dashboard shows.
+_BEFORE = ("public", "sample", "demo")
+_AFTER = ("id", "fingerprint", "name")
 
 
 @dataclass(frozen=True)
@@ -33,14 +38,17 @@ class ContextSecret:
     decoy_names: tuple[str, ...]
     alphabet: str
     char_class: str
-    lo: int
-    hi: int
+    # One length per stream, so every held-out value has a length the shown ones have
+    # (corpus-v3 drew each value's length from a range, and 42 of 64 level-1 dev tasks
+    # held a value longer or shorter than every shown one: a reader who took the length
+    # from the examples leaked it).
+    length: int
 
     def _value(self, r: Rng) -> str:
-        return fast_chars(r, self.alphabet, r.between(self.lo, self.hi))
+        return fast_chars(r, self.alphabet, self.length)
 
     def pattern(self) -> str:
-        value = f"{self.char_class}{{{self.lo},{self.hi}}}(?![A-Za-z0-9_-])"
+        value = f"{self.char_class}{{{self.length}}}(?![A-Za-z0-9_-])"
         if self.kind == "flag":
             return rf"(?<=(?<![A-Za-z0-9_-])--(?i:{regex.escape(self.secret_name)})[ =]){value}"
         return (rf"(?<=(?<![A-Za-z0-9_-])(?i:{regex.escape(self.secret_name)})[\"']?\s*[:=]\s*[\"']?)"
@@ -73,12 +81,17 @@ class ContextSecret:
         return secret, decoys
 
 
-def draw_context_secret(r: Rng, kind: str, taken: set[str], lookalikes: tuple[int, int] = (2, 3)) -> ContextSecret:
-    """``lookalikes``: how many same-shaped keys of the service are not secret (a range)."""
+def draw_context_secret(r: Rng, kind: str, taken: set[str], lookalikes: tuple[int, int] = (2, 3),
+                        affixed: int = 0) -> ContextSecret:
+    """``lookalikes``: how many same-shaped keys of the service are not secret (a range);
+    ``affixed`` of them are the secret's own key with a word before or after it (a
+    prefix first, then a suffix: both ends of the key name get tested)."""
     service = new_service_name(r, taken)
     nouns = r.sample(_NOUNS, 1 + r.between(*lookalikes))
     sep = "-" if kind == "flag" else "_"
     names = [f"{service}{sep}{n}" for n in nouns]
+    if affixed:
+        words = [f"{r.choice(_BEFORE)}{sep}{names[0]}", f"{names[0]}{sep}{r.choice(_AFTER)}"]
+        names[1:1 + affixed] = words[:affixed]
     _, alphabet, char_class = r.choice(ALPHABETS)
-    lo = r.between(14, 30)
-    return ContextSecret(service, kind, names[0], tuple(names[1:]), alphabet, char_class, lo, lo + r.between(0, 8))
+    return ContextSecret(service, kind, names[0], tuple(names[1:]), alphabet, char_class, r.between(14, 30))

@@ -7,8 +7,9 @@ the level is what a careful reader of the shown records can still resolve and a
 memorised rule cannot: more of the stream's own formats, look-alikes that differ from
 the credential by less (one length step, one letter of the marker, the alphabet),
 placeholders of the stream's own formats and more kinds of vendor placeholders (each
-drawn once and shown beside a real secret of its format), values secret only in one
-section of a file, policy categories with a stated
+drawn once and shown beside a real secret of its format), look-alike keys that contain
+the secret's own key name (``public_ledger_seal`` beside ``ledger_seal``), values secret
+only in one section of a file, policy categories with a stated
 exception, credentials that reappear base64-encoded in a Kubernetes Secret, invented
 multi-line key blocks, more decoys and filler lines around them, and more held-out
 files that hold no secret at all (most files in a real repository hold none). Every attribute
@@ -37,6 +38,9 @@ class Level:
     placeholder_kinds: Range
     context_secrets: Range  # key- or flag-scoped secrets
     context_lookalikes: Range  # same-shaped values under the service's other keys, per context secret
+    # How many of those keys contain the secret's own key name (public_{key}, {key}_id):
+    # a rule that does not bound the key name at both ends takes them too.
+    affixed_lookalikes: Range
     scoped_secrets: Range  # values secret in one section of a file, kept in another
     policy_exceptions: Range  # secret policy categories stated with an exception
     encodings: Range  # house credentials that reappear base64-encoded in a Kubernetes Secret
@@ -61,7 +65,8 @@ class Level:
 _BASE = Level(
     house_formats=(1, 3), lookalikes_per_format=(2, 3), lookalike_kinds=("public", "length", "sandbox"),
     length_step=(4, 10), house_placeholders=(0, 0), placeholder_kinds=(0, 0), context_secrets=(1, 2),
-    context_lookalikes=(2, 3), scoped_secrets=(0, 0), policy_exceptions=(0, 0), encodings=(0, 0), multiline=(0, 0),
+    context_lookalikes=(2, 3), affixed_lookalikes=(0, 0), scoped_secrets=(0, 0), policy_exceptions=(0, 0),
+    encodings=(0, 0), multiline=(0, 0),
     neutral_block_labels=(0, 0), records_shown=(8, 8), lines_per_record=(1, 4), decoy_density=(3, 5),
     quiet_records=(0, 0), static_secrets=(2, 4),
     heldout_coverage=(0, 0), lookalike_coverage=(0, 0), egress_prefix=(16, 16))
@@ -79,13 +84,13 @@ TABLE: dict[int, Level] = {
                quiet_records=(7, 8), static_secrets=(2, 3)),
     4: replace(_BASE, house_formats=(3, 4), lookalikes_per_format=(4, 4), lookalike_kinds=_ALL_KINDS,
                length_step=(1, 2), house_placeholders=(2, 3), placeholder_kinds=(2, 3), context_secrets=(2, 3),
-               context_lookalikes=(3, 4), scoped_secrets=(1, 2),
+               context_lookalikes=(3, 4), affixed_lookalikes=(1, 1), scoped_secrets=(1, 2),
                policy_exceptions=(1, 2), encodings=(1, 1), multiline=(1, 1), neutral_block_labels=(1, 1),
                lines_per_record=(3, 7), decoy_density=(5, 8), quiet_records=(8, 9), static_secrets=(1, 3),
                heldout_coverage=(1, 1), lookalike_coverage=(2, 2)),
     5: replace(_BASE, house_formats=(4, 5), lookalikes_per_format=(5, 5), lookalike_kinds=_ALL_KINDS,
                length_step=(1, 1), house_placeholders=(4, 5), placeholder_kinds=(3, 4), context_secrets=(3, 4),
-               context_lookalikes=(4, 5), scoped_secrets=(2, 3),
+               context_lookalikes=(4, 5), affixed_lookalikes=(2, 2), scoped_secrets=(2, 3),
                policy_exceptions=(2, 3), encodings=(2, 2), multiline=(1, 1), neutral_block_labels=(1, 1),
                lines_per_record=(4, 8), decoy_density=(6, 9), quiet_records=(11, 12), static_secrets=(1, 2),
                heldout_coverage=(1, 1), lookalike_coverage=(3, 3), egress_prefix=(19, 28)),

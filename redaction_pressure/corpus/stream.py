@@ -97,6 +97,7 @@ class Stream:
             "house_placeholders": sum(bool(h.placeholders) for h in w.house),
             "placeholder_kinds": [len(h.placeholders) for h in w.house if h.placeholders],
             "context_secrets": len(w.contexts), "context_lookalikes": [len(c.decoy_names) for c in w.contexts],
+            "affixed_lookalikes": [sum(c.secret_name in d for d in c.decoy_names) for c in w.contexts],
             "scoped_secrets": groups.count("scoped_secret"), "policy_exceptions": len(w.policy.exceptions),
             "encodings": groups.count("house_format_base64"), "multiline": groups.count("house_key_block"),
             "neutral_block_labels": int(w.neutral_block_labels and "house_key_block" in groups),

@@ -79,7 +79,8 @@ def draw_world(r: Rng, shell: bool, lv: Level = LEVEL_1) -> World:
     names = {h.service for h in house}
     for i in range(r.between(*lv.context_secrets)):
         kind = "flag" if shell and r.chance(1, 3) else "kv"
-        c = draw_context_secret(r.fork(f"context/{i}"), kind, names, lv.context_lookalikes)
+        c = draw_context_secret(r.fork(f"context/{i}"), kind, names, lv.context_lookalikes,
+                                r.between(*lv.affixed_lookalikes))
         names.add(c.service)
         contexts.append(c)
     policy = draw_policy(r.fork("policy"))
@@ -157,13 +158,15 @@ def open_world_kinds() -> tuple[dict[str, Any], ...]:
                          "2-3 look-alikes per house format, each differing only in marker or length", found[:3]))
     out.append(entry("context_secret", "secret",
                      "a value secret only because of the key or command-line flag it sits under",
-                     "1-2 per stream: an invented key or flag of a service; values of one alphabet and a "
-                     "length range drawn per stream", [kv(w.context_secrets[0], True) for w in worlds],
+                     "1-2 per stream: an invented key or flag of a service; values of one alphabet and "
+                     "one length (14-30) drawn per stream", [kv(w.context_secrets[0], True) for w in worlds],
                      ("kv", "shell")))
     out.append(entry("context_lookalike", "decoy",
                      "a value of exactly the same shape under another key of the same service, "
                      "which the stream does not treat as secret",
-                     "2-3 per context secret", [kv(w.context_decoys[0], False) for w in worlds], ("kv", "shell")))
+                     "2-3 per context secret at level 1 (up to 5 at level 5); from level 4 some sit under "
+                     "keys that contain the secret's own key name (public_{key}, {key}_id)",
+                     [kv(w.context_decoys[0], False) for w in worlds], ("kv", "shell")))
     for category in CATEGORIES:
         fams = [w.categories[category] for w in worlds]
         out.append(entry(category, "policy",

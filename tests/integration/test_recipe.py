@@ -38,7 +38,7 @@ class Recipe(unittest.TestCase):
         self.assertEqual(recipe.env.agent.runtime.type, "subprocess")
         self.assertEqual((recipe.serve.pool.type, recipe.serve.pool.num_workers), ("static", 2))
         self.assertEqual((recipe.sampling.temperature, recipe.sampling.top_p, recipe.sampling.max_tokens),
-                         (1.0, 1.0, 4096))
+                         (1.0, 1.0, 8192))
         self.assertEqual(recipe.group_size, 8)
         first = [(r.data.split, r.data.index, r.data.level) for r in rows(recipe, 3)]
         self.assertEqual(first, [("train", 0, 1), ("train", 1, 1), ("train", 2, 1)])

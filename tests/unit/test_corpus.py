@@ -37,13 +37,18 @@ ROOT = Path(__file__).resolve().parents[2]
 # that say nothing of their role (neutral_block_labels), each look-alike is tested in
 # two (level 4) or three (level 5) held-out records (lookalike_coverage), and a quiet
 # file takes a secret no other held-out file can hold; LEVELS_VERSION levels-v3 names
-# it in the keys.
+# it in the keys. corpus-v4 (environment 0.8.0; every stream reseeded by the version):
+# a key-scoped value has one length per stream, so every held-out value has a length
+# the shown ones have (corpus-v3 drew each from a range: 42 of 64 level-1 dev tasks held
+# a value of a length no shown one had, and model replies that took the length from the
+# examples leaked it); levels 4-5 name some of a key-scoped secret's look-alike keys
+# with its own key name inside (affixed_lookalikes, LEVELS_VERSION levels-v4).
 GOLDEN = {
-    ("dev", 0): "4d4f9b6f2589ef37e74c52f1b038613d3cbd885671e7f5f264a618c77fa75bec",
-    ("dev", 31): "02e14d39775acfbc8a93f32660b1f2b1494f3385aad0d43d9181244491cc17e8",
-    ("dev", 63): "f4dbf06d36322abd2003a921d864c62565c25a7a37e387fb9614cea7ca247c78",
-    ("train", 0): "3cc0495c7d86b7e771b6c9d2c9aca4645db632b3f08282b88303c3101f014792",
-    ("train", 123456): "2446fad55d6928da321bed8fccb5fd2d445ee5f340e3243a5679734b1151657e",
+    ("dev", 0): "3defed306382b1ed774c136b7ce1e73811452aad619954cf8ae87441851ecdf3",
+    ("dev", 31): "2c032d0bc7862b418815690ea5111cd4182b19cdd5f4b35931b3b11e4c5f4577",
+    ("dev", 63): "6c9047868fcaf1bab178ac70b328b26e9859be788e64d68b8b70552d4415ba1c",
+    ("train", 0): "f1cf79d9aa2f784323dba89dda6bb886af69ea74fa4dedb80d8e3bf06fd0f15e",
+    ("train", 123456): "dd30cbe0f3c5b0ebe5102d417bfa38aa83522040065b13a72e8e6f88425b633e",
 }
 
 
@@ -55,20 +60,20 @@ GOLDEN = {
 # placeholder_kinds kinds, each drawn once and shown beside a real secret of its format;
 # those formats' credentials never look like placeholders and their oracle leaves them.
 GOLDEN_LEVELS = {
-    (2, "dev", 0): "8b9e471268de19944efd5006907417f9d1665a9f75a08bd0bb62e3fb7c722b94",
-    (2, "train", 77): "09af86034f4e85a920eb4450ef3f45a01462bacc1a872d0225edbf6482f719e9",
-    (3, "dev", 0): "3867040c6e3a892de3479828fcd785b43eefb18341f1ac71c1afe80c38d200b2",
-    (3, "train", 77): "19d13e227d0b5b77b3bc1a89e1676fb516099dcde99866868adad900a3017b9e",
-    (4, "dev", 0): "aeab3a8fe1789e81c77bfd13e01dc2b313b53129ec2740399ec5a85c89f95390",
-    (4, "train", 77): "62f4c1a6157816e8e66fbd3ad6b7f050cbc51e9af235f3cf9937ebb458f60785",
-    (5, "dev", 0): "489e3d4072391cc6c764db4582b05f5976ec38da95490ba1575aec08a6d874fb",
-    (5, "train", 77): "b405db3658e7b0a4e5bb14400b1126a2d77f1873caff08e0cffdc673c8464793",
+    (2, "dev", 0): "b89b370b3942edcb549e754337f69a0bbcb44fc93f6aba4027e4cb462f46505d",
+    (2, "train", 77): "d2c39807016aacd6b8e6c28a944903b83de7644cf60086265f1792d4d458c045",
+    (3, "dev", 0): "d67171b6fbade92c64fd78ca3b569beccc36502b6ddafdef04777f2728b023be",
+    (3, "train", 77): "9e9e96b83b94d943135915a479a16f55676f28b2df63fa7c07528caf8205dd88",
+    (4, "dev", 0): "b4242b1c7aa9f3a5c26705db86c6485d1881030b468f804d245b48c46d92ed30",
+    (4, "train", 77): "bfdc8dfefbf6a8f42b47dc2b1506553fd038de945fb2fe0baa0562f553f092b0",
+    (5, "dev", 0): "3432bc99901cfc6db855bcc1752be23223b28561dc343406e90a9ffb54b90623",
+    (5, "train", 77): "8fc4e3adeac00b8830ee136d903376e1382dc198cd20ed60748e0cbc1b91633e",
 }
 
 
 class GoldenFingerprints(unittest.TestCase):
     def test_version(self):
-        self.assertEqual(CORPUS_VERSION, "corpus-v3")
+        self.assertEqual(CORPUS_VERSION, "corpus-v4")
 
     def test_golden_fingerprints(self):
         for (split, index), want in GOLDEN.items():

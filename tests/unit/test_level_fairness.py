@@ -70,7 +70,9 @@ def _contrasted(decoy: str, group: str, secrets: set[str]) -> bool:
         return _EXCEPTED[decoy] in secrets
     if group == "scoped_lookalike":
         return decoy.rsplit("_", 1)[0] in secrets
-    if group.startswith("house_") or group == "context_lookalike":
+    if group == "context_lookalike":  # same service, or the secret's own key inside its key
+        return any(s.split("_")[0] == decoy.split("_")[0] or s in decoy for s in secrets)
+    if group.startswith("house_"):
         return any(s.split("_")[0] == decoy.split("_")[0] for s in secrets)
     return True
 
@@ -99,18 +101,9 @@ def check_task(split: str, index: int, lv: int) -> list[str]:
             if d.group and not _contrasted(d.family, d.group, shown_s):
                 problems.append(f"look-alike {d.family} ({d.group}) without its secret in the shown records")
     # A look-alike that differs by length only is fair only if every held-out length
-    # of the credential and of the look-alike was shown.
-    shown_len: dict[str, set[int]] = {}
-    for r in task.shown:
-        for x in r.secrets + r.decoys:
-            if (x.group or "").startswith("house_"):
-                shown_len.setdefault(x.family, set()).add(x.end - x.start)
-    for r in task.heldout:
-        for x in r.secrets + r.decoys:
-            if (x.group or "").startswith("house_") and x.group not in ("house_key_block", "house_public_block",
-                                                                       "house_format_base64") \
-                    and x.end - x.start not in shown_len.get(x.family, ()):
-                problems.append(f"{x.family}: held-out length {x.end - x.start} never shown")
+    # of the credential and of the look-alike was shown; a key-scoped value's too, or a
+    # reader who takes its length from the examples misses it.
+    problems += shared.unshown_lengths(task)
     # What the level table promises is in the records, not only drawn: every scoped
     # secret, encoded credential and key block the lower bound asks for.
     table = level(lv)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ipaddress
 import itertools
+import json
 import random
 import statistics
 import unittest
@@ -47,7 +48,7 @@ class Declared(unittest.TestCase):
 
     def test_no_level_is_easier_than_the_one_below(self):
         rising = ("house_formats", "lookalikes_per_format", "house_placeholders", "placeholder_kinds",
-                  "context_secrets", "context_lookalikes",
+                  "context_secrets", "context_lookalikes", "affixed_lookalikes",
                   "scoped_secrets", "policy_exceptions", "encodings", "multiline", "decoy_density",
                   "quiet_records", "lines_per_record", "heldout_coverage", "egress_prefix", "neutral_block_labels",
                   "lookalike_coverage")
@@ -80,6 +81,8 @@ class Declared(unittest.TestCase):
             for kinds in drawn["placeholder_kinds"]:
                 self.assertTrue(table.placeholder_kinds[0] <= kinds <= table.placeholder_kinds[1])
             self.assertTrue(set(drawn["lookalike_kinds"]) <= set(table.lookalike_kinds))
+            for affixed in drawn["affixed_lookalikes"]:
+                self.assertTrue(table.affixed_lookalikes[0] <= affixed <= table.affixed_lookalikes[1])
             if drawn["multiline"]:
                 self.assertTrue(table.neutral_block_labels[0] <= drawn["neutral_block_labels"]
                                 <= table.neutral_block_labels[1])
@@ -165,6 +168,34 @@ class WhatIsShownIsTested(unittest.TestCase):
                     if x.family in chosen:
                         want[x.start:x.end] = b"\x01" * (x.end - x.start)
                 self.assertEqual(bytes(gone), bytes(want))
+
+
+class AffixedKeys(unittest.TestCase):
+    """Levels 4-5: look-alike keys that contain the secret's own key name
+    (``public_ledger_seal``, ``ledger_seal_id``) are shown and tested, and only a rule
+    that bounds the key name at both ends keeps them."""
+
+    def test_shown_tested_and_only_a_bounded_key_keeps_them(self):
+        for lv in (4, 5):
+            for t in shared.dev(16, lv):
+                contexts = build_stream(t.seed, t.n_shown, t.n_eval, lv).world.contexts
+                affixed = {d.replace("-", "_"): c.secret_name for c in contexts
+                           for d in c.decoy_names if c.secret_name in d}
+                self.assertEqual(len(affixed), sum(t.attributes["affixed_lookalikes"]))
+                self.assertGreaterEqual(len(affixed), len(contexts) * level(lv).affixed_lookalikes[0])
+                shown = {d.family for r in t.shown for d in r.decoys}
+                held = {d.family for r in t.heldout for d in r.decoys}
+                with self.subTest(task=t.id):
+                    self.assertLessEqual(set(affixed), shown & held)
+                    self.assertEqual(score_completion(t, policies.oracle(t)).reward, 1.0)
+                # The same keys read loosely: the key name anywhere inside a key.
+                loose = [{"pattern": rf"""(?i:[\w-]*{regex.escape(name)}[\w-]*)["']?\s*[:= ]\s*["']?\K[A-Za-z0-9]+""",
+                          "replacement": "[REDACTED]"} for name in sorted(set(affixed.values()))]
+                score = score_completion(t, json.dumps({"rules": loose}))
+                for family in affixed:
+                    present, hit = score.decoy_families[family]
+                    self.assertEqual(hit, present, (t.id, family))
+                    self.assertGreater(present, 0)
 
 
 class EgressRange(unittest.TestCase):
