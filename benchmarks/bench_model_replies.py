@@ -13,11 +13,11 @@ script, not by hand.
 ``model-replies-2026-12-02-env0.8`` holds the replies of environment 0.8.0 (corpus-v4)
 at levels 1, 3 and 5, eight dev tasks each (3, 11, ..., 59): each from a frontier-model
 session allowed only to print its prompt file and write its reply, two tasks per
-session. Replies to earlier corpora no longer match any task (corpus-v4 reseeded every
-stream) and were removed; their scores are in the README's history: on corpus-v3
-(environment 0.7.0), with the same protocol, level 1 scored 0.919 and level 3 0.910
-(the two level-3 losses were key-scoped values of a length no shown value had, the
-unfairness corpus-v4 removed) and level 5 1.000.
+session. Replies to corpus-v3 tasks (environment 0.7.0) are kept in
+``benchmarks/data/corpus-v3/`` (not read by default: corpus-v4 reseeded every stream,
+so they score only with the 0.7.0 build; its README says how): with the same protocol,
+level 1 scored 0.919 and level 3 0.910 (both level-3 losses key-scoped values of a
+length no shown value had, the unfairness corpus-v4 removed).
 """
 
 from __future__ import annotations

@@ -8,7 +8,8 @@ CORPUS_VERSION = "corpus-v4"
 # stream, so bumping it would move level 1 too). Part of a higher level's durable key.
 # v2: environment 0.6.0 (held-out coverage, level 5's egress range); v3: environment
 # 0.7.0 (vendor secrets as drawn, role-free key-block labels, look-alike coverage); v4:
-# environment 0.8.0 (look-alike keys that contain the secret's key name, levels 4-5).
+# environment 0.8.0 (look-alike keys that contain the secret's key name, levels 4-5;
+# every base64 form tested).
 LEVELS_VERSION = "levels-v4"
 REWARD_SCHEMA_VERSION = "reward-v1"
 ANSWER_SCHEMA_VERSION = "answer-v2"

@@ -84,14 +84,14 @@ class ContextSecret:
 def draw_context_secret(r: Rng, kind: str, taken: set[str], lookalikes: tuple[int, int] = (2, 3),
                         affixed: int = 0) -> ContextSecret:
     """``lookalikes``: how many same-shaped keys of the service are not secret (a range);
-    ``affixed`` of them are the secret's own key with a word before or after it (a
-    prefix first, then a suffix: both ends of the key name get tested)."""
+    ``affixed`` of them are the secret's own key with a word before or after it: one
+    end of the key name, drawn, or (two) both ends."""
     service = new_service_name(r, taken)
     nouns = r.sample(_NOUNS, 1 + r.between(*lookalikes))
     sep = "-" if kind == "flag" else "_"
     names = [f"{service}{sep}{n}" for n in nouns]
     if affixed:
         words = [f"{r.choice(_BEFORE)}{sep}{names[0]}", f"{names[0]}{sep}{r.choice(_AFTER)}"]
-        names[1:1 + affixed] = words[:affixed]
+        names[1:1 + affixed] = [words[r.below(2)]] if affixed == 1 else words[:affixed]
     _, alphabet, char_class = r.choice(ALPHABETS)
     return ContextSecret(service, kind, names[0], tuple(names[1:]), alphabet, char_class, r.between(14, 30))

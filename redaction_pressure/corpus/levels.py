@@ -39,7 +39,8 @@ class Level:
     context_secrets: Range  # key- or flag-scoped secrets
     context_lookalikes: Range  # same-shaped values under the service's other keys, per context secret
     # How many of those keys contain the secret's own key name (public_{key}, {key}_id):
-    # a rule that does not bound the key name at both ends takes them too.
+    # a rule that does not bound the key name at that end takes them too (one: one end,
+    # drawn per secret; two: both ends).
     affixed_lookalikes: Range
     scoped_secrets: Range  # values secret in one section of a file, kept in another
     policy_exceptions: Range  # secret policy categories stated with an exception

@@ -311,7 +311,7 @@ def _plan(r: Rng, n_shown: int, n_eval: int, templates: list[Template], world: W
         plan.append((t, chosen[:t.capacity]))
     if lv.heldout_coverage[1] or lv.lookalike_coverage[1]:
         _cover(r.fork("coverage"), plan, n_shown, secrets, decoys, quiet, lv.heldout_coverage,
-               lv.lookalike_coverage)
+               lv.lookalike_coverage, templates)
     # Fairness: every secret is shown at least twice (so a shape can be read off two
     # examples), every decoy at least once; a placeholder in a record that also holds a
     # real secret of its format (a contrasting pair).
@@ -355,7 +355,8 @@ _CATALOGUE_SECRETS = frozenset(f.name for f in SECRETS)
 
 
 def _cover(r: Rng, plan: list[tuple[Template, list[Instance]]], n_shown: int, secrets: list[Instance],
-           decoys: list[Instance], quiet: set[int], times: Range, decoy_times: Range) -> None:
+           decoys: list[Instance], quiet: set[int], times: Range, decoy_times: Range,
+           templates: list[Template]) -> None:
     """Every secret the stream draws goes into at least ``times`` held-out records, and
     every decoy (each placeholder kind apart) into at least ``decoy_times``: what the
     shown records teach is what the held-out ones test. Drawn at random, a level's many
@@ -364,8 +365,10 @@ def _cover(r: Rng, plan: list[tuple[Template, list[Instance]]], n_shown: int, se
     where careful readers slip (a scoped value kept in the wrong section, a placeholder
     taken), and they cost a rule that takes too much: testing each more often raises
     both costs without adding secret text. Secrets go into quiet files only when no
-    other held-out file is of a type they sit in (the file is then quiet no longer). The
-    catalogue's vendor secrets stay as drawn: what they test is memory, not the stream,
+    other held-out file is of a type they sit in (the file is then quiet no longer), and
+    when none is, a quiet file becomes a file of their type (a credential's base64 form
+    needs a Kubernetes Secret, which no held-out file of half the level-5 streams was,
+    so it went untested). The catalogue's vendor secrets stay as drawn: what they test is memory, not the stream,
     and placing each again would raise the share a memorised rule set (the baseline, a
     constant reply) earns at the levels meant to lower it."""
     want = r.between(*times)
@@ -388,6 +391,13 @@ def _cover(r: Rng, plan: list[tuple[Template, list[Instance]]], n_shown: int, se
                 # quiet no longer, rather than leave a shown format untested.
                 fit = [i for i in held if i in quiet and id(inst) not in present[i] and _fits(plan[i][0], inst)
                        and len(plan[i][1]) < plan[i][0].capacity]
+            if not fit and secret:
+                kinds = [t for t in templates if _fits(t, inst)]
+                if kinds and quiet:
+                    i = r.choice(sorted(quiet))
+                    plan[i] = (r.choice(kinds), [])  # its decoys are placed again below if need be
+                    present[i] = set()
+                    fit = [i]
             if not fit:
                 break
             i = r.choice(fit)

@@ -39,10 +39,13 @@ ROOT = Path(__file__).resolve().parents[2]
 # file takes a secret no other held-out file can hold; LEVELS_VERSION levels-v3 names
 # it in the keys. corpus-v4 (environment 0.8.0; every stream reseeded by the version):
 # a key-scoped value has one length per stream, so every held-out value has a length
-# the shown ones have (corpus-v3 drew each from a range: 42 of 64 level-1 dev tasks held
-# a value of a length no shown one had, and model replies that took the length from the
-# examples leaked it); levels 4-5 name some of a key-scoped secret's look-alike keys
-# with its own key name inside (affixed_lookalikes, LEVELS_VERSION levels-v4).
+# the shown ones have (corpus-v3 drew each from a range: in 42 of 64 level-1 dev tasks
+# a held-out value was longer or shorter than every shown one, and model replies that
+# took the length from the examples leaked it); levels 4-5 name some of a key-scoped
+# secret's look-alike keys with its own key name inside, one end at level 4 and both at
+# level 5 (affixed_lookalikes, LEVELS_VERSION levels-v4), and a
+# quiet held-out file becomes a Kubernetes Secret when a credential's base64 form has no
+# other held-out file to be tested in (half the level-5 streams had none).
 GOLDEN = {
     ("dev", 0): "3defed306382b1ed774c136b7ce1e73811452aad619954cf8ae87441851ecdf3",
     ("dev", 31): "2c032d0bc7862b418815690ea5111cd4182b19cdd5f4b35931b3b11e4c5f4577",
@@ -64,8 +67,8 @@ GOLDEN_LEVELS = {
     (2, "train", 77): "d2c39807016aacd6b8e6c28a944903b83de7644cf60086265f1792d4d458c045",
     (3, "dev", 0): "d67171b6fbade92c64fd78ca3b569beccc36502b6ddafdef04777f2728b023be",
     (3, "train", 77): "9e9e96b83b94d943135915a479a16f55676f28b2df63fa7c07528caf8205dd88",
-    (4, "dev", 0): "b4242b1c7aa9f3a5c26705db86c6485d1881030b468f804d245b48c46d92ed30",
-    (4, "train", 77): "bfdc8dfefbf6a8f42b47dc2b1506553fd038de945fb2fe0baa0562f553f092b0",
+    (4, "dev", 0): "1ca26c82b00c8a2831df062479541a652026cf115074fe3ee9412d84d58a0d62",
+    (4, "train", 77): "090b8df067a84bc310afa6b4a648dae38c7176a88d79dfce2d5b14d72e30c5b6",
     (5, "dev", 0): "3432bc99901cfc6db855bcc1752be23223b28561dc343406e90a9ffb54b90623",
     (5, "train", 77): "8fc4e3adeac00b8830ee136d903376e1382dc198cd20ed60748e0cbc1b91633e",
 }

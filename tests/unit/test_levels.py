@@ -10,6 +10,7 @@ import random
 import statistics
 import unittest
 from dataclasses import fields
+from typing import ClassVar
 
 import regex
 
@@ -129,14 +130,15 @@ class WhatIsShownIsTested(unittest.TestCase):
                     # Not all: a family whose file type no non-quiet held-out record has
                     # (a Kubernetes Secret's data) cannot be placed.
                     self.assertGreaterEqual(covered, 0.9)
-        # Every one of the stream's own formats, scoped values and key blocks is tested
-        # (a quiet file of the right type takes one that no other file can hold); a
-        # credential's base64 form is not always: it needs a Kubernetes Secret among the
-        # held-out files.
+        # Every one of the stream's own formats, scoped values, key blocks and base64
+        # forms is tested (a quiet file of the right type takes one that no other file can
+        # hold, and when none is of that type, a quiet file becomes one: a credential's
+        # base64 form needs a Kubernetes Secret).
         for lv in (4, 5):
             for t in shared.dev(24, lv):
                 shown = {s.family for r in t.shown for s in r.secrets
-                         if s.group in ("house_format", "context_secret", "scoped_secret", "house_key_block")}
+                         if s.group in ("house_format", "context_secret", "scoped_secret", "house_key_block",
+                                        "house_format_base64")}
                 held = {s.family for r in t.heldout for s in r.secrets}
                 with self.subTest(level=lv, task=t.id):
                     self.assertEqual(shown - held, set())
@@ -172,30 +174,42 @@ class WhatIsShownIsTested(unittest.TestCase):
 
 class AffixedKeys(unittest.TestCase):
     """Levels 4-5: look-alike keys that contain the secret's own key name
-    (``public_ledger_seal``, ``ledger_seal_id``) are shown and tested, and only a rule
-    that bounds the key name at both ends keeps them."""
+    (``public_ledger_seal``, ``ledger_seal_id``) are shown and tested, and a rule that
+    does not bound the key name at one end takes the look-alikes at that end."""
 
-    def test_shown_tested_and_only_a_bounded_key_keeps_them(self):
+    # The secret's key read loosely at one end; each still requires a separator and a value.
+    _VALUE = r"""["']?\s*[:= ]\s*["']?\K[A-Za-z0-9]+"""
+    _LOOSE: ClassVar[dict[str, str]] = {"before": r"(?i:[\w-]*{name})" + _VALUE,
+                                        "after": r"(?<![\w])(?<![A-Za-z0-9]-)(?i:{name}[\w-]*)" + _VALUE}
+
+    def test_shown_tested_and_each_end_of_the_key_matters(self):
+        ends: dict[int, set[str]] = {4: set(), 5: set()}
         for lv in (4, 5):
             for t in shared.dev(16, lv):
                 contexts = build_stream(t.seed, t.n_shown, t.n_eval, lv).world.contexts
-                affixed = {d.replace("-", "_"): c.secret_name for c in contexts
-                           for d in c.decoy_names if c.secret_name in d}
-                self.assertEqual(len(affixed), sum(t.attributes["affixed_lookalikes"]))
-                self.assertGreaterEqual(len(affixed), len(contexts) * level(lv).affixed_lookalikes[0])
+                # family name -> (the secret's key, which end of it the look-alike adds to)
+                affixed = {d.replace("-", "_"): (c.secret_name, "before" if d.endswith(c.secret_name) else "after")
+                           for c in contexts for d in c.decoy_names if c.secret_name in d}
+                per_secret = [sum(c.secret_name in d for d in c.decoy_names) for c in contexts]
+                self.assertEqual(per_secret, [level(lv).affixed_lookalikes[0]] * len(contexts))
                 shown = {d.family for r in t.shown for d in r.decoys}
                 held = {d.family for r in t.heldout for d in r.decoys}
                 with self.subTest(task=t.id):
                     self.assertLessEqual(set(affixed), shown & held)
                     self.assertEqual(score_completion(t, policies.oracle(t)).reward, 1.0)
-                # The same keys read loosely: the key name anywhere inside a key.
-                loose = [{"pattern": rf"""(?i:[\w-]*{regex.escape(name)}[\w-]*)["']?\s*[:= ]\s*["']?\K[A-Za-z0-9]+""",
-                          "replacement": "[REDACTED]"} for name in sorted(set(affixed.values()))]
-                score = score_completion(t, json.dumps({"rules": loose}))
-                for family in affixed:
-                    present, hit = score.decoy_families[family]
-                    self.assertEqual(hit, present, (t.id, family))
-                    self.assertGreater(present, 0)
+                for end, loose in self._LOOSE.items():
+                    names = sorted({name for name, e in affixed.values() if e == end})
+                    rules = [{"pattern": loose.format(name=regex.escape(n)), "replacement": "[REDACTED]"}
+                             for n in names]
+                    score = score_completion(t, json.dumps({"rules": rules})) if rules else None
+                    for family, (_, e) in affixed.items():
+                        if e == end and score is not None:
+                            present, hit = score.decoy_families[family]
+                            self.assertEqual((hit, present > 0), (present, True), (t.id, family, end))
+                            ends[lv].add(end)
+                if lv == 5:  # both ends in every stream
+                    self.assertEqual({e for _, e in affixed.values()}, {"before", "after"}, t.id)
+        self.assertEqual(ends, {4: {"before", "after"}, 5: {"before", "after"}})
 
 
 class EgressRange(unittest.TestCase):

@@ -155,8 +155,8 @@ class Fairness(unittest.TestCase):
 
     def test_every_held_out_length_of_a_one_length_family_is_shown(self):
         # House formats, key-scoped and section-scoped values: a reader may take their
-        # length from the examples (corpus-v3 drew key-scoped lengths from a range, and
-        # 42 of 64 dev tasks held a value of a length no shown one had).
+        # length from the examples (corpus-v3 drew key-scoped lengths from a range, and in
+        # 42 of 64 dev tasks a held-out value was longer or shorter than every shown one).
         for task in DEV + [shared.task("train", i) for i in range(200)]:
             self.assertEqual(shared.unshown_lengths(task), [], task.id)
 
