@@ -13,7 +13,10 @@ script, not by hand.
 ``model-replies-2026-12-02-env0.8`` holds the replies of environment 0.8.0 (corpus-v4)
 at levels 1, 3 and 5, eight dev tasks each (3, 11, ..., 59): each from a frontier-model
 session allowed only to print its prompt file and write its reply, two tasks per
-session. Replies to corpus-v3 tasks (environment 0.7.0) are kept in
+session. ``single-pass-2026-12-02-env0.8`` (not read by default; pass it as DIR) holds
+replies to the same prompts at levels 1 and 5 from sessions told to answer as a fast
+model with a small thinking budget would: read once, write the answer, no drafting or
+re-checking (one task per session). Replies to corpus-v3 tasks (environment 0.7.0) are kept in
 ``benchmarks/data/corpus-v3/`` (not read by default: corpus-v4 reseeded every stream,
 so they score only with the 0.7.0 build; its README says how): with the same protocol,
 level 1 scored 0.919 and level 3 0.910 (both level-3 losses key-scoped values of a
