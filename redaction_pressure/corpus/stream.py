@@ -365,12 +365,15 @@ def _cover(r: Rng, plan: list[tuple[Template, list[Instance]]], n_shown: int, se
     where careful readers slip (a scoped value kept in the wrong section, a placeholder
     taken), and they cost a rule that takes too much: testing each more often raises
     both costs without adding secret text. Secrets go into quiet files only when no
-    other held-out file is of a type they sit in (the file is then quiet no longer), and
-    when none is, a quiet file becomes a file of their type (a credential's base64 form
-    needs a Kubernetes Secret, which no held-out file of half the level-5 streams was,
-    so it went untested). The catalogue's vendor secrets stay as drawn: what they test is memory, not the stream,
-    and placing each again would raise the share a memorised rule set (the baseline, a
-    constant reply) earns at the levels meant to lower it."""
+    other held-out file of a type they sit in has room (the file is then quiet no
+    longer), and when no held-out file can take them at all, a quiet file becomes a file
+    of a type they sit in, holding them alone (a credential's base64 form needs a
+    Kubernetes Secret, which no held-out file of 41% of level-5 dev streams was, so it
+    went untested; a key block or a scoped value sometimes needs it too). A look-alike
+    leaves a quiet file quiet. The catalogue's vendor secrets stay as drawn: what they
+    test is memory, not the stream, and placing each again would raise the share a
+    memorised rule set (the baseline, a constant reply) earns at the levels meant to
+    lower it."""
     want = r.between(*times)
     want_decoy = r.between(*decoy_times)
     held = range(n_shown, len(plan))
@@ -403,7 +406,8 @@ def _cover(r: Rng, plan: list[tuple[Template, list[Instance]]], n_shown: int, se
             i = r.choice(fit)
             plan[i][1].append(inst)
             present[i].add(id(inst))
-            quiet.discard(i)
+            if secret:  # a decoy leaves a file quiet
+                quiet.discard(i)
             fit.remove(i)
 
 

@@ -43,9 +43,9 @@ ROOT = Path(__file__).resolve().parents[2]
 # a held-out value was longer or shorter than every shown one, and model replies that
 # took the length from the examples leaked it); levels 4-5 name some of a key-scoped
 # secret's look-alike keys with its own key name inside, one end at level 4 and both at
-# level 5 (affixed_lookalikes, LEVELS_VERSION levels-v4), and a
-# quiet held-out file becomes a Kubernetes Secret when a credential's base64 form has no
-# other held-out file to be tested in (half the level-5 streams had none).
+# level 5 (affixed_lookalikes, LEVELS_VERSION levels-v4), and a quiet held-out file
+# becomes a file of a secret's type when no held-out file can take it (a credential's
+# base64 form needs a Kubernetes Secret, which 41% of level-5 dev streams lacked).
 GOLDEN = {
     ("dev", 0): "3defed306382b1ed774c136b7ce1e73811452aad619954cf8ae87441851ecdf3",
     ("dev", 31): "2c032d0bc7862b418815690ea5111cd4182b19cdd5f4b35931b3b11e4c5f4577",

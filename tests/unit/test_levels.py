@@ -89,6 +89,16 @@ class Declared(unittest.TestCase):
                                 <= table.neutral_block_labels[1])
             self.assertEqual(drawn["records_shown"], len(task.shown))
 
+    def test_quiet_files_are_counted_as_planned(self):
+        # A quiet file stays quiet when a look-alike is put in it, and stops being quiet
+        # only when a secret no other file can hold needs it: a few per stream at most.
+        for lv in HIGHER:
+            lo, hi = level(lv).quiet_records
+            counts = [t.attributes["quiet_records"] for t in shared.dev(16, lv)]
+            with self.subTest(level=lv, counts=counts):
+                self.assertTrue(all(lo - 3 <= c <= hi for c in counts))
+                self.assertGreaterEqual(statistics.median(counts), lo - 1)
+
 
 class LevelOne(unittest.TestCase):
     def test_level_one_is_byte_identical_given_or_defaulted(self):
@@ -127,8 +137,8 @@ class WhatIsShownIsTested(unittest.TestCase):
                                 ("decoys", level(lv).lookalike_coverage[0])):
                 covered = statistics.fmean(coverage(t, times, kind) for t in shared.dev(24, lv))
                 with self.subTest(level=lv, kind=kind):
-                    # Not all: a family whose file type no non-quiet held-out record has
-                    # (a Kubernetes Secret's data) cannot be placed.
+                    # Not all decoys: a decoy whose file type no held-out record has
+                    # (a Kubernetes Secret's config data) is not given a file of its own.
                     self.assertGreaterEqual(covered, 0.9)
         # Every one of the stream's own formats, scoped values, key blocks and base64
         # forms is tested (a quiet file of the right type takes one that no other file can
@@ -203,10 +213,14 @@ class AffixedKeys(unittest.TestCase):
                              for n in names]
                     score = score_completion(t, json.dumps({"rules": rules})) if rules else None
                     for family, (_, e) in affixed.items():
-                        if e == end and score is not None:
-                            present, hit = score.decoy_families[family]
+                        if score is None:
+                            continue
+                        present, hit = score.decoy_families[family]
+                        if e == end:  # every look-alike at the loose end is taken ...
                             self.assertEqual((hit, present > 0), (present, True), (t.id, family, end))
                             ends[lv].add(end)
+                        else:  # ... and none at the other end, which the rule still bounds
+                            self.assertEqual(hit, 0, (t.id, family, end))
                 if lv == 5:  # both ends in every stream
                     self.assertEqual({e for _, e in affixed.values()}, {"before", "after"}, t.id)
         self.assertEqual(ends, {4: {"before", "after"}, 5: {"before", "after"}})
