@@ -51,7 +51,7 @@ class Level:
     lines_per_record: Range  # filler lines or entries of a record
     decoy_density: Range  # decoy values per held-out record
     quiet_records: Range  # held-out records planned with no secret value, only decoys and filler (per 16)
-    static_secrets: Range  # vendor families of the static catalogue
+    static_secrets: Range  # vendor families of the static catalogue (a file for one kind of credential adds its own)
     heldout_coverage: Range  # held-out records each of the stream's own secrets is put in at least (0: as drawn)
     lookalike_coverage: Range  # held-out records each drawn decoy is put in at least (0: as drawn)
     # Prefix length of the stated egress range (the client-address exception): 16 keeps
