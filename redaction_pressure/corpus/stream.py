@@ -389,13 +389,13 @@ def _cover(r: Rng, plan: list[tuple[Template, list[Instance]]], n_shown: int, se
         for _ in range(need - have):
             fit = [i for i in fit if len(plan[i][1]) < plan[i][0].capacity]
             if not fit and secret:
-                # No file that holds secrets is of a type this one sits in (a Kubernetes
-                # Secret, a file with sections): a quiet file of that type takes it and is
-                # quiet no longer, rather than leave a shown format untested.
+                # No file that holds secrets has room and is of a type this one sits in:
+                # a quiet file of that type takes it (and is quiet no longer), else a
+                # quiet file becomes one, holding it alone, rather than leave a shown
+                # format untested (a base64 form needs a Kubernetes Secret).
                 fit = [i for i in held if i in quiet and id(inst) not in present[i] and _fits(plan[i][0], inst)
                        and len(plan[i][1]) < plan[i][0].capacity]
-            if not fit and secret:
-                kinds = [t for t in templates if _fits(t, inst)]
+                kinds = [t for t in templates if _fits(t, inst)] if not fit else []
                 if kinds and quiet:
                     i = r.choice(sorted(quiet))
                     plan[i] = (r.choice(kinds), [])  # its decoys are placed again below if need be
