@@ -162,12 +162,17 @@ class Validate(unittest.TestCase):
         manifest = fx.manifest_of(archive)
         manifest["split"]["name"] = "holdout"
         manifest["summary"]["mean_reward"] = 1.5
+        # Every figure of an estimate is a mean of scores in [0, 1] (intervals are clipped to it).
+        manifest["summary"]["uncertainty"]["reward"]["mean"] = -0.25
+        manifest["summary"]["uncertainty"]["recall"]["ci95"] = [0.5, 3.0]
         fx.resign(archive, manifest)
         errors = validate_file(archive / "manifest.toml")
-        self.assertEqual(len(errors), 2, errors)
-        self.assertTrue(any("$.split.name" in e for e in errors) and any("$.summary.mean_reward" in e for e in errors))
+        self.assertEqual(len(errors), 4, errors)
+        for path in ("$.split.name", "$.summary.mean_reward", "$.summary.uncertainty.reward.mean: -0.25 is less than "
+                     "the minimum of 0", "$.summary.uncertainty.recall.ci95[1]: 3.0 is greater than the maximum of 1"):
+            self.assertTrue(any(path in e for e in errors), (path, errors))
         errors = validate_file(archive / "manifest.dsse.json")
-        self.assertTrue(all(" payload $." in e for e in errors) and len(errors) == 2, errors)
+        self.assertTrue(all(" payload $." in e for e in errors) and len(errors) == 4, errors)
 
     def test_errors_per_file_are_capped(self):
         from unittest import mock
