@@ -49,12 +49,16 @@ MAX_ERRORS = 50  # entries recorded per reply; the last one counts the rest
 ALLOWED_REPLACEMENTS = ("[REDACTED]", "")
 MAX_JSON_DEPTH = 16  # an answer nests 3 deep; up to 16 a wrong shape is still named (bad_entry)
 MAX_EMBEDDED_TRIES = 16  # ``{"rules":`` openings tried inside a text, last first
-ANSWER_CHOICE = ('the last fenced block (```json ... ```) that holds a JSON object with a "rules" key; '
-                 'if none does, the whole reply as JSON; then the last {"rules": ...} object in the text')
+ANSWER_CHOICE = ('the last fenced block (```json ... ```, each fence at the start of its own line) that holds '
+                 'a JSON object with a "rules" key; if none does, the whole reply as JSON; then the last '
+                 '{"rules": ...} object in the text')
 
-# A fenced block: ``` and an optional info string (json, JSON, jsonc, ...) on its own
-# line, then everything up to the next ```.
-_FENCE = regex.compile(r"```[ \t]*([^\n`]*)\n(.*?)```", regex.DOTALL)
+# A fenced block, as Markdown reads one: a line that starts with ``` (after any
+# indentation) and an optional info string (json, JSON, jsonc, ...), then everything up
+# to the next line that starts with ```. A ``` inside a line ("in a ```json block")
+# is prose, not a fence: read as one, it paired a draft's closing fence with the final
+# answer's opening one, and the draft was scored.
+_FENCE = regex.compile(r"^[ \t]*```[ \t]*([^\n`]*)\n(.*?)^[ \t]*```", regex.DOTALL | regex.MULTILINE)
 _RULES_OPENING = regex.compile(r'\{\s*"rules"\s*:')
 # What can decode to a backspace or form feed in a JSON string: \b or \f after an even
 # run of backslashes, \u0008 / \u000c, or the character itself.
@@ -248,7 +252,7 @@ def _load_object(reply: str) -> dict[str, Any] | RedactionError:
     braces = [_Decoded("the text from the first { to the last }", reply[first:last + 1])] if 0 <= first < last else []
     if whole.ok and not whole.obj:
         return RedactionError("malformed_json", f'expected a JSON object {{"rules": [...]}}, got {_kind(whole.value)}')
-    for item in [whole, *blocks, *braces]:
+    for item in blocks:
         if item.obj:
             return dict(item.value)
     if not blocks and not braces:
@@ -256,6 +260,11 @@ def _load_object(reply: str) -> dict[str, Any] | RedactionError:
     tagged = [block for block, (tag, _) in zip(blocks, fences, strict=True) if tag.startswith("json")]
     bare = [whole] if reply.lstrip()[:1] in ("{", "[") else []
     meant = (tagged or blocks or bare or braces)[0]
+    # A fenced list of rules is named as a list; the braces inside it would be one rule.
+    if not (meant.ok and meant in blocks):
+        for item in braces:
+            if item.obj:
+                return dict(item.value)
     if meant.ok:
         return RedactionError("malformed_json", f'expected a JSON object {{"rules": [...]}} in {meant.where}, '
                                                 f"got {_kind(meant.value)}")

@@ -93,79 +93,77 @@ def nesting_bound(pattern: str) -> int:
     """An upper bound, read from the text alone, on how deeply groups and character
     sets nest (every kind of group, lookaround, conditional, V1 nested set).
 
-    It never undercounts: every unescaped ``(`` and ``[`` opens a level, and a closer
-    only closes the innermost level when it is of the same kind (so ``)`` inside a set,
-    as in ``(?:[)]``, closes nothing), never when it is the first character of a set
-    (``[]...]``, ``[^]...]``, where `regex` reads it as a literal) and never inside what
-    may be a VERBOSE comment (``#`` to the end of the line). Where the text is
-    ambiguous it errs towards more nesting, which only refuses sooner.
-
-    Parentheses inside a set are literals (``(?<=[\\s(=:])`` nests two levels, not
-    three), so when no comment can hide a ``[`` (no VERBOSE flag, no ``(?#``) the
-    count reads sets as `regex` does, once as version 0 reads them (a set ends at its
-    first ``]``) and once as version 1 does (sets nest), and takes the larger: each
-    reading ends a set no later than `regex` would in its version, so no group is
-    ever taken for set text."""
+    The text is read as `regex` reads it: parentheses inside a set are literals
+    (``(?<=[\\s(=:])`` nests two levels, not three), a ``]`` first in a set is a literal
+    (``[]...]``, ``[^]...]``), a ``(?#...)`` comment ends at its first unescaped ``)``.
+    Sets are read twice, once as version 0 reads them (a set ends at its first ``]``)
+    and once as version 1 does (sets nest), and the larger count is taken. Where the
+    text alone cannot say what `regex` will do, every reading is followed and the
+    deepest taken: a ``#`` outside a set starts a comment to the end of the line only
+    when VERBOSE is on there, which depends on flags, so when the pattern may set
+    VERBOSE both the comment and the literal reading are followed. So the bound never
+    undercounts, and overcounts only where a comment's text would nest deeper than the
+    pattern does."""
     if pattern.count("(") + pattern.count("[") <= MAX_NESTING:
         return pattern.count("(") + pattern.count("[")  # each level needs an opener
     verbose = _MAYBE_VERBOSE.search(pattern) is not None
-    if verbose or "(?#" in pattern:
-        return _nesting_plain(pattern, verbose)
-    return max(_nesting_with_sets(pattern, nested=False), _nesting_with_sets(pattern, nested=True))
+    return max(_nesting(pattern, nested=False, verbose=verbose), _nesting(pattern, nested=True, verbose=verbose))
 
 
-def _nesting_plain(pattern: str, verbose: bool) -> int:
-    stack: list[str] = []
-    deepest, comment, i, n = 0, False, 0, len(pattern)
-    while i < n:
-        c = pattern[i]
-        i += 1
-        if c == "\\":
-            i += 1
-        elif c == "(" or c == "[":
-            stack.append(c)
-            deepest = max(deepest, len(stack))
-            if c == "[":
-                i += pattern.startswith("^", i)
-                i += pattern.startswith("]", i)
-        elif c == "\n":
-            comment = False
-        elif c == "#":
-            comment = comment or verbose
-        elif not comment and stack and ((c == ")" and stack[-1] == "(") or (c == "]" and stack[-1] == "[")):
-            stack.pop()
-    return deepest
+_CODE, _LINE_COMMENT, _PAREN_COMMENT = 0, 1, 2
 
 
-def _nesting_with_sets(pattern: str, nested: bool) -> int:
-    """Groups outside sets plus set levels; a ``[`` inside a set opens a level that
-    closes the whole set at its ``]`` (version 0) or a nested set (``nested``, V1)."""
-    groups = 0  # open groups
-    sets = 0  # open set levels (at most 1 when not nested)
-    deepest, i, n = 0, 0, len(pattern)
-    while i < n:
-        c = pattern[i]
-        i += 1
-        if c == "\\":
-            i += 1
-        elif c == "[":
-            # Version 0 reads a "[" inside a set as a literal ("[[]" is a whole set), so
-            # there its "]" closes the set at once; the level still counts (a POSIX
-            # class "[:alpha:]" is one).
-            opens_set = nested or not sets
-            sets += 1
-            deepest = max(deepest, groups + sets)
-            if opens_set:
-                i += pattern.startswith("^", i)
-                i += pattern.startswith("]", i)
-        elif sets:
-            if c == "]":
-                sets = sets - 1 if nested else 0
-        elif c == "(":
-            groups += 1
-            deepest = max(deepest, groups + sets)
-        elif c == ")" and groups:
-            groups -= 1
+def _nesting(pattern: str, nested: bool, verbose: bool) -> int:
+    """The deepest nesting over every reading of ``pattern``. A reading's state is
+    (mode, open set levels) with its open groups; readings that meet at one position in
+    one state keep the most open groups, which never lowers what follows (every later
+    count is monotone in it). ``nested``: sets nest (version 1)."""
+    n = len(pattern)
+    at: list[dict[tuple[int, int], int]] = [{} for _ in range(n + 2)]
+    at[0][(_CODE, 0)] = 0
+    deepest = 0
+
+    def go(pos: int, mode: int, sets: int, groups: int) -> None:
+        nonlocal deepest
+        deepest = max(deepest, groups + sets)
+        key = (mode, sets)
+        states = at[min(pos, n)]
+        if states.get(key, -1) < groups:
+            states[key] = groups
+
+    for i in range(n):
+        for (mode, sets), groups in at[i].items():
+            c = pattern[i]
+            if mode == _LINE_COMMENT:
+                go(i + 1, _CODE if c == "\n" else mode, 0, groups)
+            elif mode == _PAREN_COMMENT:
+                go(i + 2 if c == "\\" else i + 1, _CODE if c == ")" else mode, 0, groups)
+            elif c == "\\":
+                go(i + 2, mode, sets, groups)
+            elif c == "[":
+                # Version 0 reads a "[" inside a set as a literal ("[[]" is a whole set), so
+                # there its "]" closes the set at once; the level still counts (a POSIX
+                # class "[:alpha:]" is one).
+                j = i + 1
+                if nested or not sets:
+                    j += pattern.startswith("^", j)
+                    j += pattern.startswith("]", j)
+                go(j, mode, sets + 1, groups)
+            elif sets:
+                go(i + 1, mode, (sets - 1 if nested else 0) if c == "]" else sets, groups)
+            elif c == "(":
+                if pattern.startswith("?#", i + 1):  # the comment's own level, never left open
+                    deepest = max(deepest, groups + 1)
+                    go(i + 3, _PAREN_COMMENT, 0, groups)
+                else:
+                    go(i + 1, mode, 0, groups + 1)
+            elif c == ")":
+                go(i + 1, mode, 0, max(groups - 1, 0))
+            else:
+                if c == "#" and verbose:
+                    go(i + 1, _LINE_COMMENT, 0, groups)
+                go(i + 1, mode, 0, groups)
+        at[i] = {}
     return deepest
 
 

@@ -69,8 +69,9 @@ def _compile(rules: Sequence[tuple[str, str]]) -> tuple[list[CompiledRule], list
             continue
         total_cost += cost
         if total_cost > MAX_REPLY_COST:
-            errors.append(rule_error("invalid_regex", i, f"refused before compiling: rules 1-{i + 1} together "
-                                     f"exceed the reply's combined compiled-size limit of {MAX_REPLY_COST:,} units"))
+            errors.append(rule_error("invalid_regex", i, f"refused before compiling: rules 1-{i + 1} together are "
+                                     f"{total_cost:,} units of compiled size (this rule {cost:,}); the limit for "
+                                     f"the reply's rules together is {MAX_REPLY_COST:,}"))
             break
         compiled.append(CompiledRule(pattern, replacement, required))
     return compiled, errors

@@ -20,7 +20,14 @@ from ..scoring.answer import (
     MAX_REPLY_CHARS,
     MAX_RULES,
 )
-from ..scoring.pattern_guard import FULL_FOLD_FACTOR, MAX_COMPILED_COST, MAX_NESTING, MAX_REPLY_COST
+from ..scoring.pattern_guard import (
+    FULL_FOLD_FACTOR,
+    MAX_COMPILED_COST,
+    MAX_NESTING,
+    MAX_REPLY_COST,
+    PATTERN_BASE_COST,
+)
+from ..scoring.reward import WEIGHTS as _W
 from ..scoring.scanner import DEFAULT_BUDGET_S, MAX_MATCHES
 
 SPAN_NOTATION = "[start:end)"
@@ -56,9 +63,14 @@ text of every record as the rules before it left it.
 - Every match is replaced by the rule's "replacement", which must be exactly \
 {_replacements()} (no group references). Inserted [REDACTED] markers are never source \
 text: matching or removing them again earns and costs nothing.
-- Scoring is per character of the original text. A secret counts as removed only if \
-every one of its characters is gone; removing any other character (decoys, \
-look-alikes, keys, punctuation, placeholders) costs you.
+- The score, over all the later records together, is {_W["recall"]:g} x recall + \
+{_W["precision"]:g} x precision + {_W["clean"]:g} x clean, all measured on the original \
+text. Recall: the share of secrets whose every character is gone (each secret counts \
+once, whatever its length; a partly removed secret is missed). Precision: the share of \
+removed characters that belong to fully removed secrets. Clean: 1 only if every secret \
+is fully removed and no other character (decoys, look-alikes, keys, punctuation, \
+placeholders) is removed, else 0: one missed secret or one removed character too many \
+loses all {_W["clean"]:g} of it.
 
 ## Labels
 - Every secret in a shown record is listed with its family and its {SPAN_NOTATION} \
@@ -83,11 +95,13 @@ fuzzy matching ({{e<=1}}), \\K inside a lookaround, named lists (\\L<name>), the
 LOCALE flag (?L), a lone surrogate (\\ud800-\\udfff), groups and sets nested deeper \
 than {MAX_NESTING} levels (a parenthesis inside a set is a literal), a pattern whose \
 compiled size exceeds {MAX_COMPILED_COST:,} units, and rules whose compiled sizes \
-together exceed {MAX_REPLY_COST:,} units. A unit is one character or group, and a set \
-costs 1 plus 1 per member ([A-Za-z0-9] is 4); a counted repeat {{m,n}} builds its body \
-m+1 times ({{m}} alone: m times) and nested repeats multiply ([A-Za-z0-9]{{32}} is about \
-130 units, (?:a{{100}}){{100}} about 10,000); full case folding (?f) costs \
-{FULL_FOLD_FACTOR}x, and (?i) under (?V1) folds fully. A refusal states the pattern's size.
+together exceed {MAX_REPLY_COST:,} units. A pattern costs {PATTERN_BASE_COST} units \
+plus one per character or group, and a set costs 1 plus 1 per member ([A-Za-z0-9] is \
+4); a counted repeat {{m,n}} builds its body m+1 times ({{m}} alone: m times) and nested \
+repeats multiply ([A-Za-z0-9]{{32}} is about 130 units, (?:a{{100}}){{100}} about \
+10,000); under full case folding ((?f) with (?i), or (?i) under (?V1)) each character \
+and each member of a set costs {FULL_FOLD_FACTOR} units instead of 1. A refusal states \
+the sizes.
 - At most {MAX_MATCHES:,} matches in the whole episode, all rules together \
 (zero-width matches count).
 - All matching of the episode shares one budget of {budget_s:g} seconds of CPU time \

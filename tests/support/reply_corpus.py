@@ -46,6 +46,12 @@ CASES: tuple[Case, ...] = (
     Case("draft-then-final", "two ````` ```json ````` blocks, a draft then the final answer: the last is read",
          'Draft:\n```json\n{"rules": [{"pattern": "AKIA", "replacement": ""}]}\n```\n'
          "Final:\n```json\n{ORACLE_PRETTY}\n```"),
+    Case("backticks-in-prose", "a draft block, prose that mentions ````` ```json ````` inline, then the final block",
+         'Draft:\n```json\n{"rules": [{"pattern": "(AKIA", "replacement": ""}]}\n```\n'
+         "Here is the corrected final answer in a ```json fenced block:\n```json\n{ORACLE_PRETTY}\n```"),
+    Case("stray-backticks", "a draft block, a lone ````` ``` ````` inside a line of prose, then the final block",
+         'Draft:\n```json\n{"rules": [{"pattern": "AKIA", "replacement": ""}]}\n```\n'
+         "Plain JSON vs ``` fences. Final:\n```json\n{ORACLE_PRETTY}\n```"),
     Case("answer-then-illustration", "the answer, then a plain fenced block illustrating a kept line",
          "```json\n{ORACLE_PRETTY}\n```\nA line like\n```\nDB_PASSWORD=${DB_PASSWORD}\n```\nis kept."),
     Case("answer-then-json-example",
@@ -96,6 +102,13 @@ CASES: tuple[Case, ...] = (
          error=("malformed_json", 'no answer: the reply holds no JSON object')),
     Case("list-of-rules", "a bare JSON list of rules", '[{"pattern": "a", "replacement": ""}]',
          error=("malformed_json", 'expected a JSON object {"rules": [...]}, got a list')),
+    Case("fenced-list-of-one-rule", "a ````` ```json ````` block holding a list of one rule",
+         '```json\n[{"pattern": "a", "replacement": ""}]\n```',
+         error=("malformed_json", 'expected a JSON object {"rules": [...]} in the ```json block, got a list')),
+    Case("verbose-and-comment-alternation", "`(?x)` and `(?#...)` before 18 `(?<=[\\s(=:])...` lookbehinds",
+         WITH_RULE, extra_rule='{"pattern": "(?x)(?#tokens)(?:' + "|".join(f"(?<=[\\\\s(=:])t{i}_[A-Za-z0-9]{{20}}"
+                                                                         for i in range(18)) + ')", "replacement": ""}',
+         reward="valid"),
     Case("prose-only", "prose without JSON", "I would redact every token.",
          error=("malformed_json", "no answer: the reply holds no JSON object")),
     Case("unclosed-think", "a `<think>` that never closes", "<think>planning\n```json\n{ORACLE}\n```",

@@ -46,12 +46,15 @@ ROOT = Path(__file__).resolve().parents[2]
 # level 5 (affixed_lookalikes, LEVELS_VERSION levels-v4), and a quiet held-out file
 # becomes a file of a secret's type when no held-out file can take it (a credential's
 # base64 form needs a Kubernetes Secret, which 41% of level-5 dev streams lacked).
+# Environment 0.9.0 changed the system prompt only (records, labels and prompts
+# byte-identical): it states the reward's weights, the 16-unit base cost of a pattern
+# and what full case folding charges, and that a fence starts a line.
 GOLDEN = {
-    ("dev", 0): "3defed306382b1ed774c136b7ce1e73811452aad619954cf8ae87441851ecdf3",
-    ("dev", 31): "2c032d0bc7862b418815690ea5111cd4182b19cdd5f4b35931b3b11e4c5f4577",
-    ("dev", 63): "6c9047868fcaf1bab178ac70b328b26e9859be788e64d68b8b70552d4415ba1c",
-    ("train", 0): "f1cf79d9aa2f784323dba89dda6bb886af69ea74fa4dedb80d8e3bf06fd0f15e",
-    ("train", 123456): "dd30cbe0f3c5b0ebe5102d417bfa38aa83522040065b13a72e8e6f88425b633e",
+    ("dev", 0): "de0fb521800a33402cee02de167bb27004c682ae0def540fd84887530e958a47",
+    ("dev", 31): "ea5397a4dbeb482f34552c124d6fc73fb3af32ff00e3eeaf822a150d230697e6",
+    ("dev", 63): "66d8015c111bc3eb29ecffc175126ce496aaaceea0c46c84ef6f75872d69ace8",
+    ("train", 0): "20049d8a6abaf1aaa0eca46359b5674eb9d92201c92b6fea2e08578cf1ab28ec",
+    ("train", 123456): "190da0cdd1c95d4e497a2341b5e432b66f2cdc0c315f4fe556cfd7c8136fc7aa",
 }
 
 
@@ -63,14 +66,14 @@ GOLDEN = {
 # placeholder_kinds kinds, each drawn once and shown beside a real secret of its format;
 # those formats' credentials never look like placeholders and their oracle leaves them.
 GOLDEN_LEVELS = {
-    (2, "dev", 0): "b89b370b3942edcb549e754337f69a0bbcb44fc93f6aba4027e4cb462f46505d",
-    (2, "train", 77): "d2c39807016aacd6b8e6c28a944903b83de7644cf60086265f1792d4d458c045",
-    (3, "dev", 0): "d67171b6fbade92c64fd78ca3b569beccc36502b6ddafdef04777f2728b023be",
-    (3, "train", 77): "9e9e96b83b94d943135915a479a16f55676f28b2df63fa7c07528caf8205dd88",
-    (4, "dev", 0): "1ca26c82b00c8a2831df062479541a652026cf115074fe3ee9412d84d58a0d62",
-    (4, "train", 77): "090b8df067a84bc310afa6b4a648dae38c7176a88d79dfce2d5b14d72e30c5b6",
-    (5, "dev", 0): "3432bc99901cfc6db855bcc1752be23223b28561dc343406e90a9ffb54b90623",
-    (5, "train", 77): "8fc4e3adeac00b8830ee136d903376e1382dc198cd20ed60748e0cbc1b91633e",
+    (2, "dev", 0): "071fe9af06e0a52b6bf09e3fb0e96b7510dd11448d51994cd0b20f8a1cef26a9",
+    (2, "train", 77): "f48444ccc7c43340c35e613b9a3a3d6e695dbd3ddda312dd1b147676f100e11e",
+    (3, "dev", 0): "849effedda791abbf19dd22c73c1848fd251020e924ab9c1d93416db016fe213",
+    (3, "train", 77): "b8cd3618e61118b1c2b42481c409dd779638a9835faae193b1f24b732c002079",
+    (4, "dev", 0): "04cff00081ab65ee3467a80f086c2cbf14568fc18fd4fae0bc9fdd7260a57f64",
+    (4, "train", 77): "b936b11fb5e825d58d291a3de415912a6730bc82d937cbd6350bcbbc88e9eb32",
+    (5, "dev", 0): "015a8fea7558ae7c2e3852afd932289a4c9421ae2e45b0a47aebdbb6580e8ea3",
+    (5, "train", 77): "00d9003791d2e79525e666d522a0fe079b890edf5cbb9204c35aed3e3fd5317f",
 }
 
 

@@ -24,6 +24,7 @@ from redaction_pressure.scoring.answer import (
     MAX_REPLY_CHARS,
     MAX_RULES,
 )
+from redaction_pressure.scoring.reward import WEIGHTS
 from redaction_pressure.scoring.scanner import DEFAULT_BUDGET_S, MAX_MATCHES
 from redaction_pressure.task.prompt import SYSTEM_PROMPT, system_prompt
 from tests.support import tasks as shared
@@ -58,8 +59,10 @@ class StatedLimitsAreTheValidators(unittest.TestCase):
                          guard.MAX_COMPILED_COST),
             "reply cost": (number(r"together exceed ([\d,]+) units"), guard.MAX_REPLY_COST, guard.MAX_REPLY_COST),
             "nesting": (number(r"nested deeper than (\d+) levels"), guard.MAX_NESTING, guard.MAX_NESTING),
-            "fold": (number(r"full case folding \(\?f\) costs (\d+)x"), guard.FULL_FOLD_FACTOR,
-                     guard.FULL_FOLD_FACTOR),
+            "fold": (number(r"each character and each member of a set costs (\d+) units instead of 1"),
+                     guard.FULL_FOLD_FACTOR, guard.FULL_FOLD_FACTOR),
+            "base cost": (number(r"A pattern costs (\d+) units"), guard.PATTERN_BASE_COST,
+                          guard.compile_bounded("a").cost - 2),
             "matches": (number(r"At most ([\d,]+) matches"), MAX_MATCHES, MAX_MATCHES),
             "budget": (number(r"one budget of ([\d.]+) seconds of CPU time"), DEFAULT_BUDGET_S, DEFAULT_BUDGET_S),
         }
@@ -70,6 +73,14 @@ class StatedLimitsAreTheValidators(unittest.TestCase):
         self.assertEqual(pattern_schema["minLength"], 1)
         self.assertEqual(tuple(rule_schema["items"]["properties"]["replacement"]["enum"]), ALLOWED_REPLACEMENTS)
         self.assertIn('exactly "[REDACTED]" or ""', SYSTEM_PROMPT)
+
+    def test_the_reward_weights_are_the_contracts(self):
+        """A model that knows the weights and that clean is all-or-nothing can weigh a
+        risky rule (review of 2026-12-02: neither was stated)."""
+        stated = {name: number(rf"([\d.]+) x {name}") for name in WEIGHTS}
+        self.assertEqual(stated, WEIGHTS)
+        self.assertEqual(number(r"loses all ([\d.]+) of it"), WEIGHTS["clean"])
+        self.assertIn("each secret counts once, whatever its length", SYSTEM_PROMPT)
 
     def test_the_unit_examples_are_the_bounds_own(self):
         for pattern, stated in (("[A-Za-z0-9]", r"\(\[A-Za-z0-9\] is (\d+)\)"),
@@ -238,6 +249,33 @@ class NoFalseZeros(unittest.TestCase):
             with self.subTest(prefix=prefix):
                 self.assertGreaterEqual(guard.nesting_bound(prefix + deep + "]"), 40)
         self.assertGreaterEqual(guard.nesting_bound("(?V1)" + ("[" * 20 + "a]") * 5 + "]" * 95), 96)
+
+    def test_verbose_and_comment_flags_keep_sets_read_as_sets(self):
+        """Review of 2026-12-02: a (?x) or (?#...) anywhere sent the bound to a reading that
+        took every "(" in a set for a group, so 18 lookbehinds (depth 3) were refused as
+        nested deeper than 32; a non-verbose "\\(?0x" was taken for a verbose flag."""
+        alternatives = "(?:" + "|".join(rf"(?<=[\s(=:])tok{i}_[A-Za-z0-9]{{20}}" for i in range(18)) + ")"
+        verbose = "(?x)" + "".join(rf"(?:[#;(]\s*a{i}\s*[:=]\s*(\S+))  # key a{i}" + "\n|" for i in range(11)) + "z"
+        for pattern in ("(?x)" + alternatives, "(?#tokens)" + alternatives, r"(?<=\(?0x)[0-9a-f]{8}|" + alternatives,
+                        verbose):
+            with self.subTest(pattern=pattern[:40]):
+                self.assertGreater(pattern.count("(") + pattern.count("["), guard.MAX_NESTING)
+                self.assertLessEqual(guard.nesting_bound(pattern), 4)
+                guard.compile_bounded(pattern)
+        # a comment that holds openers is followed both ways: as a comment and as text
+        deep = "(" * 40 + "a" + ")" * 40
+        for prefix in ("(?x)#(((\n", "(?#\\)[)", "(?x:#[\n)"):
+            with self.subTest(prefix=prefix):
+                self.assertGreaterEqual(guard.nesting_bound(prefix + deep + "]"), 40)
+        self.assertEqual(guard.nesting_bound("a#[\n" + deep + "]"), 1)  # no VERBOSE: "#" is text, the rest a set
+        regex.compile("a#[\n" + deep + "]")
+
+    def test_the_combined_size_refusal_states_the_sizes(self):
+        rules = [("(?:[A-Za-z0-9_-]{40}){60}", "") for _ in range(24)]
+        error = score_completion(TASK, reply(rules)).errors[0]
+        self.assertRegex(error.message, r"^rule \d+: refused before compiling: rules 1-\d+ together are [\d,]+ units "
+                                        r"of compiled size \(this rule [\d,]+\); the limit for the reply's rules "
+                                        r"together is 60,000$")
 
     def test_a_vendor_alternation_with_exact_lengths_is_accepted(self):
         # review of 2026-12-02: 53 vendor formats with exact body lengths, 1,177

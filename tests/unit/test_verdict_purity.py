@@ -203,11 +203,12 @@ class StackUse(unittest.TestCase):
         passes `nesting_bound` needs no more stack than the bound allows."""
         from hypothesis import given, settings
         from hypothesis import strategies as st
-        pieces = ["(", "(?:", "(?=", "(?<!", "(?#", "(?x)", "(?V1)", "(?V1:", "[", "[^", "[]", "[^]", "]", ")",
+        pieces = ["(", "(?:", "(?=", "(?<!", "(?#", "(?x)", "(?x:", "(?-x:", "(?V1)", "(?V1:", "[", "[^", "[]", "[^]",
+                  "]", ")",
                   "[)]", "[(]", "[[:alpha:]", ":]", "#", "\n", "\\", "\\(", "\\[", "a", "|", "*", "-", "--", "&&"]
         limit = HEADROOM_FRAMES // 2
 
-        @settings(max_examples=300, deadline=None, derandomize=True)
+        @settings(max_examples=400, deadline=None, derandomize=True)
         @given(st.lists(st.sampled_from(pieces), max_size=200))
         def check(parts):
             pattern = "".join(parts)[:512]
