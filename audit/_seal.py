@@ -146,19 +146,21 @@ def _run_id(tf: TraceFile) -> str:
 
 def seal(run_dir: Path, private_key: Ed25519PrivateKey, out_dir: Path,
          created: dt.datetime | None = None, allow_failed: bool = False) -> Sealed:
-    """Raises FileNotFoundError (no traces.jsonl), MemberError (traces.jsonl is not a
-    regular file, or is larger than a traces file may be: nothing is read), FileExistsError
+    """Raises FileNotFoundError (no traces.jsonl), MemberError (traces.jsonl is a link or
+    not a regular file, or is larger than a traces file may be: nothing is read), FileExistsError
     (out_dir not empty) or SealRefused (the run cannot be sealed). ``allow_failed``: seal
     the lines without failed rollouts as a PARTIAL archive (`Sealed.excluded` says what
     was left out)."""
     source = run_dir / TRACES_NAME
-    if not source.exists():
+    if not source.exists() and not source.is_symlink():
         raise FileNotFoundError(f"{source} does not exist: RUN_DIR must hold a traces.jsonl")
     if out_dir.is_symlink():
         raise FileExistsError(f"{out_dir} is a symbolic link; refusing to write an archive through it")
     if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
         raise FileExistsError(f"{out_dir} exists and is not an empty directory; refusing to overwrite it")
-    tf = read_trace_file(source, keep_bytes=True)
+    # A run directory's member is read as the report, compare and rescore read it: a link
+    # there is not followed (what is signed is the run's own file, not one it points at).
+    tf = read_trace_file(source, keep_bytes=True, member=True)
     failed = summarise([e.trace for e in tf.entries])
     excluded: dict[str, Any] | None = None
     if failed and allow_failed:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from . import policies
+from .boundary.launch import safe_spawned_paths
 from .corpus.levels import LEVELS
 from .scoring.allowance import DEFAULT_MAX_BUDGET_S, DEFAULT_MAX_CPU_S
 from .scoring.summary import split_label
@@ -394,7 +395,8 @@ def _check_verify_options(args: argparse.Namespace, has_key: bool) -> None:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from .report import RunError, write_report
+    from .report import RunError, write_report_checked
+    from .report._verdict import NOT_VERIFIED
 
     if args.public_key and args.verdict:
         raise UsageError("give --public-key (run `audit verify` now) or --verdict (read its --json output), not both")
@@ -405,14 +407,19 @@ def cmd_report(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else (run if run.is_dir() else run.parent) / "report.html"
     start = time.perf_counter()
     try:
-        path = write_report(run, out, public_key=args.public_key, verdict=args.verdict,
-                            full_text=True if args.full_text else None, jobs=args.jobs or available_cpus(),
-                            max_budget_s=args.max_budget, max_cpu_s=args.max_cpu, strict=args.strict)
+        path, verification = write_report_checked(
+            run, out, public_key=args.public_key, verdict=args.verdict, full_text=True if args.full_text else None,
+            jobs=args.jobs or available_cpus(), max_budget_s=args.max_budget, max_cpu_s=args.max_cpu,
+            strict=args.strict)
     except RunError as exc:
         raise UsageError(str(exc)) from None
     except OSError as exc:
         raise UsageError(f"cannot write {out}: {exc}") from None
     print(f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB) in {time.perf_counter() - start:.1f} s")
+    if (args.public_key or args.verdict) and verification.state == NOT_VERIFIED:
+        # The page says so too; a script that checks the exit status must see it.
+        print(f"NOT VERIFIED: {verification.how}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -740,6 +747,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    safe_spawned_paths()  # whatever a library spawns for a command never imports from the current directory
     args = build_parser().parse_args(argv)
     try:
         code: int = args.fn(args)

@@ -21,7 +21,6 @@ become training data.
 from __future__ import annotations
 
 import json
-import multiprocessing
 import os
 import sys
 import tempfile
@@ -32,6 +31,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from . import policies
+from .boundary.launch import fork_context, scrub_environment
 from .scoring import scan_pool
 from .scoring.score import score_completion
 from .task.tasks import durable_key, load_task
@@ -70,15 +70,11 @@ def example(split: str, policy: str, level: int, index: int) -> tuple[bytes, flo
 
 
 def _worker_init() -> None:
+    # Export reads public splits only: no worker needs the private secret.
+    scrub_environment()
     # One scan worker per export worker (they score from one thread), forked from it.
     scan_pool.set_pool_size(1, fork=True)
     scan_pool.prestart()
-
-
-def _context() -> multiprocessing.context.BaseContext:
-    # fork shares the imported scoring core; where it is not the safe default (macOS,
-    # Windows) the platform's own start method is used.
-    return multiprocessing.get_context("fork" if sys.platform == "linux" else None)
 
 
 def lines(split: str, policy: str, level: int, start: int, n: int, jobs: int) -> Iterator[tuple[bytes, float]]:
@@ -86,10 +82,13 @@ def lines(split: str, policy: str, level: int, start: int, n: int, jobs: int) ->
     (this one when 1)."""
     make = partial(example, split, policy, level)
     indices = range(start, start + n)
-    if jobs <= 1:
+    # Workers are forked, never spawned (a spawned child starts with the current
+    # directory on its path); where fork is unsafe the export runs in this process.
+    context = fork_context()
+    if jobs <= 1 or context is None:
         yield from map(make, indices)
         return
-    pool = _context().Pool(jobs, initializer=_worker_init)
+    pool = context.Pool(jobs, initializer=_worker_init)
     try:
         yield from pool.imap(make, indices, chunksize=CHUNK)
         pool.close()

@@ -33,8 +33,10 @@ from verifiers.v1.utils.generic import deep_merge
 from verifiers.v1.utils.loaders import resolve_env_config
 
 from .boundary.files import InputFileError, read_bounded
+from .boundary.launch import safe_spawned_paths
 from .corpus.levels import LEVELS
 from .scoring.scan_pool import WORKERS_ENV, available_cpus
+from .task.splits import PRIVATE_SEED_ENV
 from .task.tasks import check_level_mix
 from .taskset import RedactionRow
 
@@ -143,9 +145,15 @@ def rows(recipe: Recipe, limit: int | None = None) -> Iterator[RedactionRow]:
 def serve(recipe: Recipe, address_queue: Any = None, death_pipe: Any = None,
           log_setup: Callable[[], None] | None = None) -> None:
     """Serves the recipe's env until stopped (SIGTERM, Ctrl-C, or ``death_pipe``'s
-    other end closing). Each worker gets CPUs / workers scan workers unless
-    $REDACTION_PRESSURE_SCAN_WORKERS says otherwise, so the pool does not run more
-    scans than the host has CPUs."""
+    other end closing). The workers verifiers spawns never import from the current
+    directory, and hold the private secret only for ``split = "private_eval"``. Each
+    worker gets CPUs / workers scan workers unless $REDACTION_PRESSURE_SCAN_WORKERS says
+    otherwise, so the pool does not run more scans than the host has CPUs."""
+    # verifiers spawns the pool's workers: nothing in the current directory may run in
+    # them, and they hold the private secret only when they build private tasks.
+    safe_spawned_paths()
+    if recipe.env.taskset.split != "private_eval":
+        os.environ.pop(PRIVATE_SEED_ENV, None)
     pool = recipe.serve.pool
     workers = pool_serve_kwargs(pool)["max_workers"] or 1
     os.environ.setdefault(WORKERS_ENV, str(max(1, available_cpus() // workers)))

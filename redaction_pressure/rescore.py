@@ -35,6 +35,7 @@ from typing import Any
 from .boundary.episodes import EpisodeReader
 from .boundary.files import MAX_TRACES_BYTES, InputFileError, open_regular
 from .build.identity import build_identity
+from .results.labels import disagreement
 from .results.recorded import METRICS, Copies, score_copies
 from .results.stats import estimates
 from .scoring.allowance import DEFAULT_MAX_CPU_S, Allowance
@@ -198,6 +199,16 @@ def _task(trace: dict[str, Any]) -> RedactionTask:
     return task
 
 
+def _check_revealed(trace: dict[str, Any], task: RedactionTask) -> None:
+    """The commitment and seed the trace's labels name are the rebuilt task's (a label
+    may only name the task that was scored)."""
+    env = _obj(_obj(trace.get("info")).get("environment"))
+    for key, rebuilt in (("split_commitment", task.identity.get("split_commitment")), ("task_seed", task.seed)):
+        if key in env and env[key] != rebuilt:
+            raise ValueError(f"info.environment's {key} {str(env[key])[:80]} is not that of {task.id}, which its task "
+                             f"data rebuilds ({str(rebuilt)[:80]})")
+
+
 def _score(task: RedactionTask, reply: str, recorded_codes: set[str], cap: float) -> Score:
     score = score_completion(task, reply, budget_s=task.budget_s)
     timed_out = bool(TIME_CODES.intersection(e.code for e in score.errors))
@@ -248,16 +259,22 @@ def rescore(path: Path, max_budget_s: float = DEFAULT_MAX_BUDGET_S,
                 out.not_checked(f"{where}: its budget {float(min(budget, 1e9)):g} s is above --max-budget "
                                 f"{max_budget_s:g} s")
                 continue
+            mislabelled = disagreement(trace)
+            if mislabelled is not None:
+                raise ValueError(mislabelled)
             refusal = allowance.cpu_refusal()
             if refusal is not None:
                 out.not_checked(f"{where}: NOT CHECKED, not rescored because {refusal}")
                 continue
-            task = _task(trace)
-            where = f"{task.id} ({where})"
             errors = info.get("redaction_errors")
             codes = {str(e.get("code"))[:60] for e in errors if isinstance(e, dict)} if isinstance(errors, list) \
                 else set()
-            with allowance.charging():
+            # Building the task is charged too: a trace chooses its parameters (up to 64
+            # shown and 256 held-out records at level 5), so building costs what it says.
+            with allowance.charging(in_process=True):
+                task = _task(trace)
+                where = f"{task.id} ({where})"
+                _check_revealed(trace, task)
                 score = _score(task, _reply(trace), codes, max_budget_s)
         except PrivateSeedError as exc:
             out.not_checked(f"{where}: {exc}")

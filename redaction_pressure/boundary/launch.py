@@ -82,6 +82,16 @@ def scrub_environment(*also: str) -> None:
         del os.environ[name]
 
 
+def safe_spawned_paths() -> None:
+    """Python processes a library starts for this one (verifiers' env-server pool spawns
+    its workers and multiprocessing's resource tracker; a spawned child starts as
+    ``python -c``, whose path begins with the current directory) start without the
+    current directory on their path: ``PYTHONSAFEPATH`` (CPython 3.11+), inherited through
+    the environment, does for them what ``-I`` does for the children this project
+    starts itself."""
+    os.environ["PYTHONSAFEPATH"] = "1"
+
+
 def fork_context() -> BaseContext | None:
     """The ``fork`` start method where it is safe (POSIX, not macOS), else None: the
     caller then works serially (see the module docstring)."""

@@ -28,7 +28,7 @@ from ._view import build_view
 if TYPE_CHECKING:  # jinja2 is imported on first render
     import jinja2
 
-__all__ = ["RunError", "render_report", "write_report"]
+__all__ = ["RunError", "Verification", "render_report", "render_report_checked", "write_report", "write_report_checked"]
 
 OPEN_RECORDS_UP_TO = 64  # episodes; above that, record lists start folded
 FULL_TEXT_UP_TO = 256  # episodes; above that, only the lines with a flaw are shown
@@ -70,7 +70,15 @@ def _template() -> jinja2.Template:
 def render_report(run_path: Path, *, public_key: Path | None = None, verdict: Path | None = None,
                   full_text: bool | None = None, jobs: int = 1, max_budget_s: float = DEFAULT_MAX_BUDGET_S,
                   max_cpu_s: float = DEFAULT_MAX_CPU_S, strict: bool = False) -> str:
-    """The report page of the run at ``run_path``. Raises RunError for a path that
+    """The report page of the run at ``run_path`` (`render_report_checked`'s page)."""
+    return render_report_checked(run_path, public_key=public_key, verdict=verdict, full_text=full_text, jobs=jobs,
+                                 max_budget_s=max_budget_s, max_cpu_s=max_cpu_s, strict=strict)[0]
+
+
+def render_report_checked(run_path: Path, *, public_key: Path | None = None, verdict: Path | None = None,
+                          full_text: bool | None = None, jobs: int = 1, max_budget_s: float = DEFAULT_MAX_BUDGET_S,
+                          max_cpu_s: float = DEFAULT_MAX_CPU_S, strict: bool = False) -> tuple[str, Verification]:
+    """The report page of the run at ``run_path``, and the verification it shows. Raises RunError for a path that
     holds no run, or an unreadable verdict file. ``full_text`` (default: runs of up to
     FULL_TEXT_UP_TO episodes) shows every held-out line; otherwise only lines with a
     leak, destroyed decoy or collateral damage, which keeps a 1,000-episode page under
@@ -95,16 +103,23 @@ def render_report(run_path: Path, *, public_key: Path | None = None, verdict: Pa
     if full_text is None:
         full_text = len(run.traces) <= FULL_TEXT_UP_TO
     view = build_view(run, verification, full_text, jobs, allowance)
-    return _template().render(v=view, version=ENVIRONMENT_VERSION, installed_digest=source_digest(),
+    html = _template().render(v=view, version=ENVIRONMENT_VERSION, installed_digest=source_digest(),
                               open_records=len(view["episodes"]) <= OPEN_RECORDS_UP_TO)
+    return html, verification
 
 
 def write_report(run_path: Path, out: Path, **kw: Any) -> Path:
+    """Renders and writes the page (`write_report_checked`)."""
+    return write_report_checked(run_path, out, **kw)[0]
+
+
+def write_report_checked(run_path: Path, out: Path, **kw: Any) -> tuple[Path, Verification]:
     """Renders and writes the page atomically (a half-written page never replaces a good
     one) and never through a link (`boundary.files.replace_file`: the run's directory,
-    where the page goes by default, is someone else's)."""
-    html = render_report(run_path, **kw)
+    where the page goes by default, is someone else's); returns where, and the
+    verification the page shows (a caller's exit status follows it)."""
+    html, verification = render_report_checked(run_path, **kw)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     replace_file(out, html.encode("utf-8"))
-    return out
+    return out, verification

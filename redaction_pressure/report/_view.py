@@ -23,6 +23,7 @@ from ..results.classes import DECOY_CLASSES, SECRET_CLASSES, add_tallies, trace_
 from ..results.coverage import coverage_of, ranges
 from ..results.evaluated import describe as describe_evaluated
 from ..results.evaluated import evaluated_of
+from ..results.labels import disagreement, label_problems
 from ..results.recorded import METRICS, count_of, number_in, score_copies
 from ..results.stats import METHOD, estimates, spread
 from ..scoring.allowance import Allowance
@@ -101,7 +102,7 @@ def _scores(trace: JSON) -> JSON:
     red = _dict(info.get("redaction"))
     metrics = _dict(trace.get("metrics"))
     copies = score_copies(trace)
-    distrust = copies.distrust()
+    distrust = copies.distrust() or disagreement(trace)
     out: JSON = dict.fromkeys(METRICS) if distrust else copies.best()
     out["distrust"] = distrust
     out["valid"] = _count(red.get("valid"), _count(metrics.get("valid")))
@@ -365,7 +366,11 @@ def _shared_rules(episodes: list[JSON]) -> None:
 def build_view(run: Run, verification: Verification, full_text: bool, jobs: int = 1,
                allowance: Allowance | None = None) -> JSON:
     traces = run.traces
-    envs = [_dict(_dict(t.get("info")).get("environment")) for t in traces]
+    # A trace whose labels do not describe the task its data rebuilds establishes nothing:
+    # not the split, not the parameters (an edited run would otherwise pass for another).
+    mislabelled = [n for n, t in enumerate(traces, 1) if label_problems(t)]
+    labelled = [t for n, t in enumerate(traces, 1) if n not in set(mislabelled)]
+    envs = [_dict(_dict(t.get("info")).get("environment")) for t in labelled]
     proof = prove_split((e.get("split"), e.get("split_commitment"), e.get("task_index"), e.get("task_seed"))
                         for e in envs)
     split = proof.proven
@@ -387,7 +392,7 @@ def build_view(run: Run, verification: Verification, full_text: bool, jobs: int 
         values = _distinct(traces, key)
         build.append({"key": key, "vals": values, "same": values == [printable(installed[key])]})
     params: list[JSON] = []
-    for t in traces:
+    for t in labelled:
         p = _dict(_dict(_dict(t.get("info")).get("environment")).get("task_params"))
         if p not in params:
             params.append(p)
@@ -410,8 +415,15 @@ def build_view(run: Run, verification: Verification, full_text: bool, jobs: int 
         "decoys_destroyed": sum(r["destroyed"] for r in decoys),
     }
     unchecked = Counter(e["unchecked"] for e in episodes if e["unchecked"])
-    standard = all(p == STANDARD_PARAMS for p in params)
+    standard = all(p == STANDARD_PARAMS for p in params) and (bool(params) or not traces)
     problems = list(run.problems)
+    if mislabelled:
+        shown = ", ".join(map(str, mislabelled[:20])) + (", …" if len(mislabelled) > 20 else "")
+        first = traces[mislabelled[0] - 1]
+        problems.insert(0, f"LABELS DISAGREE: {len(mislabelled)} episode(s) are labelled as tasks other than those "
+                           f"their task data rebuilds (episodes {shown}; the first: "
+                           f"{printable('; '.join(label_problems(first)[:3]), 400)}): they establish neither the "
+                           f"split nor the task parameters shown, and their scores are left out of every figure")
     distrusted = [e["n"] for e in episodes if e["scores"]["distrust"]]
     if distrusted:
         shown = ", ".join(map(str, distrusted[:20])) + (", …" if len(distrusted) > 20 else "")

@@ -102,7 +102,16 @@ def mismatches(a: Side, b: Side) -> list[str]:
     return out
 
 
+# A task's difference smaller than this is a tie: rounding, not a result. Rewards are
+# sums of weighted ratios, so two runs that did the same thing can differ by ~1e-16
+# (fsum(3 x r) / 3 need not be r); the smallest real difference, one secret or one
+# character of thousands, is ~1e-5.
+TIE = 1e-9
+
+
 def _mean(values: Sequence[float]) -> float:
+    if all(v == values[0] for v in values):  # exact: k copies of r average to r
+        return values[0]
     return math.fsum(values) / len(values)
 
 
@@ -201,9 +210,9 @@ def compare(a: Side, b: Side, allow_mismatch: bool = False) -> Comparison:
         mb = [_mean([r.values[m] for r in tb[i]]) for m in range(len(METRICS))]
         d = [y - x for x, y in zip(ma, mb, strict=True)]
         rows[i] = [d]
-        wins += d[0] > 0
-        ties += d[0] == 0
-        losses += d[0] < 0
+        wins += d[0] > TIE
+        ties += abs(d[0]) <= TIE
+        losses += d[0] < -TIE
         tasks.append({"index": i, "level": ta[i][0].level, "a_reward": ma[0], "b_reward": mb[0], "b_minus_a": d[0],
                       "a_rollouts": len(ta[i]), "b_rollouts": len(tb[i])})
     diff = estimates(rows, METRICS, lo=-1.0, hi=1.0)

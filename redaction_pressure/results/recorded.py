@@ -22,6 +22,7 @@ from typing import Any
 
 from ..scoring.reward import WEIGHTS
 from .classes import DECOY_CLASSES, SECRET_CLASSES, trace_tallies
+from .labels import disagreement
 
 BUILD_KEYS = ("environment_version", "corpus_version", "reward_schema_version", "source_digest",
               "source_digest_algorithm", "regex_version")
@@ -161,8 +162,9 @@ def _identity(env: dict[str, Any]) -> tuple[object, object, object, tuple[object
 
 def read_recorded(trace: object) -> tuple[Recorded | None, str | None]:
     """(the trace's record, None), or (None, why it has none): no trusted score (a
-    failed rollout, malformed scores, copies that disagree), no task index or level, or
-    an identity value that is not a string or number."""
+    failed rollout, malformed scores, copies that disagree), labels that do not describe
+    the task its data rebuilds (`labels`), no task index or level, or an identity value
+    that is not a string or number."""
     t = _dict(trace)
     copies = score_copies(t)
     why = copies.distrust()
@@ -172,6 +174,9 @@ def read_recorded(trace: object) -> tuple[Recorded | None, str | None]:
         return None, "it recorded no rewards (a failed rollout)"
     if t.get("ok") is False:
         return None, "its rollout failed (ok: false)"
+    mislabelled = disagreement(t)
+    if mislabelled is not None:
+        return None, mislabelled
     env = _dict(_dict(t.get("info")).get("environment"))
     index, level = _int(env.get("task_index")), _int(_dict(env.get("task_params")).get("level", 1))
     if index is None or level is None:

@@ -131,9 +131,10 @@ class Refusals(unittest.TestCase):
             t["info"]["environment"]["source_digest"] = "0" * 64
         self.refused(base, edited(base, other_build), "build source_digest: A ", ", B " + "0" * 64)
 
-        def level_two(t):
+        def level_two(t):  # every copy of the level: labels that disagree with the task data are unusable
             if t["info"]["environment"]["task_index"] % 2:
-                t["info"]["environment"]["task_params"]["level"] = 2
+                t["info"]["environment"]["task_params"]["level"] = t["task"]["data"]["level"] = 2
+                t["task"]["data"]["identity"]["task_params"]["level"] = 2
         self.refused(base, edited(base, level_two), "level: 16 paired task(s) were run at different levels (e.g. "
                                                     "task 1: A level 1, B level 2)")
         code, out, err = run_cli("compare", base, fx.nonstandard_run(), "--allow-mismatch")

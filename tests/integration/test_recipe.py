@@ -94,6 +94,55 @@ class Recipe(unittest.TestCase):
         self.assertEqual(out, "serving redaction-pressure train (stage 1: level 1: 1) on tcp://127.0.0.1:5999; "
                               "Ctrl-C stops\n")
 
+    def test_served_workers_never_import_the_current_directory_nor_get_the_secret(self):
+        """Red team, 2026-12-02: verifiers' pool spawns its workers (``python -c``, the
+        current directory first on its path), so a ``multiprocessing/`` beside the
+        recipe ran in every worker, with the private secret in its environment."""
+        import os
+        import subprocess
+        import sys
+
+        from redaction_pressure import PRIVATE_SEED_ENV
+        from redaction_pressure.recipe import serve
+
+        seen = {}
+
+        def fake_serve_env(**kwargs):
+            seen.update(safe=os.environ.get("PYTHONSAFEPATH"), secret=os.environ.get(PRIVATE_SEED_ENV))
+
+        recipe = load_recipe(RECIPE)
+        with mock.patch.dict(os.environ, {PRIVATE_SEED_ENV: "s" * 32}), \
+                mock.patch("redaction_pressure.recipe.serve_env", fake_serve_env):
+            serve(recipe)
+        self.assertEqual(seen, {"safe": "1", "secret": None})  # a train recipe needs no private seed
+        # What the flag does for a spawned child, started as the console script starts
+        # (its own directory on the path, not the current one); without it the child
+        # imports the hostile package, so this check can fail.
+        with tempfile.TemporaryDirectory() as tmp:
+            hostile, marks, safe = Path(tmp, "cwd"), Path(tmp, "marks"), Path(tmp, "bin")
+            for d in (hostile / "multiprocessing", marks, safe):
+                d.mkdir(parents=True)
+            (hostile / "multiprocessing" / "__init__.py").write_text(
+                f"import os\nopen(os.path.join({str(marks)!r}, str(os.getpid())), 'w').close()\n")
+            starter = safe / "start.py"
+            starter.write_text(
+                "import os, sys\n"
+                "if sys.argv[1] == 'safe':\n"
+                "    from redaction_pressure.boundary.launch import safe_spawned_paths\n"
+                "    safe_spawned_paths()\n"
+                "import multiprocessing as mp\n"
+                "if __name__ == '__main__':\n"
+                "    p = mp.get_context('spawn').Process(target=os.getpid)\n"
+                "    p.start(); p.join()\n")
+            env = {k: v for k, v in os.environ.items() if k != "PYTHONSAFEPATH"}
+            for mode, ran in (("unsafe", True), ("safe", False)):
+                with self.subTest(mode=mode):
+                    for m in marks.iterdir():
+                        m.unlink()
+                    subprocess.run([sys.executable, str(starter), mode], cwd=hostile, env=env, timeout=120,
+                                   capture_output=True)
+                    self.assertEqual(any(marks.iterdir()), ran)
+
     def test_serve_usage_errors_are_one_line(self):
         cases = [([str(RECIPE), "--stage", "9"], "stage 9 does not exist"),
                  (["no-such.toml"], "recipe no-such.toml is not a file"),

@@ -543,6 +543,8 @@ class Hostile(ReportTestCase):
         pt = private["traces"][0]
         pt["info"]["environment"]["split"] = "private_eval"
         del pt["info"]["environment"]["task_seed"]
+        pt["task"]["data"]["split"] = pt["task"]["data"]["identity"]["split"] = "private_eval"  # labels agree
+        pt["task"]["data"]["identity"].pop("task_seed", None)
         other = copy.deepcopy(ep)
         other["traces"][0]["task"]["data"]["prompt"] = "a prompt of another corpus"
         junk = copy.deepcopy(ep)

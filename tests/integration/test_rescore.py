@@ -190,8 +190,12 @@ class Rescore(unittest.TestCase):
                                        f"longest 4,300); it is read as not a number")
         self.assertIn("rewards.recall.score is missing or not a number in [0, 1]", lines[2])
         self.assertIn("info.redaction.reward is not a number in [0, 1]", lines[4])
-        self.assertEqual(lines[6], "line 4: cannot be rescored: budget_s must be in (0, 60] seconds")
-        self.assertEqual(lines[8], "line 5: cannot be rescored: task index nan is not a non-negative integer")
+        # both copies of a task's parameters are compared before any is used
+        self.assertEqual(lines[6], "line 4: cannot be rescored: its labels do not describe the task its data "
+                                   "rebuilds: budget_s: info.environment says 2.0, task.data says nan")
+        self.assertTrue(lines[8].startswith("line 5: cannot be rescored: its labels do not describe the task its "
+                                            "data rebuilds: task index: info.environment says 7, task.data says nan"),
+                        lines[8])
 
     def test_what_a_file_makes_it_hold_is_bounded_by_its_bytes(self):
         """Attack (red team a07): lines of ``{"traces": [{}, {}, ...]}`` (3 bytes a trace)
