@@ -15,7 +15,9 @@ selection with removal steps, from several starts (empty, all oracle patterns,
 baseline, delete-everything), on train tasks, scoring a rule set by the union of what
 its rules remove from the original texts; the winner is then scored exactly (rules in
 order, through ``score_completion``) on all 64 dev tasks (in the better of two rule
-orders, chosen on train). It also prints min / median / max over dev of baseline,
+orders, chosen on train), beside every constant reply stored in
+``benchmarks/data/constant-replies/`` (found by other adversaries); the best of them on
+dev is reported as the best constant reply. It also prints min / median / max over dev of baseline,
 induce, oracle and the best constant reply.
 """
 
@@ -42,6 +44,7 @@ from redaction_pressure.corpus.house import ALPHABETS
 from redaction_pressure.corpus.policy import _HOST_SUFFIXES, _ID_PREFIXES, _PHONE_STYLES, _ROLES, KEYS
 from redaction_pressure.corpus.scoped import SECRET_SECTIONS
 
+STORED = Path(__file__).resolve().parent / "data" / "constant-replies"
 V1_UNION = (  # corpus-v1's 22 oracle patterns: the reply that scored 1.0 everywhere there
     r"\b(?:AKIA|ASIA)[A-Z2-7]{16}\b(?<!EXAMPLE)",
     r"""(?i)(?<=aws_secret_access_key["']?\s*[:=]\s*["']?)(?-i:(?![A-Za-z0-9/+]*EXAMPLE)[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])""",
@@ -279,6 +282,16 @@ def main(argv: list[str] | None = None) -> dict:
         "delete everything": _reply([r"[\s\S]+"]),
     }
     results = {name: [score_completion(t, reply).reward for t in dev] for name, reply in fixed.items()}
+    # Constant replies found by other means (benchmarks/data/constant-replies): the best
+    # constant reply reported is the best known, not only this search's.
+    searched = statistics.fmean(results["best constant reply"])
+    for path in sorted(STORED.glob("*.json")):
+        reply = path.read_text(encoding="utf-8")
+        results[f"stored: {path.stem}"] = [score_completion(t, reply).reward for t in dev]
+        if statistics.fmean(results[f"stored: {path.stem}"]) > statistics.fmean(results["best constant reply"]):
+            results["best constant reply"] = results[f"stored: {path.stem}"]
+            best_rules = [r["pattern"] for r in json.loads(reply)["rules"]]
+            best_start, best_train = f"stored reply {path.name} (not searched here)", float("nan")
     for name in ("baseline", "induce", "oracle"):
         results[name] = [score_completion(t, policies.POLICIES[name](t)).reward for t in dev]
     print(f"constant-reply adversary, level {level}, on {machine()}: pool {len(rules)} rules, searched on "
@@ -291,7 +304,7 @@ def main(argv: list[str] | None = None) -> dict:
     for name, values in results.items():
         print(f"  {name:<32} {_stats(values)}")
     best = statistics.fmean(results["best constant reply"])
-    print(f"best constant reply on dev: {best:.3f} (target <= 0.50)")
+    print(f"best constant reply on dev: {best:.3f} (target <= 0.50; this search's own winner {searched:.3f})")
     return {"level": level, "rewards": results, "best_rules": best_rules,
             **{name: statistics.fmean(v) for name, v in results.items()}, "best_constant": best}
 

@@ -129,6 +129,12 @@ class BareCommands(unittest.TestCase):
         self.assertEqual([e["code"] for e in traces[1]["info"]["redaction_errors"]], ["malformed_json"])
         expected = score_completion(self.tasks[2], policies.baseline(self.tasks[2])).reward
         self.assertAlmostEqual(reward(traces[2]), expected, places=12)
+        # a vf-eval run's labels are its task data's: rescore, compare and the report read it
+        from redaction_pressure.results.labels import label_problems
+        self.assertEqual([label_problems(t) for t in traces], [[]] * N)
+        from redaction_pressure.rescore import rescore
+        outcome = rescore(self.run_dir)
+        self.assertEqual((outcome.reproduced, outcome.difference_count), (N, 0), outcome.differences)
 
     def test_the_archive_names_the_model_and_a_tamper_is_caught(self):
         """`audit seal` of a vf-eval run: the manifest, the Statement and `verify` (header and
