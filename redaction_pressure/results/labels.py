@@ -38,13 +38,16 @@ def _shown(value: object) -> str:
 
 def label_problems(trace: object) -> list[str]:
     """How ``trace``'s labels (info.environment) disagree with its task data (task.data
-    and task.data.identity); empty when they agree or the trace records no task data
-    (nothing to rebuild, so nothing a label could misdescribe)."""
+    and task.data.identity); empty when they agree or the trace records no labels."""
     t = _dict(trace)
     env = _dict(_dict(t.get("info")).get("environment"))
     data = _dict(_dict(t.get("task")).get("data"))
-    if not env or not data:
-        return []
+    if not env:
+        return []  # nothing labelled: no split or parameters are read from it
+    if not data:
+        # Every scored trace records its task data; without it no label can be checked,
+        # and an edited run would pass by deleting it.
+        return ["it records labels (info.environment) but no task data (task.data) to check them against"]
     problems: list[str] = []
     pairs = [("split", env.get("split"), data.get("split")), ("task index", env.get("task_index"), data.get("index"))]
     params = _dict(env.get("task_params"))
@@ -57,7 +60,10 @@ def label_problems(trace: object) -> list[str]:
     if isinstance(identity, dict):
         for key in _IDENTITY:  # a private row's identity holds no seed: it is revealed by scoring
             if key in identity and key in env:
-                pairs.append((f"identity {key}", env.get(key), identity.get(key)))
+                label, rebuilt = env.get(key), identity.get(key)
+                if key == "task_params" and isinstance(label, dict) and isinstance(rebuilt, dict):
+                    label, rebuilt = {"level": 1, **label}, {"level": 1, **rebuilt}  # absent means level 1
+                pairs.append((f"identity {key}", label, rebuilt))
     for what, label, rebuilt in pairs:
         if not _same(label, rebuilt):
             problems.append(f"{what}: info.environment says {_shown(label)}, task.data says {_shown(rebuilt)}")

@@ -49,16 +49,27 @@ MAX_ERRORS = 50  # entries recorded per reply; the last one counts the rest
 ALLOWED_REPLACEMENTS = ("[REDACTED]", "")
 MAX_JSON_DEPTH = 16  # an answer nests 3 deep; up to 16 a wrong shape is still named (bad_entry)
 MAX_EMBEDDED_TRIES = 16  # ``{"rules":`` openings tried inside a text, last first
-ANSWER_CHOICE = ('the last fenced block (```json ... ```, each fence at the start of its own line) that holds '
-                 'a JSON object with a "rules" key; if none does, the whole reply as JSON; then the last '
-                 '{"rules": ...} object in the text')
+ANSWER_CHOICE = ('the last fenced block (```json ... ```; a fence starts its line, or ends a line as in '
+                 '"Final answer: ```json") that holds a JSON object with a "rules" key; if none does, the whole '
+                 'reply as JSON; then the last {"rules": ...} object in the text')
 
-# A fenced block, as Markdown reads one: a line that starts with ``` (after any
-# indentation) and an optional info string (json, JSON, jsonc, ...), then everything up
-# to the next line that starts with ```. A ``` inside a line ("in a ```json block")
-# is prose, not a fence: read as one, it paired a draft's closing fence with the final
-# answer's opening one, and the draft was scored.
-_FENCE = regex.compile(r"^[ \t]*```[ \t]*([^\n`]*)\n(.*?)^[ \t]*```", regex.DOTALL | regex.MULTILINE)
+# A fenced block, as Markdown reads one: a line that starts with three or more
+# backticks (after any indentation) and an optional info string (json, JSON, jsonc,
+# ...), then everything up to the next line that starts with as many backticks, or up to
+# a line that ends with them (``}```). A ``` inside a line of prose ("in a ```json
+# block") opens nothing: read as a fence it paired a draft's closing fence with the
+# final answer's opening one, and the draft was scored. One exception, because models
+# write it: a line that ends in ```json (any case, jsonc too), as in "Final answer:
+# ```json", opens a block.
+_FENCE = regex.compile(r"(?|^[ \t]*(`{3,})[ \t]*([^\n`]*)|(`{3,})[ \t]*((?i:jsonc?))[ \t]*)\n(.*?)"
+                       r"(?:^[ \t]*\1|\1[ \t]*$)", regex.DOTALL | regex.MULTILINE)
+
+
+def _fences(reply: str) -> list[tuple[str, str]]:
+    """(info string, lower-cased; body) of each fenced block, last first."""
+    return [(m.group(2).strip().lower(), m.group(3)) for m in _FENCE.finditer(reply)][::-1]
+
+
 _RULES_OPENING = regex.compile(r'\{\s*"rules"\s*:')
 # What can decode to a backspace or form feed in a JSON string: \b or \f after an even
 # run of backslashes, \u0008 / \u000c, or the character itself.
@@ -214,8 +225,7 @@ def reply_notes(reply: object) -> list[str]:
     # fenced block to skip needs two fences; a backspace or form feed needs a JSON
     # escape with an odd run of backslashes, a \u escape of one, or the raw character).
     if reply.count("```") >= 4:
-        fences = [(m.group(1).strip().lower(), m.group(2)) for m in _FENCE.finditer(reply)][::-1]
-        for tag, body in fences:
+        for tag, body in _fences(reply):
             decoded = _Decoded(f"the ```{tag} block" if tag else "the fenced block", body)
             if decoded.answer:
                 break
@@ -239,7 +249,7 @@ def reply_notes(reply: object) -> list[str]:
 def _load_object(reply: str) -> dict[str, Any] | RedactionError:
     """The answer object of ``reply`` (see the module doc for which one), or why there
     is none."""
-    fences = [(m.group(1).strip().lower(), m.group(2)) for m in _FENCE.finditer(reply)][::-1]
+    fences = _fences(reply)
     blocks = [_Decoded(f"the ```{tag} block" if tag else "the fenced block", body) for tag, body in fences]
     whole = _Decoded("the reply", reply.strip())
     for item in [*blocks, whole]:

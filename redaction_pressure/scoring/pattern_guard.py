@@ -96,28 +96,36 @@ def nesting_bound(pattern: str) -> int:
     The text is read as `regex` reads it: parentheses inside a set are literals
     (``(?<=[\\s(=:])`` nests two levels, not three), a ``]`` first in a set is a literal
     (``[]...]``, ``[^]...]``), a ``(?#...)`` comment ends at its first unescaped ``)``.
-    Sets are read twice, once as version 0 reads them (a set ends at its first ``]``)
-    and once as version 1 does (sets nest), and the larger count is taken. Where the
-    text alone cannot say what `regex` will do, every reading is followed and the
-    deepest taken: a ``#`` outside a set starts a comment to the end of the line only
-    when VERBOSE is on there, which depends on flags, so when the pattern may set
-    VERBOSE both the comment and the literal reading are followed. So the bound never
-    undercounts, and overcounts only where a comment's text would nest deeper than the
-    pattern does."""
-    if pattern.count("(") + pattern.count("[") <= MAX_NESTING:
-        return pattern.count("(") + pattern.count("[")  # each level needs an opener
+    Sets are read twice, once as version 0 reads them (a ``[`` inside a set is a literal
+    or opens a POSIX class) and once as version 1 does (sets nest), and the larger
+    count is taken. Where the text alone cannot say what `regex` will do, every reading
+    is followed and the deepest taken: whether a ``#`` outside a set starts a comment
+    (VERBOSE may be on there, which depends on flags), whether a ``]`` after an inner
+    ``[`` closes a POSIX class or the set (version 0), whether a ``]`` after ``--``,
+    ``&&``, ``||`` or ``~~`` is a literal (version 1). Readings that meet in one state
+    keep the most open groups (which never lowers what follows); a text that keeps more
+    than `_MAX_READINGS` readings apart gets the plain count of its openers, which is
+    always an upper bound. So the bound never undercounts, costs linear time, and
+    overcounts only where a comment's text or an ambiguous bracket would nest deeper
+    than the pattern does."""
+    openers = pattern.count("(") + pattern.count("[")
+    if openers <= MAX_NESTING:
+        return openers  # each level needs an opener
     verbose = _MAYBE_VERBOSE.search(pattern) is not None
-    return max(_nesting(pattern, nested=False, verbose=verbose), _nesting(pattern, nested=True, verbose=verbose))
+    found = [_nesting(pattern, nested, verbose) for nested in (False, True)]
+    return openers if None in found else max(f for f in found if f is not None)
 
 
 _CODE, _LINE_COMMENT, _PAREN_COMMENT = 0, 1, 2
+_MAX_READINGS = 12  # states kept at one position before the plain opener count is taken
+_SET_OPERATORS = ("--", "&&", "||", "~~")
 
 
-def _nesting(pattern: str, nested: bool, verbose: bool) -> int:
-    """The deepest nesting over every reading of ``pattern``. A reading's state is
-    (mode, open set levels) with its open groups; readings that meet at one position in
-    one state keep the most open groups, which never lowers what follows (every later
-    count is monotone in it). ``nested``: sets nest (version 1)."""
+def _nesting(pattern: str, nested: bool, verbose: bool) -> int | None:
+    """The deepest nesting over every reading of ``pattern``, or None when the readings
+    multiply past `_MAX_READINGS`. A reading's state is (mode, open set levels) with its
+    open groups. ``nested``: sets nest (version 1); otherwise a set holds at most one
+    more level (a POSIX class)."""
     n = len(pattern)
     at: list[dict[tuple[int, int], int]] = [{} for _ in range(n + 2)]
     at[0][(_CODE, 0)] = 0
@@ -132,8 +140,10 @@ def _nesting(pattern: str, nested: bool, verbose: bool) -> int:
             states[key] = groups
 
     for i in range(n):
+        if len(at[i]) > _MAX_READINGS:
+            return None
+        c = pattern[i]
         for (mode, sets), groups in at[i].items():
-            c = pattern[i]
             if mode == _LINE_COMMENT:
                 go(i + 1, _CODE if c == "\n" else mode, 0, groups)
             elif mode == _PAREN_COMMENT:
@@ -141,16 +151,22 @@ def _nesting(pattern: str, nested: bool, verbose: bool) -> int:
             elif c == "\\":
                 go(i + 2, mode, sets, groups)
             elif c == "[":
-                # Version 0 reads a "[" inside a set as a literal ("[[]" is a whole set), so
-                # there its "]" closes the set at once; the level still counts (a POSIX
-                # class "[:alpha:]" is one).
                 j = i + 1
-                if nested or not sets:
+                if nested or not sets:  # a new set: a leading "^" and "]" are part of it
                     j += pattern.startswith("^", j)
                     j += pattern.startswith("]", j)
-                go(j, mode, sets + 1, groups)
+                go(j, mode, sets + 1 if nested or sets < 2 else sets, groups)
             elif sets:
-                go(i + 1, mode, (sets - 1 if nested else 0) if c == "]" else sets, groups)
+                if c != "]":
+                    go(i + 1, mode, sets, groups)
+                elif nested:
+                    go(i + 1, mode, sets - 1, groups)
+                    if pattern[max(0, i - 2):i] in _SET_OPERATORS:  # maybe a literal "]"
+                        go(i + 1, mode, sets, groups)
+                else:
+                    go(i + 1, mode, 0, groups)  # the set ends (an inner "[" was a literal)
+                    if sets > 1:  # or a POSIX class does
+                        go(i + 1, mode, sets - 1, groups)
             elif c == "(":
                 if pattern.startswith("?#", i + 1):  # the comment's own level, never left open
                     deepest = max(deepest, groups + 1)

@@ -71,8 +71,13 @@ class Laundering(unittest.TestCase):
         def as_standard(trace):
             trace["info"]["environment"]["task_params"]["n_shown"] = 8
 
+        def as_dev_without_data(trace):  # review of 2026-12-02: with no task.data nothing was checked
+            as_dev(trace)
+            trace["task"]["data"] = None
+
         cls.train_as_dev = rewrite(cls.train, cls.tmp / "train-as-dev", as_dev)
         cls.easy_as_standard = rewrite(cls.easy, cls.tmp / "easy-as-standard", as_standard)
+        cls.no_data = rewrite(cls.train, cls.tmp / "train-as-dev-no-data", as_dev_without_data)
 
     @classmethod
     def tearDownClass(cls):
@@ -95,18 +100,18 @@ class Laundering(unittest.TestCase):
                 self.assertIn(needle, out)
 
     def test_compare_pairs_nothing_laundered(self):
-        for run in (self.train_as_dev, self.easy_as_standard):
+        for run in (self.train_as_dev, self.easy_as_standard, self.no_data):
             with self.subTest(run=run.name):
                 code, _, err = cli("compare", str(self.dev), str(run))
                 self.assertEqual(code, 2, err)
                 self.assertIn("nothing to pair", err)
-                self.assertIn("its labels do not describe the task its data rebuilds", err)
+                self.assertRegex(err, "its labels do not describe the task its data rebuilds|no task data")
 
     def test_the_report_establishes_nothing_from_them(self):
         honest = render_report(self.dev)
         self.assertIn("PUBLIC DEV SPLIT", honest.upper())
         self.assertNotIn("LABELS DISAGREE", honest)
-        for run in (self.train_as_dev, self.easy_as_standard):
+        for run in (self.train_as_dev, self.easy_as_standard, self.no_data):
             with self.subTest(run=run.name):
                 page = render_report(run)
                 self.assertIn(f"LABELS DISAGREE: {N} episode(s)", page)

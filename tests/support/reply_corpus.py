@@ -52,6 +52,14 @@ CASES: tuple[Case, ...] = (
     Case("stray-backticks", "a draft block, a lone ````` ``` ````` inside a line of prose, then the final block",
          'Draft:\n```json\n{"rules": [{"pattern": "AKIA", "replacement": ""}]}\n```\n'
          "Plain JSON vs ``` fences. Final:\n```json\n{ORACLE_PRETTY}\n```"),
+    Case("final-closes-on-its-json-line", "a draft block, then the final block closed at the end of its JSON line",
+         'Draft:\n```json\n{"rules": [{"pattern": "AKIA", "replacement": ""}]}\n```\nFinal:\n```json\n{ORACLE}```\n'),
+    Case("final-in-four-backticks", "a draft block, then the final in a ``````` ````json ``````` fence",
+         'Draft:\n```json\n{"rules": [{"pattern": "AKIA", "replacement": ""}]}\n```\nFinal:\n'
+         "````json\n{ORACLE_PRETTY}\n````\n"),
+    Case("final-opener-after-prose", "a draft block, then `Final answer: ```json` on one line and the final",
+         'Draft:\n```json\n{"rules": [{"pattern": "AKIA", "replacement": ""}]}\n```\nFinal answer: ```json\n'
+         "{ORACLE_PRETTY}\n```\n"),
     Case("answer-then-illustration", "the answer, then a plain fenced block illustrating a kept line",
          "```json\n{ORACLE_PRETTY}\n```\nA line like\n```\nDB_PASSWORD=${DB_PASSWORD}\n```\nis kept."),
     Case("answer-then-json-example",

@@ -4,6 +4,7 @@ evaluated, and the 25 lines `eval` prints."""
 from __future__ import annotations
 
 import copy
+import math
 import unittest
 
 from redaction_pressure import load_task, policies, score_completion
@@ -43,6 +44,23 @@ class Classes(unittest.TestCase):
         self.assertEqual(class_summary([new, copy.deepcopy(new), old, hostile])["secret_classes"],
                          {"gitlab_token": {"labelled": 2, "removed": 2, "leaked": 0},
                           "house_format": {"labelled": 6, "removed": 2, "leaked": 4}})
+
+
+class CompareTies(unittest.TestCase):
+    def test_a_difference_of_rounding_is_a_tie(self):
+        """Three rollouts 0.1, 0.2, 0.3 average to 0.19999999999999998, one of 0.2 is 0.2:
+        the same result, 2.8e-17 apart, which 0.8.0 counted as a win for B."""
+        from redaction_pressure.results.compare import TIE, Side, compare
+        from redaction_pressure.results.recorded import Recorded
+
+        def record(reward: float) -> Recorded:
+            return Recorded(0, 1, "dev", "c", 100000, (8, 16, 2.0), ("b",) * 6, (reward,) * 4, {}, {})
+        a = Side("A", [record(0.1), record(0.2), record(0.3)], 0, "dev", "")
+        b = Side("B", [record(0.2)], 0, "dev", "")
+        self.assertNotEqual(math.fsum([0.1, 0.2, 0.3]) / 3, 0.2)
+        c = compare(a, b)
+        self.assertEqual((c.wins, c.ties, c.losses), (0, 1, 0))
+        self.assertEqual(compare(a, Side("B", [record(0.2 + 10 * TIE)], 0, "dev", "")).wins, 1)
 
 
 class Coverage(unittest.TestCase):

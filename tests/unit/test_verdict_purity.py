@@ -97,6 +97,34 @@ def at_depth(depth: int, fn, *args):
     return fn(*args)
 
 
+def parse_depth(pattern: str) -> int:
+    """How deeply `regex`'s parser nests on ``pattern``: pattern and set parses open at
+    once (a profiler counts them), less the outermost; what `nesting_bound` bounds."""
+    names = ("_parse_pattern", "parse_set")
+    open_, deepest, stack = [0], [0], []
+
+    def profile(frame, event, arg):
+        code = frame.f_code
+        if event == "call" and code.co_filename.endswith("_regex_core.py") and (
+                code.co_name in names or (code.co_name == "parse_set_union"
+                                          and frame.f_back.f_code.co_name == "parse_set_item")):
+            open_[0] += 1
+            deepest[0] = max(deepest[0], open_[0])
+            stack.append(frame)
+        elif event == "return" and stack and stack[-1] is frame:
+            stack.pop()
+            open_[0] -= 1
+
+    sys.setprofile(profile)
+    try:
+        regex.compile(pattern, cache_pattern=False)
+    except Exception:  # noqa: BLE001 - a pattern regex refuses nests only as far as it read
+        pass
+    finally:
+        sys.setprofile(None)
+    return max(0, deepest[0] - 1)
+
+
 def codes_of(text) -> list[tuple[str, int | None]]:
     return [(e.code, e.rule) for e in score_completion(TASK, text).errors]
 
@@ -216,6 +244,44 @@ class StackUse(unittest.TestCase):
                 self.assertLess(self.frames_used(guard.compile_bounded.__wrapped__, pattern), limit, pattern)
 
         check()
+
+    def test_the_text_bound_never_undercounts_what_regex_parses(self):
+        """Review of 2026-12-02: a POSIX class ending a version-0 set early, or a "]" after
+        a version-1 set operator (a literal there), let a "(?#" inside the set swallow
+        real groups: bound 2 for 40 levels, a RecursionError deep in a caller's stack.
+        The deepest nesting `regex`'s parser reaches (parse levels and sets open at once,
+        counted by a profiler) is never above the bound, on those patterns and on random
+        ones built from every piece that could fool a text count."""
+        from hypothesis import given, settings
+        from hypothesis import strategies as st
+        deep = "(" * 40 + "a" + ")" * 40
+        for pattern in ("[[:alpha:](?#[]" + deep, "(?V1)[a--](?#]" + deep, "(?V1)[a&&](?#]" + deep,
+                        "(?V1)" + ("(" * 30 + "[a--]" + ")" * 30 + "]") * 10 + "a" + ")" * 300,
+                        "(?x)#[\n" + deep + "]", "(?x:#[\n)" + deep):
+            with self.subTest(pattern=pattern[:30]):
+                self.assertGreaterEqual(guard.nesting_bound(pattern), parse_depth(pattern))
+        pieces = ["(", "(?:", "(?#", "(?x)", "(?x:", "(?-x:", "(?V1)", "[", "[^", "[]", "]", ")", "[:alpha:]",
+                  "[[:alpha:]", "--", "&&", "||", "~~", "#", "\n", "\\", "\\(", "\\]", "a", "|", "-", "^"]
+
+        @settings(max_examples=600, deadline=None, derandomize=True)
+        @given(st.lists(st.sampled_from(pieces), max_size=60))
+        def check(parts):
+            pattern = "".join(parts)
+            self.assertGreaterEqual(guard.nesting_bound(pattern), parse_depth(pattern), pattern)
+
+        check()
+
+    def test_the_text_bound_costs_linear_time(self):
+        """Review of 2026-12-02: every "#" under VERBOSE doubled the readings followed, so
+        seven 4,096-character patterns took 20 s and failed the rollout instead of
+        scoring 0. Readings that multiply past a few fall back to the opener count."""
+        import time
+        pattern = "(?x)" + "#[\n" * 1364
+        start = time.process_time()
+        self.assertGreater(guard.nesting_bound(pattern), guard.MAX_NESTING)
+        self.assertLess(time.process_time() - start, 0.5)
+        error = score_completion(TASK, reply([(pattern, "")] * 7)).errors[0]
+        self.assertIn("nest deeper than 32 levels", error.message)
 
     def test_deep_callers_get_a_fresh_stack(self):
         names = []
