@@ -50,11 +50,11 @@ ROOT = Path(__file__).resolve().parents[2]
 # byte-identical): it states the reward's weights, the 16-unit base cost of a pattern
 # and what full case folding charges, and that a fence starts a line.
 GOLDEN = {
-    ("dev", 0): "de0fb521800a33402cee02de167bb27004c682ae0def540fd84887530e958a47",
-    ("dev", 31): "ea5397a4dbeb482f34552c124d6fc73fb3af32ff00e3eeaf822a150d230697e6",
-    ("dev", 63): "66d8015c111bc3eb29ecffc175126ce496aaaceea0c46c84ef6f75872d69ace8",
-    ("train", 0): "20049d8a6abaf1aaa0eca46359b5674eb9d92201c92b6fea2e08578cf1ab28ec",
-    ("train", 123456): "190da0cdd1c95d4e497a2341b5e432b66f2cdc0c315f4fe556cfd7c8136fc7aa",
+    ("dev", 0): "c1a9ef8905eec414d192e2e37d9d7a513ea397c7dcbbdf908611dabc5363a00f",
+    ("dev", 31): "e5393b506c353534ddca17a49c72ead346170227acb54f6f2b3a9a7d0c7e1a1b",
+    ("dev", 63): "ef3d3d44722d5c5eaab4cd4ac6f499d5370284332a63f84c8762677de630cf62",
+    ("train", 0): "502082802d82e5f05777a42f0c41ae1fb65d29fcd304a26d342d17b7e11c2500",
+    ("train", 123456): "6755552ac6e8e61592bb4718574cadce881fdd05f0c66273b7a25f2fae1f27df",
 }
 
 
@@ -66,14 +66,14 @@ GOLDEN = {
 # placeholder_kinds kinds, each drawn once and shown beside a real secret of its format;
 # those formats' credentials never look like placeholders and their oracle leaves them.
 GOLDEN_LEVELS = {
-    (2, "dev", 0): "071fe9af06e0a52b6bf09e3fb0e96b7510dd11448d51994cd0b20f8a1cef26a9",
-    (2, "train", 77): "f48444ccc7c43340c35e613b9a3a3d6e695dbd3ddda312dd1b147676f100e11e",
-    (3, "dev", 0): "849effedda791abbf19dd22c73c1848fd251020e924ab9c1d93416db016fe213",
-    (3, "train", 77): "b8cd3618e61118b1c2b42481c409dd779638a9835faae193b1f24b732c002079",
-    (4, "dev", 0): "04cff00081ab65ee3467a80f086c2cbf14568fc18fd4fae0bc9fdd7260a57f64",
-    (4, "train", 77): "b936b11fb5e825d58d291a3de415912a6730bc82d937cbd6350bcbbc88e9eb32",
-    (5, "dev", 0): "015a8fea7558ae7c2e3852afd932289a4c9421ae2e45b0a47aebdbb6580e8ea3",
-    (5, "train", 77): "00d9003791d2e79525e666d522a0fe079b890edf5cbb9204c35aed3e3fd5317f",
+    (2, "dev", 0): "d5d7b1428915aaa890d33b9e3d8a9f6534d5a2f46a1fc73972b44d992d05813c",
+    (2, "train", 77): "baa702254714dd0017b8ee335f459141154a4431bd11c9d75b29765c76594270",
+    (3, "dev", 0): "bc00d36d32f1b1b27ddcb82f6ca1126aa2591d8c478c9bb4e0fde01ddd738f2f",
+    (3, "train", 77): "76fac396a47068fe2e7b8c1eb440055669bb4d68f1642c41366e15dc074d8af4",
+    (4, "dev", 0): "374cd4ec484633eedbada081d4605b636469e1319712c22f272baf93fcaa3772",
+    (4, "train", 77): "0febdc27e5da5a48c746a4b9579ae7e04800f518dedb9c6d99633f98312401cb",
+    (5, "dev", 0): "9eb81d7ecd6fce9352583a0b85f6798aab5192b5478e9bee87cc4daedae203b7",
+    (5, "train", 77): "e6af5cff00f4f59e6d11d3ad910232a9d5c446fb170871603a869f745f057503",
 }
 
 
