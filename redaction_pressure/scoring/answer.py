@@ -49,25 +49,56 @@ MAX_ERRORS = 50  # entries recorded per reply; the last one counts the rest
 ALLOWED_REPLACEMENTS = ("[REDACTED]", "")
 MAX_JSON_DEPTH = 16  # an answer nests 3 deep; up to 16 a wrong shape is still named (bad_entry)
 MAX_EMBEDDED_TRIES = 16  # ``{"rules":`` openings tried inside a text, last first
+MAX_FENCED_BLOCKS = 256  # fenced blocks tried, last first (a reply of 50,000 empty blocks decodes 256)
 ANSWER_CHOICE = ('the last fenced block (```json ... ```; a fence starts its line, or ends a line as in '
                  '"Final answer: ```json") that holds a JSON object with a "rules" key; if none does, the whole '
                  'reply as JSON; then the last {"rules": ...} object in the text')
 
-# A fenced block, as Markdown reads one: a line that starts with three or more
-# backticks (after any indentation) and an optional info string (json, JSON, jsonc,
-# ...), then everything up to the next line that starts with as many backticks, or up to
-# a line that ends with them (``}```). A ``` inside a line of prose ("in a ```json
-# block") opens nothing: read as a fence it paired a draft's closing fence with the
-# final answer's opening one, and the draft was scored. One exception, because models
-# write it: a line that ends in ```json (any case, jsonc too), as in "Final answer:
-# ```json", opens a block.
-_FENCE = regex.compile(r"(?|^[ \t]*(`{3,})[ \t]*([^\n`]*)|(`{3,})[ \t]*((?i:jsonc?))[ \t]*)\n(.*?)"
-                       r"(?:^[ \t]*\1|\1[ \t]*$)", regex.DOTALL | regex.MULTILINE)
+# Fenced blocks, read line by line as Markdown reads them (linear in the reply, never
+# a regex that rescans the rest of the text from every opener). A block opens at a line
+# that starts with three or more backticks (after any indentation) and an optional info
+# string (json, JSON, jsonc, ...), or at a line that ends in ```json (any case, jsonc
+# too: "Final answer: ```json"), and closes at a line of as many backticks or more, or
+# at a line that ends with them (``}```); one left open runs to the end of the reply. A
+# ``` inside a line of prose ("in a ```json block") opens nothing: read as a fence, it
+# paired a draft's closing fence with the final answer's opening one, and the draft was
+# scored. A whole block on one line ("```json {...}```") counts too. Line endings may be
+# \r\n.
+_OPENER = regex.compile(r"[ \t]*+(`{3,}+)[ \t]*+([^`]*+)")
+_LATE_OPENER = regex.compile(r"(?<!`)(`{3,}+)[ \t]*+((?i:jsonc?))[ \t]*+$")
+_ONE_LINE = regex.compile(r"(?<!`)(`{3,}+)[ \t]*+((?i:jsonc?)(?![A-Za-z0-9]))?[ \t]*+(\{.*\})[ \t]*+\1[ \t]*+$")
 
 
 def _fences(reply: str) -> list[tuple[str, str]]:
     """(info string, lower-cased; body) of each fenced block, last first."""
-    return [(m.group(2).strip().lower(), m.group(3)) for m in _FENCE.finditer(reply)][::-1]
+    found: list[tuple[str, str]] = []
+    ticks: str | None = None
+    tag, body = "", []
+    for raw in reply.split("\n"):
+        line = raw[:-1] if raw.endswith("\r") else raw
+        if ticks is None:
+            if "```" not in line:
+                continue
+            opener = _OPENER.fullmatch(line) or _LATE_OPENER.search(line)
+            if opener is not None:
+                ticks, tag, body = opener.group(1), opener.group(2), []
+                continue
+            one = _ONE_LINE.search(line)
+            if one is not None:
+                found.append(((one.group(2) or "").lower(), one.group(3)))
+            continue
+        stripped = line.strip(" \t")
+        if stripped.startswith(ticks) and not stripped.strip("`"):
+            found.append((tag.strip().lower(), "\n".join(body) + ("\n" if body else "")))
+            ticks = None
+        elif stripped.endswith(ticks):
+            found.append((tag.strip().lower(), "\n".join([*body, line.rstrip(" \t")[:-len(ticks)]])))
+            ticks = None
+        else:
+            body.append(line)
+    if ticks is not None:
+        found.append((tag.strip().lower(), "\n".join(body)))
+    return found[::-1][:MAX_FENCED_BLOCKS]
 
 
 _RULES_OPENING = regex.compile(r'\{\s*"rules"\s*:')

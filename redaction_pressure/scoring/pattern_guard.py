@@ -87,6 +87,8 @@ _SURROGATE = regex.compile("[\ud800-\udfff]")
 # "-") with an x among them. A superset of what `regex` reads as one (its flag sets
 # hold nothing else), so a real VERBOSE flag is never missed; "(?P<prefix>" is not one.
 _MAYBE_VERBOSE = regex.compile(r"\(\?[A-Za-z0-9-]*x")
+# The same for the VERSION1 flag: "(?V1)", "(?iV1)", "(?V1:...)".
+_MAYBE_V1 = regex.compile(r"\(\?[A-Za-z0-9-]*V1")
 
 
 def nesting_bound(pattern: str) -> int:
@@ -96,9 +98,9 @@ def nesting_bound(pattern: str) -> int:
     The text is read as `regex` reads it: parentheses inside a set are literals
     (``(?<=[\\s(=:])`` nests two levels, not three), a ``]`` first in a set is a literal
     (``[]...]``, ``[^]...]``), a ``(?#...)`` comment ends at its first unescaped ``)``.
-    Sets are read twice, once as version 0 reads them (a ``[`` inside a set is a literal
-    or opens a POSIX class) and once as version 1 does (sets nest), and the larger
-    count is taken. Where the text alone cannot say what `regex` will do, every reading
+    Sets are read as version 0 reads them (a ``[`` inside a set is a literal or opens a
+    POSIX class) and, when the pattern may set the VERSION1 flag, also as version 1 does
+    (sets nest), and the larger count is taken. Where the text alone cannot say what `regex` will do, every reading
     is followed and the deepest taken: whether a ``#`` outside a set starts a comment
     (VERBOSE may be on there, which depends on flags), whether a ``]`` after an inner
     ``[`` closes a POSIX class or the set (version 0), whether a ``]`` after ``--``,
@@ -112,7 +114,11 @@ def nesting_bound(pattern: str) -> int:
     if openers <= MAX_NESTING:
         return openers  # each level needs an opener
     verbose = _MAYBE_VERBOSE.search(pattern) is not None
-    found = [_nesting(pattern, nested, verbose) for nested in (False, True)]
+    # Sets nest only under version 1, which only a flag in the pattern can set (the
+    # parser's default version is pinned to 0): without one, the version-1 reading
+    # would count "[^[\]]" (a literal "[" in a set) as a set left open.
+    versions = (False, True) if _MAYBE_V1.search(pattern) is not None else (False,)
+    found = [_nesting(pattern, nested, verbose) for nested in versions]
     return openers if None in found else max(f for f in found if f is not None)
 
 

@@ -60,6 +60,16 @@ CASES: tuple[Case, ...] = (
     Case("final-opener-after-prose", "a draft block, then `Final answer: ```json` on one line and the final",
          'Draft:\n```json\n{"rules": [{"pattern": "AKIA", "replacement": ""}]}\n```\nFinal answer: ```json\n'
          "{ORACLE_PRETTY}\n```\n"),
+    Case("unclosed-final-block", "a format example in a block, then the final block never closed (as Markdown reads "
+         "it, it runs to the end)",
+         'The format is:\n```json\n{"rules": [{"pattern": "...", "replacement": "[REDACTED]"}]}\n```\n'
+         "My answer:\n```json\n{ORACLE_PRETTY}\n"),
+    Case("one-line-final-after-draft", "a draft block, then `Final answer: ```json {...}```` on one line",
+         'Draft:\n```json\n{"rules": [{"pattern": "AKIA", "replacement": ""}]}\n```\n'
+         "Final answer: ```json {ORACLE}```"),
+    Case("crlf-final-after-prose", "CRLF line endings, a draft block, then `Final answer: ```json` and the final",
+         'Draft:\r\n```json\r\n{"rules": [{"pattern": "AKIA", "replacement": ""}]}\r\n```\r\nFinal answer: ```json\r\n'
+         "{ORACLE}```\r\n"),
     Case("answer-then-illustration", "the answer, then a plain fenced block illustrating a kept line",
          "```json\n{ORACLE_PRETTY}\n```\nA line like\n```\nDB_PASSWORD=${DB_PASSWORD}\n```\nis kept."),
     Case("answer-then-json-example",

@@ -14,6 +14,7 @@ from redaction_pressure.scoring.answer import (
     _plainly_valid,
     _validator,
     parse_reply,
+    reply_notes,
 )
 from tests.support.util import reply
 
@@ -113,6 +114,21 @@ class ReplyForms(unittest.TestCase):
 
 
 class HostileReplies(unittest.TestCase):
+    def test_finding_the_answer_is_linear(self):
+        """Review of 2026-12-02: a fence regex that rescanned the rest of the reply from every
+        unclosed opener took 160 s on 22,000 lines of "x```json", minutes on a line of
+        backticks. Fences are read line by line now; each of these takes well under a second."""
+        rule = '{"rules": [{"pattern": "a", "replacement": ""}]}'
+        for text in ("x```json\n" * 22_000, "`" * 199_998 + "\n", ("```json\n{" * 22_000)[:199_000],
+                     "```\n" * 49_000, "```json\n" + rule + "\n```\n" + "`" * 150_000 + "\n",
+                     ("```json " + rule + "```\n") * 3_000):
+            with self.subTest(text=text[:20]):
+                self.assertLessEqual(len(text), MAX_REPLY_CHARS)
+                start = time.process_time()
+                parse_reply(text)
+                reply_notes(text)
+                self.assertLess(time.process_time() - start, 1.5)
+
     def test_never_raises(self):
         hostile = [
             "{" * 1_000_000, "[" * 200_000 + "]" * 200_000, '{"rules":' + "[" * 200_000 + "]" * 200_000 + "}",

@@ -269,6 +269,11 @@ class NoFalseZeros(unittest.TestCase):
                 self.assertGreaterEqual(guard.nesting_bound(prefix + deep + "]"), 40)
         self.assertEqual(guard.nesting_bound("a#[\n" + deep + "]"), 1)  # no VERBOSE: "#" is text, the rest a set
         regex.compile("a#[\n" + deep + "]")
+        # review of 2026-12-02: without a VERSION1 flag a "[" in a set is a literal, never a set left open
+        literal = "^" + r"\[[^[\]]*\] " * 33 + "$"
+        self.assertEqual(guard.nesting_bound(literal), 2)
+        guard.compile_bounded(literal)
+        self.assertGreater(guard.nesting_bound("(?V1)" + literal), guard.MAX_NESTING)
 
     def test_the_combined_size_refusal_states_the_sizes(self):
         rules = [("(?:[A-Za-z0-9_-]{40}){60}", "") for _ in range(24)]
