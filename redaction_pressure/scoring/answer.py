@@ -73,7 +73,7 @@ def _fences(reply: str) -> list[tuple[str, str]]:
     """(info string, lower-cased; body) of each fenced block, last first."""
     found: list[tuple[str, str]] = []
     ticks: str | None = None
-    tag, body = "", []
+    tag, body = "", list[str]()
     for raw in reply.split("\n"):
         line = raw[:-1] if raw.endswith("\r") else raw
         if ticks is None:
