@@ -263,7 +263,7 @@ class StackUse(unittest.TestCase):
         pieces = ["(", "(?:", "(?#", "(?x)", "(?x:", "(?-x:", "(?V1)", "[", "[^", "[]", "]", ")", "[:alpha:]",
                   "[[:alpha:]", "--", "&&", "||", "~~", "#", "\n", "\\", "\\(", "\\]", "a", "|", "-", "^"]
 
-        @settings(max_examples=600, deadline=None, derandomize=True)
+        @settings(max_examples=400, deadline=None, derandomize=True)
         @given(st.lists(st.sampled_from(pieces), max_size=60))
         def check(parts):
             pattern = "".join(parts)
