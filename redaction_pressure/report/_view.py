@@ -368,8 +368,9 @@ def build_view(run: Run, verification: Verification, full_text: bool, jobs: int 
     traces = run.traces
     # A trace whose labels do not describe the task its data rebuilds establishes nothing:
     # not the split, not the parameters (an edited run would otherwise pass for another).
-    mislabelled = [n for n, t in enumerate(traces, 1) if label_problems(t)]
-    labelled = [t for n, t in enumerate(traces, 1) if n not in set(mislabelled)]
+    label_issues = [label_problems(t) for t in traces]
+    mislabelled = [n for n, found in enumerate(label_issues, 1) if found]
+    labelled = [t for t, found in zip(traces, label_issues, strict=True) if not found]
     envs = [_dict(_dict(t.get("info")).get("environment")) for t in labelled]
     proof = prove_split((e.get("split"), e.get("split_commitment"), e.get("task_index"), e.get("task_seed"))
                         for e in envs)
@@ -419,10 +420,10 @@ def build_view(run: Run, verification: Verification, full_text: bool, jobs: int 
     problems = list(run.problems)
     if mislabelled:
         shown = ", ".join(map(str, mislabelled[:20])) + (", …" if len(mislabelled) > 20 else "")
-        first = traces[mislabelled[0] - 1]
+        first = label_issues[mislabelled[0] - 1]
         problems.insert(0, f"LABELS DISAGREE: {len(mislabelled)} episode(s) are labelled as tasks other than those "
                            f"their task data rebuilds (episodes {shown}; the first: "
-                           f"{printable('; '.join(label_problems(first)[:3]), 400)}): they establish neither the "
+                           f"{printable('; '.join(first[:3]), 400)}): they establish neither the "
                            f"split nor the task parameters shown, and their scores are left out of every figure")
     distrusted = [e["n"] for e in episodes if e["scores"]["distrust"]]
     if distrusted:

@@ -100,8 +100,8 @@ def nesting_bound(pattern: str) -> int:
     (``[]...]``, ``[^]...]``), a ``(?#...)`` comment ends at its first unescaped ``)``.
     Sets are read as version 0 reads them (a ``[`` inside a set is a literal or opens a
     POSIX class) and, when the pattern may set the VERSION1 flag, also as version 1 does
-    (sets nest), and the larger count is taken. Where the text alone cannot say what `regex` will do, every reading
-    is followed and the deepest taken: whether a ``#`` outside a set starts a comment
+    (sets nest), and the larger count is taken. Where the text alone cannot say what
+    `regex` will do, every reading is followed and the deepest taken: whether a ``#`` outside a set starts a comment
     (VERBOSE may be on there, which depends on flags), whether a ``]`` after an inner
     ``[`` closes a POSIX class or the set (version 0), whether a ``]`` after ``--``,
     ``&&``, ``||`` or ``~~`` is a literal (version 1). Readings that meet in one state
@@ -118,8 +118,8 @@ def nesting_bound(pattern: str) -> int:
     # parser's default version is pinned to 0): without one, the version-1 reading
     # would count "[^[\]]" (a literal "[" in a set) as a set left open.
     versions = (False, True) if _MAYBE_V1.search(pattern) is not None else (False,)
-    found = [_nesting(pattern, nested, verbose) for nested in versions]
-    return openers if None in found else max(f for f in found if f is not None)
+    found = [f for f in (_nesting(pattern, nested, verbose) for nested in versions) if f is not None]
+    return max(found) if len(found) == len(versions) else openers
 
 
 _CODE, _LINE_COMMENT, _PAREN_COMMENT = 0, 1, 2

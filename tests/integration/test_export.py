@@ -6,8 +6,6 @@ the bytes are the same with one worker process or two, through a file or stdout.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import subprocess
@@ -21,17 +19,10 @@ import jsonschema
 
 from redaction_pressure import load_task, policies, score_completion
 from redaction_pressure.build.schemas import load_schema
-from redaction_pressure.cli import main
 from redaction_pressure.task.tasks import durable_key
+from tests.support.util import cli
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(list(argv))
-    return code, out.getvalue(), err.getvalue()
 
 
 class Export(unittest.TestCase):

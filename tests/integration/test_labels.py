@@ -19,21 +19,14 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from redaction_pressure.cli import main
 from redaction_pressure.report import render_report
 from redaction_pressure.results.labels import label_problems
 from redaction_pressure.run import run_policy
 from redaction_pressure.taskset import RedactionConfig
 from tests.support import audit_fixtures as fx
+from tests.support.util import cli
 
 N = 4
-
-
-def cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(list(argv))
-    return code, out.getvalue(), err.getvalue()
 
 
 def episodes(run: Path) -> list[dict]:

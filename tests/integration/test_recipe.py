@@ -5,27 +5,18 @@ The servers themselves are started from it and driven in test_env_server."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import tempfile
 import tomllib
 import unittest
 from pathlib import Path
 from unittest import mock
 
-from redaction_pressure.cli import main
 from redaction_pressure.corpus.levels import LEVELS
 from redaction_pressure.recipe import RecipeError, load_recipe, rows
+from tests.support.util import cli
 
 ROOT = Path(__file__).resolve().parents[2]
 RECIPE = ROOT / "configs" / "train-rl.toml"
-
-
-def cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(list(argv))
-    return code, out.getvalue(), err.getvalue()
 
 
 class Recipe(unittest.TestCase):

@@ -3,8 +3,6 @@ that is data only (nothing it names is run)."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import math
 import shutil
@@ -13,18 +11,11 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from redaction_pressure.cli import main
 from redaction_pressure.run import read_traces, run_policy
 from redaction_pressure.scoring.summary import trace_reward
+from tests.support.util import cli
 
 N = 6
-
-
-def cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(list(argv))
-    return code, out.getvalue(), err.getvalue()
 
 
 def _edit(path: Path, line: int, change) -> None:

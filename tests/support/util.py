@@ -53,3 +53,16 @@ def positional_rules(task, cut) -> str:
         rules.append(("|".join(current), ""))
     assert len(rules) <= 24
     return reply(rules)
+
+
+def cli(*argv: str) -> tuple[int, str, str]:
+    """`redaction-pressure ARGV...` in this process: (exit code, stdout, stderr)."""
+    import contextlib
+    import io
+
+    from redaction_pressure.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(argv))
+    return code, out.getvalue(), err.getvalue()
