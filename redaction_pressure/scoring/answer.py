@@ -10,12 +10,14 @@ the versioned answer schema, whose failures map onto the error codes of SPEC §4
 
 Which text is the answer (what the system prompt promises, `task.prompt` states it
 from `ANSWER_CHOICE`): models write prose, thinking, drafts and illustrations around
-their JSON, so the reply is searched for the object that is meant, in this order —
-the last fenced block holding a JSON object with a "rules" key; the whole reply as
-JSON; the last ``{"rules": ...}`` object inside the text; the text from the first
-``{`` to the last ``}``. A text that holds no object with "rules" is judged on the
-first object found in the same order (its shape errors are named), else on why its
-most answer-like block is not JSON.
+their JSON, so the reply is searched for the object that is meant — the last one: the
+last fenced block holding a JSON object with a "rules" key, unless a ``{"rules": ...}``
+object is written after it (a final answer fenced with tildes, quoted, broken by prose
+after its closing fence, or not fenced at all, after a fenced draft); with no such block,
+the whole reply as JSON; then the last ``{"rules": ...}`` object inside the text; then
+the text from the first ``{`` to the last ``}``. A text that holds no object with
+"rules" is judged on the first object found in the same order (its shape errors are
+named), else on why its most answer-like block is not JSON.
 
 Every error message starts with its reason and its numbers ("rule 9: pattern is 572
 characters; the limit is 4096"), never with a quotation that truncation could cut
@@ -29,7 +31,7 @@ import json
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 import jsonschema
 import regex
@@ -50,9 +52,11 @@ ALLOWED_REPLACEMENTS = ("[REDACTED]", "")
 MAX_JSON_DEPTH = 16  # an answer nests 3 deep; up to 16 a wrong shape is still named (bad_entry)
 MAX_EMBEDDED_TRIES = 16  # ``{"rules":`` openings tried inside a text, last first
 MAX_FENCED_BLOCKS = 256  # fenced blocks tried, last first (a reply of 50,000 empty blocks decodes 256)
-ANSWER_CHOICE = ('the last fenced block (```json ... ```; a fence starts its line, or ends a line as in '
-                 '"Final answer: ```json") that holds a JSON object with a "rules" key; if none does, the whole '
-                 'reply as JSON; then the last {"rules": ...} object in the text')
+ANSWER_CHOICE = ('the last object with a "rules" key: the last fenced block (```json ... ```; a fence starts '
+                 'its line, or ends a line as in "Final answer: ```json") that holds a JSON object with a "rules" '
+                 'key, unless a {"rules": ...} object is written after that block (fenced any other way, or not at '
+                 'all), which is then read; with no such block, the whole reply as JSON, then the last '
+                 '{"rules": ...} object in the text')
 
 # Fenced blocks, read line by line as Markdown reads them (linear in the reply, never
 # a regex that rescans the rest of the text from every opener). A block opens at a line
@@ -66,16 +70,46 @@ ANSWER_CHOICE = ('the last fenced block (```json ... ```; a fence starts its lin
 # \r\n.
 _OPENER = regex.compile(r"[ \t]*+(`{3,}+)[ \t]*+([^`]*+)")
 _LATE_OPENER = regex.compile(r"(?<!`)(`{3,}+)[ \t]*+((?i:jsonc?))[ \t]*+$")
-_ONE_LINE = regex.compile(r"(?<!`)(`{3,}+)[ \t]*+((?i:jsonc?)(?![A-Za-z0-9]))?[ \t]*+(\{.*\})[ \t]*+\1[ \t]*+$")
+_TICK_RUN = regex.compile(r"`{3,}+")
+_ONE_LINE_START = regex.compile(r"[ \t]*+((?i:jsonc?)(?![A-Za-z0-9]))?[ \t]*+\{")
 
 
-def _fences(reply: str) -> list[tuple[str, str]]:
-    """(info string, lower-cased; body) of each fenced block, last first."""
-    found: list[tuple[str, str]] = []
+def _one_line(line: str) -> tuple[str, str] | None:
+    """(info string, object text) of a whole block on one line: a run of backticks, an
+    optional json tag, ``{...}``, and a closing run of as many backticks ending the line;
+    the leftmost such opening. Read run by run, so a line of many fences costs time in
+    proportion to its length (a backtracking regex took minutes on 200 KB of them)."""
+    end = len(line.rstrip(" \t"))
+    close = end - len(line[:end].rstrip("`"))
+    if close < 3:
+        return None
+    last = len(line[:end - close].rstrip(" \t")) - 1  # the object's closing brace
+    if last < 1 or line[last] != "}":
+        return None
+    for run in _TICK_RUN.finditer(line, 0, last):
+        if run.end() - run.start() != close:
+            continue
+        start = _ONE_LINE_START.match(line, run.end(), last)
+        if start is not None:
+            return start.group(1) or "", line[start.end() - 1:last + 1]
+    return None
+
+
+class _Block(NamedTuple):
+    tag: str  # the info string, lower-cased
+    body: str
+    end: int  # where the block ends in the reply (after its closing line)
+
+
+def _fences(reply: str) -> list[_Block]:
+    """Each fenced block, last first."""
+    found: list[_Block] = []
     ticks: str | None = None
     tag, body = "", list[str]()
+    offset = 0
     for raw in reply.split("\n"):
         line = raw[:-1] if raw.endswith("\r") else raw
+        offset += len(raw) + 1
         if ticks is None:
             if "```" not in line:
                 continue
@@ -83,21 +117,22 @@ def _fences(reply: str) -> list[tuple[str, str]]:
             if opener is not None:
                 ticks, tag, body = opener.group(1), opener.group(2), []
                 continue
-            one = _ONE_LINE.search(line)
+            one = _one_line(line)
             if one is not None:
-                found.append(((one.group(2) or "").lower(), one.group(3)))
+                found.append(_Block(one[0].lower(), one[1], min(offset, len(reply))))
             continue
         stripped = line.strip(" \t")
         if stripped.startswith(ticks) and not stripped.strip("`"):
-            found.append((tag.strip().lower(), "\n".join(body) + ("\n" if body else "")))
+            found.append(_Block(tag.strip().lower(), "\n".join(body) + ("\n" if body else ""), min(offset, len(reply))))
             ticks = None
         elif stripped.endswith(ticks):
-            found.append((tag.strip().lower(), "\n".join([*body, line.rstrip(" \t")[:-len(ticks)]])))
+            found.append(_Block(tag.strip().lower(), "\n".join([*body, line.rstrip(" \t")[:-len(ticks)]]),
+                                min(offset, len(reply))))
             ticks = None
         else:
             body.append(line)
     if ticks is not None:
-        found.append((tag.strip().lower(), "\n".join(body)))
+        found.append(_Block(tag.strip().lower(), "\n".join(body), len(reply)))
     return found[::-1][:MAX_FENCED_BLOCKS]
 
 
@@ -169,6 +204,11 @@ def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not JSON")
 
 
+# Spaces JSON does not allow between values (only space, tab, CR and LF are JSON's).
+_ODD_SPACES = frozenset("\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+                        "\u200b\u202f\u205f\u3000\ufeff")
+
+
 def _hint(text: str, exc: json.JSONDecodeError) -> str:
     """What a JSON decoding error most likely means, for the common slips."""
     before = text[:exc.pos].rstrip()
@@ -186,6 +226,12 @@ def _hint(text: str, exc: json.JSONDecodeError) -> str:
     if regex.match(r"""r["']""", text[exc.pos:exc.pos + 2]) or regex.search(r"""\br["']$""", before):
         return ("; JSON has no raw strings (r\"...\"): write each pattern as a plain JSON string with every "
                 "backslash written twice")
+    at = text[exc.pos:exc.pos + 1]
+    if at and at in _ODD_SPACES:
+        return (f"; there is a U+{ord(at):04X} space where JSON allows only plain spaces, tabs and line breaks "
+                "(a non-breaking space copied from formatted text, perhaps)")
+    if at == ">" and (exc.pos == 0 or text[exc.pos - 1] == "\n"):
+        return "; its lines start with \">\" (a Markdown quote): write the answer without the quote marks"
     if regex.match(r"[A-Za-z_]\w*\s*=", text[exc.pos:exc.pos + 40]):
         return "; the answer is a JSON object, not code that assigns one"
     return ""
@@ -221,12 +267,13 @@ class _Decoded:
         return self.obj and "rules" in self.value
 
 
-def _embedded(text: str) -> list[_Decoded]:
-    """``{"rules": ...}`` objects that start inside ``text`` (prose around them), last
-    first; each is decoded from its opening brace to wherever its value ends."""
+def _embedded(text: str, start: int = 0) -> list[_Decoded]:
+    """``{"rules": ...}`` objects that start inside ``text`` at or after ``start`` (prose
+    around them), last first; each is decoded from its opening brace to wherever its
+    value ends."""
     found = []
     decoder = json.JSONDecoder(parse_constant=_reject_constant)
-    starts = [m.start() for m in _RULES_OPENING.finditer(text)][-MAX_EMBEDDED_TRIES:]
+    starts = [m.start() for m in _RULES_OPENING.finditer(text, start)][-MAX_EMBEDDED_TRIES:]
     for start in reversed(starts):
         rest = text[start:]
         if json_depth_bound(rest) > MAX_JSON_DEPTH:
@@ -237,6 +284,26 @@ def _embedded(text: str) -> list[_Decoded]:
             continue
         found.append(_Decoded("an object in the text", value=value))
     return found
+
+
+def _block_where(tag: str) -> str:
+    return f"the ```{tag} block" if tag else "the fenced block"
+
+
+def _fenced_answer(reply: str, fences: list[_Block]) -> tuple[_Decoded | None, list[_Decoded]]:
+    """The answer a fenced block gives (see the module doc): the last block holding an
+    object with "rules", or a ``{"rules": ...}`` object written after it, which a final
+    answer fenced some other way (~~~, a blockquote, a block broken by prose after its
+    closing fence) or not fenced at all, after a fenced draft, is. Also every block,
+    decoded, last first."""
+    blocks = []
+    for block in fences:
+        decoded = _Decoded(_block_where(block.tag), block.body)
+        blocks.append(decoded)
+        if decoded.answer:
+            later = [item for item in _embedded(reply, block.end) if item.answer]
+            return (later[0] if later else decoded), blocks
+    return None, blocks
 
 
 def reply_notes(reply: object) -> list[str]:
@@ -256,11 +323,12 @@ def reply_notes(reply: object) -> list[str]:
     # fenced block to skip needs two fences; a backspace or form feed needs a JSON
     # escape with an odd run of backslashes, a \u escape of one, or the raw character).
     if reply.count("```") >= 4:
-        for tag, body in _fences(reply):
-            decoded = _Decoded(f"the ```{tag} block" if tag else "the fenced block", body)
-            if decoded.answer:
-                break
-            if not decoded.ok and _RULES_OPENING.search(body):
+        fences = _fences(reply)
+        answer, blocks = _fenced_answer(reply, fences)
+        for decoded, block in zip(blocks, fences, strict=False):
+            if decoded is answer or answer is None or not any(answer is b for b in blocks):
+                break  # the last block, or an object after the block that was read
+            if not decoded.ok and _RULES_OPENING.search(block.body):
                 notes.append(f"a later block with \"rules\" was skipped: {decoded.where} is {decoded.error}; "
                              "the answer was read from an earlier one")
                 break
@@ -281,11 +349,12 @@ def _load_object(reply: str) -> dict[str, Any] | RedactionError:
     """The answer object of ``reply`` (see the module doc for which one), or why there
     is none."""
     fences = _fences(reply)
-    blocks = [_Decoded(f"the ```{tag} block" if tag else "the fenced block", body) for tag, body in fences]
+    answer, blocks = _fenced_answer(reply, fences)
+    if answer is not None:
+        return dict(answer.value)
     whole = _Decoded("the reply", reply.strip())
-    for item in [*blocks, whole]:
-        if item.answer:
-            return dict(item.value)
+    if whole.answer:
+        return dict(whole.value)
     for item in _embedded(reply):
         if item.answer:
             return dict(item.value)
@@ -298,7 +367,7 @@ def _load_object(reply: str) -> dict[str, Any] | RedactionError:
             return dict(item.value)
     if not blocks and not braces:
         return RedactionError("malformed_json", 'no answer: the reply holds no JSON object ({"rules": [...]})')
-    tagged = [block for block, (tag, _) in zip(blocks, fences, strict=True) if tag.startswith("json")]
+    tagged = [block for block, fence in zip(blocks, fences, strict=True) if fence.tag.startswith("json")]
     bare = [whole] if reply.lstrip()[:1] in ("{", "[") else []
     meant = (tagged or blocks or bare or braces)[0]
     # A fenced list of rules is named as a list; the braces inside it would be one rule.

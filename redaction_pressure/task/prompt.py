@@ -54,7 +54,12 @@ a single "\\b" or "\\f" is JSON for a backspace or form-feed character, not a re
 escape. JSON allows no comments and no trailing commas.
 - Which text is read: only what follows the last </think> (a reply that opens <think> \
 and never closes it has no answer); in it, {ANSWER_CHOICE}. A later block that is not \
-valid JSON is skipped, so an earlier draft is read instead.
+valid JSON and holds no valid {{"rules": ...}} object is skipped, so an earlier draft is \
+read instead.
+- Any error in the answer voids the whole reply (it scores 0, however good its other \
+rules): text that is not valid JSON, another key in the object or in a rule, a \
+replacement other than the two allowed, a pattern that does not compile, or any limit \
+below.
 
 ## How rules are applied
 - Rules run in order, with the Python `regex` module (VERSION0 syntax, no flags set; \

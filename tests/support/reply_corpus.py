@@ -70,6 +70,18 @@ CASES: tuple[Case, ...] = (
     Case("crlf-final-after-prose", "CRLF line endings, a draft block, then `Final answer: ```json` and the final",
          'Draft:\r\n```json\r\n{"rules": [{"pattern": "AKIA", "replacement": ""}]}\r\n```\r\nFinal answer: ```json\r\n'
          "{ORACLE}```\r\n"),
+    Case("unfenced-final-after-draft", "a draft block inside `<thinking>` tags, then the final as bare JSON",
+         '<thinking>\n```json\n{"rules": [{"pattern": "AKIA", "replacement": ""}]}\n```\n</thinking>\n'
+         "{ORACLE_PRETTY}"),
+    Case("tilde-final-after-draft", "a draft block, then the final in a `~~~json` fence",
+         'Draft:\n```json\n{"rules": [{"pattern": "AKIA", "replacement": ""}]}\n```\nFinal:\n~~~json\n'
+         "{ORACLE_PRETTY}\n~~~\n"),
+    Case("final-fence-then-prose", "a draft block, then the final whose closing fence has prose after it",
+         'Draft:\n```json\n{"rules": [{"pattern": "AKIA", "replacement": ""}]}\n```\nFinal:\n```json\n'
+         "{ORACLE_PRETTY}\n``` Let me know if you need changes."),
+    Case("draft-then-broken-final", "a draft block, then a final block that is not JSON (a trailing comma): the "
+         "draft is read", 'Draft:\n```json\n{ORACLE}\n```\nFinal:\n```json\n{"rules": [{"pattern": "a", '
+         '"replacement": ""},]}\n```'),
     Case("answer-then-illustration", "the answer, then a plain fenced block illustrating a kept line",
          "```json\n{ORACLE_PRETTY}\n```\nA line like\n```\nDB_PASSWORD=${DB_PASSWORD}\n```\nis kept."),
     Case("answer-then-json-example",
@@ -127,6 +139,21 @@ CASES: tuple[Case, ...] = (
          WITH_RULE, extra_rule='{"pattern": "(?x)(?#tokens)(?:' + "|".join(f"(?<=[\\\\s(=:])t{i}_[A-Za-z0-9]{{20}}"
                                                                          for i in range(18)) + ')", "replacement": ""}',
          reward="valid"),
+    Case("quoted-block", "the answer in a Markdown quote (`> ` before every line)",
+         "> ```json\n> {\"rules\": [{\"pattern\": \"a\",\n>   \"replacement\": \"\"}]}\n> ```",
+         error=("malformed_json", "no answer: the ```json block is not valid JSON (Expecting value at line 1 "
+                "column 1); its lines start with \">\"")),
+    Case("non-breaking-spaces", "JSON indented with non-breaking spaces (U+00A0)",
+         '```json\n{"rules": [\n\u00a0\u00a0{"pattern": "a", "replacement": ""}]}\n```',
+         error=("malformed_json", "no answer: the ```json block is not valid JSON (Expecting value at line 2 "
+                "column 1); there is a U+00A0 space")),
+    Case("description-key", 'a rule with a `"description"` key',
+         '{"rules": [{"pattern": "a", "replacement": "", "description": "AWS keys"}]}',
+         error=("bad_entry", 'rule 1 has keys other than "pattern" and "replacement": "description"')),
+    Case("one-bad-rule", "one rule that does not compile among good ones (PCRE's `\\x{41}`)",
+         '{"rules": [{"pattern": "AKIA[0-9A-Z]{16}", "replacement": ""}, {"pattern": "\\\\x{41}", '
+         '"replacement": ""}]}',
+         error=("invalid_regex", "rule 2: does not compile")),
     Case("prose-only", "prose without JSON", "I would redact every token.",
          error=("malformed_json", "no answer: the reply holds no JSON object")),
     Case("unclosed-think", "a `<think>` that never closes", "<think>planning\n```json\n{ORACLE}\n```",

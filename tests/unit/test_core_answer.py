@@ -4,8 +4,11 @@ yield a scored, invalid result instead of an exception."""
 from __future__ import annotations
 
 import json
+import random
 import time
 import unittest
+
+import regex
 
 from redaction_pressure import load_task, policies, score_completion
 from redaction_pressure.scoring.answer import (
@@ -121,13 +124,38 @@ class HostileReplies(unittest.TestCase):
         rule = '{"rules": [{"pattern": "a", "replacement": ""}]}'
         for text in ("x```json\n" * 22_000, "`" * 199_998 + "\n", ("```json\n{" * 22_000)[:199_000],
                      "```\n" * 49_000, "```json\n" + rule + "\n```\n" + "`" * 150_000 + "\n",
-                     ("```json " + rule + "```\n") * 3_000):
+                     ("```json " + rule + "```\n") * 3_000, "x" + "```{} " * 33_000,
+                     "```{" * 49_000 + "}```", "```" + "{} ```" * 33_000):
             with self.subTest(text=text[:20]):
                 self.assertLessEqual(len(text), MAX_REPLY_CHARS)
                 start = time.process_time()
                 parse_reply(text)
                 reply_notes(text)
                 self.assertLess(time.process_time() - start, 1.5)
+
+    def test_one_line_blocks_are_read_as_the_reference_regex_reads_them(self):
+        """A whole block on one line is read run by run (linear); the regex it replaced
+        (quadratic: 149 s on a line of 32,000 ```{} pieces) is the reference on short
+        lines of the characters that matter."""
+        from redaction_pressure.scoring.answer import _one_line
+        reference = regex.compile(r"(?<!`)(`{3,}+)[ \t]*+((?i:jsonc?)(?![A-Za-z0-9]))?[ \t]*+(\{.*\})[ \t]*+\1[ \t]*+$")
+        rnd = random.Random(20)
+        atoms = ["`", "```", "````", "{", "}", " ", "\t", "json", "JSONC", "jsonx", "a", '"r"', ":"]
+        found = 0
+        def noise(k: int) -> str:
+            return "".join(rnd.choice(atoms) for _ in range(rnd.randint(0, k)))
+        for i in range(40_000):
+            if i % 2:  # near a block: runs of 2-5 backticks, tags and spaces around braces, noise between
+                ticks = lambda: "`" * rnd.randint(2, 5)  # noqa: E731
+                line = (noise(3) + ticks() + rnd.choice(["", " ", "json", " JSON ", "jsonc\t", "jsonx"]) + "{"
+                        + noise(4) + "}" + rnd.choice(["", " ", "\t "]) + ticks() + rnd.choice(["", " ", "x"]))
+            else:
+                line = noise(12)
+            m = reference.search(line)
+            want = None if m is None else (m.group(2) or "", m.group(3))
+            self.assertEqual(_one_line(line), want, line)
+            found += want is not None
+        self.assertGreater(found, 1_000)
 
     def test_never_raises(self):
         hostile = [

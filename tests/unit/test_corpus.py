@@ -49,12 +49,15 @@ ROOT = Path(__file__).resolve().parents[2]
 # Environment 0.9.0 changed the system prompt only (records, labels and prompts
 # byte-identical): it states the reward's weights, the 16-unit base cost of a pattern
 # and what full case folding charges, and that a fence starts a line.
+# Environment 0.10.0 changed the system prompt only (records, labels and prompts
+# byte-identical): which answer is read (a {"rules": ...} object after the last answer
+# block wins) and that any error in the answer voids the whole reply.
 GOLDEN = {
-    ("dev", 0): "c1a9ef8905eec414d192e2e37d9d7a513ea397c7dcbbdf908611dabc5363a00f",
-    ("dev", 31): "e5393b506c353534ddca17a49c72ead346170227acb54f6f2b3a9a7d0c7e1a1b",
-    ("dev", 63): "ef3d3d44722d5c5eaab4cd4ac6f499d5370284332a63f84c8762677de630cf62",
-    ("train", 0): "502082802d82e5f05777a42f0c41ae1fb65d29fcd304a26d342d17b7e11c2500",
-    ("train", 123456): "6755552ac6e8e61592bb4718574cadce881fdd05f0c66273b7a25f2fae1f27df",
+    ("dev", 0): "3c251ff86c24b4f59635f02ec62117b7f89a2e9b8948f660538610ffbf2ba641",
+    ("dev", 31): "d7f0a43fe5a8336497e98339f5117567c6b8a2514405630f1cfc7b3c4a1d2e17",
+    ("dev", 63): "3260acad9ad49fe2250343dfc3445733854c1340085f3e30e51c9260e697fabe",
+    ("train", 0): "1076e5630f4dfa714907124c978e40680856aedd5ada5bfd51b23b1ebcfb3848",
+    ("train", 123456): "45b73db2689b5694904e8927bdd0afb8dcd6069877235279ff7a08b89e95c308",
 }
 
 
@@ -66,14 +69,14 @@ GOLDEN = {
 # placeholder_kinds kinds, each drawn once and shown beside a real secret of its format;
 # those formats' credentials never look like placeholders and their oracle leaves them.
 GOLDEN_LEVELS = {
-    (2, "dev", 0): "d5d7b1428915aaa890d33b9e3d8a9f6534d5a2f46a1fc73972b44d992d05813c",
-    (2, "train", 77): "baa702254714dd0017b8ee335f459141154a4431bd11c9d75b29765c76594270",
-    (3, "dev", 0): "bc00d36d32f1b1b27ddcb82f6ca1126aa2591d8c478c9bb4e0fde01ddd738f2f",
-    (3, "train", 77): "76fac396a47068fe2e7b8c1eb440055669bb4d68f1642c41366e15dc074d8af4",
-    (4, "dev", 0): "374cd4ec484633eedbada081d4605b636469e1319712c22f272baf93fcaa3772",
-    (4, "train", 77): "0febdc27e5da5a48c746a4b9579ae7e04800f518dedb9c6d99633f98312401cb",
-    (5, "dev", 0): "9eb81d7ecd6fce9352583a0b85f6798aab5192b5478e9bee87cc4daedae203b7",
-    (5, "train", 77): "e6af5cff00f4f59e6d11d3ad910232a9d5c446fb170871603a869f745f057503",
+    (2, "dev", 0): "6f590a594aac7079ec672327c09ad32e81d1c5beb6b6bc80d575f0508a4db365",
+    (2, "train", 77): "653cd45fd6f25bd267bfdd84f8fd8a8355a0b6e0569495cfa1f79971c642f33b",
+    (3, "dev", 0): "c4928eb531a4c72bb739af3b8c4bf68c893a195bd4d5f0cb2ef2eb4fe2f502a7",
+    (3, "train", 77): "af76d43c4052455447135e5229c499db4b09af99ddbcccafbded39532ef4c6f5",
+    (4, "dev", 0): "1fe4b99c2dcdabecc446a4b2a178f1a3f00b70779eed2831bcd0e02e4d6411be",
+    (4, "train", 77): "fc02972aa804df977104a25a399340ad861e558b744f6e5cd46a06b567061a11",
+    (5, "dev", 0): "4868793e2f80686f8de1bf3c447c12c9ec5edda3775ce1532d080beb6dfdd60c",
+    (5, "train", 77): "bcd41f57b1b5576d6f61b12cd665bf0d32f954717a8fd1b2e698ed06a8dd3918",
 }
 
 

@@ -118,6 +118,40 @@ class StatedLimitsAreTheValidators(unittest.TestCase):
             self.assertIn(phrase, SYSTEM_PROMPT)
 
 
+    def test_every_error_code_is_stated_as_voiding_the_reply(self):
+        """Review of 2026-12-02: a rule that does not compile and a rule with a
+        "description" key each voided a reply of good rules, and only the limits said
+        that breaking them scores zero. Every code the trace schema allows names a rule
+        the prompt states, under a sentence that says an error voids the reply."""
+        stated = {"malformed_json": "text that is not valid JSON",
+                  "bad_entry": "another key in the object or in a rule", "too_many_rules": "At most 24 rules",
+                  "unsafe_replacement": "a replacement other than the two allowed",
+                  "invalid_regex": "a pattern that does not compile", "excessive_matches": "At most 10,000 matches",
+                  "timeout": "running out of it scores zero", "budget_exhausted": "running out of it scores zero"}
+        self.assertEqual(set(_error_codes(load_schema("trace-v1"))), set(stated))
+        for code, phrase in stated.items():
+            with self.subTest(code=code):
+                self.assertIn(phrase, SYSTEM_PROMPT)
+        self.assertIn("Any error in the answer voids the whole reply (it scores 0", SYSTEM_PROMPT)
+
+
+def _error_codes(node):
+    """The enum of error codes in the trace schema."""
+    if isinstance(node, dict):
+        if "malformed_json" in node.get("enum", ()):
+            return node["enum"]
+        for value in node.values():
+            found = _error_codes(value)
+            if found:
+                return found
+    if isinstance(node, list):
+        for value in node:
+            found = _error_codes(value)
+            if found:
+                return found
+    return None
+
+
 class LimitsBiteExactlyWhereStated(unittest.TestCase):
     def test_rule_count(self):
         self.assertEqual(score_completion(TASK, reply([("zq9", "")] * MAX_RULES)).errors, ())
