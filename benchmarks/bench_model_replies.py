@@ -10,17 +10,14 @@ and per level the mean with its standard error beside `induce` and the oracle on
 same tasks, so the question "does the level separate models?" is answered by a
 script, not by hand.
 
-``model-replies-2026-12-02-env0.8`` holds the replies of environment 0.8.0 (corpus-v4)
-at levels 1, 3 and 5, eight dev tasks each (3, 11, ..., 59): each from a frontier-model
-session allowed only to print its prompt file and write its reply, two tasks per
-session. ``single-pass-2026-12-02-env0.8`` (not read by default; pass it as DIR) holds
-replies to the same prompts at levels 1 and 5 from sessions told to answer as a fast
-model with a small thinking budget would: read once, write the answer, no drafting or
-re-checking (one task per session). Replies to corpus-v3 tasks (environment 0.7.0) are kept in
-``benchmarks/data/corpus-v3/`` (not read by default: corpus-v4 reseeded every stream,
-so they score only with the 0.7.0 build; its README says how): with the same protocol,
-level 1 scored 0.919 and level 3 0.910 (both level-3 losses key-scoped values of a
-length no shown value had, the unfairness corpus-v4 removed).
+``model-replies-2026-12-02-env0.10`` holds the replies of environment 0.10.0
+(corpus-v5) at levels 1 and 5, eight dev tasks each (3, 11, ..., 59): each from a
+frontier-model session allowed only to print its prompt file and write its reply, two
+tasks per session. Replies to earlier corpora are kept under ``benchmarks/data/corpus-v3/``
+and ``benchmarks/data/corpus-v4/`` (not read by default: each corpus version reseeded
+every stream, so they score only with the build they were written for; their READMEs
+say how and what they scored): on corpus-v4 the same protocol gave 0.962 at level 1
+and 1.000 at levels 3 and 5, and single-pass sessions 0.872 and 0.810.
 """
 
 from __future__ import annotations

@@ -2,14 +2,15 @@
 the same commit that updates the golden fingerprints in tests/unit/test_corpus.py."""
 
 ENVIRONMENT_VERSION = "0.10.0"
-CORPUS_VERSION = "corpus-v4"
+CORPUS_VERSION = "corpus-v5"
 # The tasks of levels 2-5 within the corpus version: bumped whenever a higher level's
 # tasks change while level 1 stays byte-identical (the corpus version seeds every
 # stream, so bumping it would move level 1 too). Part of a higher level's durable key.
 # v2: environment 0.6.0 (held-out coverage, level 5's egress range); v3: environment
 # 0.7.0 (vendor secrets as drawn, role-free key-block labels, look-alike coverage); v4:
 # environment 0.8.0 (look-alike keys that contain the secret's key name, levels 4-5;
-# every base64 form tested).
-LEVELS_VERSION = "levels-v4"
+# every base64 form tested); v5: corpus-v5, environment 0.10.0 (level 2 draws more quiet
+# files, and every stream is reseeded by the corpus version).
+LEVELS_VERSION = "levels-v5"
 REWARD_SCHEMA_VERSION = "reward-v1"
 ANSWER_SCHEMA_VERSION = "answer-v2"

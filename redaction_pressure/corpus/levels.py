@@ -33,8 +33,9 @@ class Level:
     length_step: Range  # how many characters a key id's body differs by
     house_placeholders: Range  # house formats that also appear as placeholders of their own prefix and length
     # Placeholder kinds (fill, repeat, run, mixed) of each placeholder format, house or
-    # vendor, each shown beside its credential; 0: corpus-v3's vendor placeholders (half
-    # the vendor families, a kind drawn per value).
+    # vendor, each drawn once per stream and shown beside its credential (corpus-v5: from
+    # level 1; corpus-v4's levels 1-2 drew a kind per value, so a held-out placeholder
+    # could be of a kind no shown record kept, and model replies removed them).
     placeholder_kinds: Range
     context_secrets: Range  # key- or flag-scoped secrets
     context_lookalikes: Range  # same-shaped values under the service's other keys, per context secret
@@ -64,20 +65,20 @@ class Level:
 
 
 _BASE = Level(
-    house_formats=(1, 3), lookalikes_per_format=(2, 3), lookalike_kinds=("public", "length", "sandbox"),
-    length_step=(4, 10), house_placeholders=(0, 0), placeholder_kinds=(0, 0), context_secrets=(1, 2),
+    house_formats=(1, 3), lookalikes_per_format=(3, 3), lookalike_kinds=("public", "length", "sandbox"),
+    length_step=(4, 10), house_placeholders=(0, 0), placeholder_kinds=(1, 1), context_secrets=(1, 2),
     context_lookalikes=(2, 3), affixed_lookalikes=(0, 0), scoped_secrets=(0, 0), policy_exceptions=(0, 0),
     encodings=(0, 0), multiline=(0, 0),
-    neutral_block_labels=(0, 0), records_shown=(8, 8), lines_per_record=(1, 4), decoy_density=(3, 5),
-    quiet_records=(0, 0), static_secrets=(2, 4),
+    neutral_block_labels=(0, 0), records_shown=(8, 8), lines_per_record=(1, 4), decoy_density=(4, 6),
+    quiet_records=(4, 5), static_secrets=(2, 3),
     heldout_coverage=(0, 0), lookalike_coverage=(0, 0), egress_prefix=(16, 16))
 
 LEVEL_1 = _BASE
 _ALL_KINDS = ("public", "length", "sandbox", "near", "alphabet")
 TABLE: dict[int, Level] = {
     1: LEVEL_1,
-    2: replace(_BASE, house_formats=(2, 3), lookalikes_per_format=(3, 3), length_step=(2, 4), context_secrets=(2, 2),
-               policy_exceptions=(0, 1), lines_per_record=(2, 5), decoy_density=(4, 6), quiet_records=(2, 3)),
+    2: replace(_BASE, house_formats=(2, 3), length_step=(2, 4), context_secrets=(2, 2),
+               policy_exceptions=(0, 1), lines_per_record=(2, 5), quiet_records=(6, 6)),
     3: replace(_BASE, house_formats=(2, 4), lookalikes_per_format=(3, 4), lookalike_kinds=_ALL_KINDS,
                length_step=(1, 3), house_placeholders=(1, 2), placeholder_kinds=(1, 2), context_secrets=(2, 3),
                context_lookalikes=(3, 4), scoped_secrets=(1, 1),
@@ -87,7 +88,7 @@ TABLE: dict[int, Level] = {
                length_step=(1, 2), house_placeholders=(2, 3), placeholder_kinds=(2, 3), context_secrets=(2, 3),
                context_lookalikes=(3, 4), affixed_lookalikes=(1, 1), scoped_secrets=(1, 2),
                policy_exceptions=(1, 2), encodings=(1, 1), multiline=(1, 1), neutral_block_labels=(1, 1),
-               lines_per_record=(3, 7), decoy_density=(5, 8), quiet_records=(8, 9), static_secrets=(1, 3),
+               lines_per_record=(3, 7), decoy_density=(6, 9), quiet_records=(9, 10), static_secrets=(1, 3),
                heldout_coverage=(1, 1), lookalike_coverage=(2, 2)),
     5: replace(_BASE, house_formats=(4, 5), lookalikes_per_format=(5, 5), lookalike_kinds=_ALL_KINDS,
                length_step=(1, 1), house_placeholders=(4, 5), placeholder_kinds=(3, 4), context_secrets=(3, 4),

@@ -246,30 +246,23 @@ def _plan(r: Rng, n_shown: int, n_eval: int, templates: list[Template], world: W
     decoys = _instances(static_d + own_d, r, contexts)
     # Placeholders of the stream's own vendors, under the same keys, as real files have
     # them beside the real thing (an .env.example line, a template, a sample config).
-    # Each placeholder decoy that must be shown beside a real secret of its format (from
-    # level 3): decoy instance -> that secret's instance, by id.
+    # Each placeholder decoy must be shown beside a real secret of its format: decoy
+    # instance -> that secret's instance, by id.
     partners: dict[int, Instance] = {}
-    if not lv.placeholder_kinds[1]:  # levels 1-2: half the vendors, any kind per value
-        for inst in secrets[:len(static_s)]:
-            if inst.family.name in PLACEHOLDER_TARGETS and r.chance(1, 2):
-                where = inst.contexts & PLACEHOLDERS.contexts_of(inst.family.name) & contexts
-                if where:
-                    decoys.append(Instance(PLACEHOLDERS, inst.family.name, inst.keys, where))
-    else:  # every vendor with a placeholder shape, in placeholder_kinds kinds, each drawn once
-        ph = r.fork("placeholders")
-        for inst in secrets[:len(static_s)]:
-            name = inst.family.name
-            where = inst.contexts & PLACEHOLDERS.contexts_of(name) & contexts if name in PLACEHOLDER_TARGETS \
-                else frozenset()
-            if where:
-                for kind in ph.sample(PLACEHOLDER_KINDS, ph.between(*lv.placeholder_kinds)):
-                    decoys.append(Instance(vendor_placeholder(ph, name, kind), name, inst.keys, where))
-                    partners[id(decoys[-1])] = inst
-        # The stream's own formats' placeholders (house_placeholders), beside their credential.
-        by_name = {s.family.name: s for s in secrets}
-        for d in decoys:
-            if d.family.group == "house_placeholder":
-                partners[id(d)] = by_name[d.family.name.rsplit("_placeholder_", 1)[0] + "_api_key"]
+    ph = r.fork("placeholders")  # every vendor with a placeholder shape, in placeholder_kinds kinds, each drawn once
+    for inst in secrets[:len(static_s)]:
+        name = inst.family.name
+        where = inst.contexts & PLACEHOLDERS.contexts_of(name) & contexts if name in PLACEHOLDER_TARGETS \
+            else frozenset()
+        if where:
+            for kind in ph.sample(PLACEHOLDER_KINDS, ph.between(*lv.placeholder_kinds)):
+                decoys.append(Instance(vendor_placeholder(ph, name, kind), name, inst.keys, where))
+                partners[id(decoys[-1])] = inst
+    # The stream's own formats' placeholders (house_placeholders), beside their credential.
+    by_name = {s.family.name: s for s in secrets}
+    for d in decoys:
+        if d.family.group == "house_placeholder":
+            partners[id(d)] = by_name[d.family.name.rsplit("_placeholder_", 1)[0] + "_api_key"]
     own = {f.name for f in own_s + own_d}
     # A format's placeholder kinds share one place in the held-out pool (its first kind
     # stands for them all and a pick of it draws the kind): a placeholder is as likely as
@@ -281,8 +274,9 @@ def _plan(r: Rng, n_shown: int, n_eval: int, templates: list[Template], world: W
     first = {id(kinds[0]): kinds for kinds in kinds_of.values()}
     pooled = [d for d in decoys if id(d) not in partners or id(d) in first]
     # Held-out files planned without a secret value (a level attribute, per 16 held-out
-    # records; none at level 1, which draws nothing here). A filler field the policy
-    # labels (a host, an address) can still make one hold a secret.
+    # records; 4-5 at level 1, so that a reply removing every value of a kind pays for
+    # it in precision). A filler field the policy labels (a host, an address) can still
+    # make one hold a secret.
     quiet: set[int] = set()
     if lv.quiet_records[1]:
         count = min(n_eval - 1, round(r.between(*lv.quiet_records) * n_eval / 16))

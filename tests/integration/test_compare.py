@@ -99,13 +99,18 @@ class Paired(unittest.TestCase):
         self.assertEqual((got["a"]["state"], got["b"]["verified"]), ("run directory, not sealed", False))
 
     def test_text_shape_and_wins_ties_losses(self):
-        code, out, _ = run_cli("compare", self.a, fx.dev_run())  # the mixed policy on 0..7
+        mixed = fx.dev_run()  # the mixed policy on 0..7
+        code, out, _ = run_cli("compare", self.a, mixed)
         self.assertEqual(code, 0)
         lines = out.splitlines()
         self.assertEqual(lines[0], lines[-1])
         self.assertLessEqual(len(lines), 25)
+        a, b = rewards_by_task(self.a), rewards_by_task(mixed)
+        diffs = [b[i] - a[i] for i in sorted(b)]
+        counts = sum(x > 0 for x in diffs), sum(x == 0 for x in diffs), sum(x < 0 for x in diffs)
+        self.assertTrue(all(counts), counts)  # each kind of pair shows up in the line
         self.assertRegex(lines[0], r"^B − A: reward [+-]0\.\d{3} ± 0\.\d{3} \(95% CI .* to .*; bootstrap .*\); "
-                                   r"B better on 2, tied on 2, worse on 4 of 8 paired tasks$")
+                                   + "B better on {}, tied on {}, worse on {} of 8 paired tasks$".format(*counts))
         self.assertTrue(lines[1].startswith(f"A: {self.a} — run directory, not sealed — built-in policy"))
         self.assertIn("8 tasks paired (24 only in A: not compared)", out)
 

@@ -62,8 +62,11 @@ class RequiredOutcomes(unittest.TestCase):
             self.assertEqual(s.reward, 1.0, task.id)
 
     def test_baseline_is_between(self):
+        """A scanner's fixed rules find the vendors' formats and little else: far from 0
+        and from 1 (0.229 on corpus-v4's dev, 0.177 on corpus-v5's, which holds more
+        files without a secret and more decoys)."""
         mean = sum(score_completion(t, policies.baseline(t)).reward for t in DEV) / len(DEV)
-        self.assertGreater(mean, 0.2)
+        self.assertGreater(mean, 0.1)
         self.assertLess(mean, 0.9)
 
 

@@ -52,12 +52,19 @@ ROOT = Path(__file__).resolve().parents[2]
 # Environment 0.10.0 changed the system prompt only (records, labels and prompts
 # byte-identical): which answer is read (a {"rules": ...} object after the last answer
 # block wins) and that any error in the answer voids the whole reply.
+# corpus-v5 (environment 0.10.0; every stream reseeded by the version): level 1 (and
+# level 2 with it) holds more of what a reply that removes every value of a kind must
+# pay for: 4-5 of 16 held-out files with no secret (quiet_records), 4-6 decoys per file,
+# three look-alikes per house format, 2-3 catalogue vendors; and each vendor placeholder
+# is drawn once per stream and shown beside its credential from level 1
+# (placeholder_kinds; corpus-v4 drew a kind per value at levels 1-2, and model replies
+# removed held-out placeholders of a kind no shown record kept).
 GOLDEN = {
-    ("dev", 0): "3c251ff86c24b4f59635f02ec62117b7f89a2e9b8948f660538610ffbf2ba641",
-    ("dev", 31): "d7f0a43fe5a8336497e98339f5117567c6b8a2514405630f1cfc7b3c4a1d2e17",
-    ("dev", 63): "3260acad9ad49fe2250343dfc3445733854c1340085f3e30e51c9260e697fabe",
-    ("train", 0): "1076e5630f4dfa714907124c978e40680856aedd5ada5bfd51b23b1ebcfb3848",
-    ("train", 123456): "45b73db2689b5694904e8927bdd0afb8dcd6069877235279ff7a08b89e95c308",
+    ("dev", 0): "473acce2efc9b043da5dacfc6853030c24301157b52a4822e8ac8f2d667bbc34",
+    ("dev", 31): "13eece6522d0602707ad6a4557fcb83734bd3760d596f70c12711a08383b7ca5",
+    ("dev", 63): "54ccfa1dca22bdb5e0940734454dad8d2dced3e26a8c498f86782609023f764b",
+    ("train", 0): "1ca4ff9c7d74196afd16f4663276c0f6709661a82f5e934ac058610a2a6e817c",
+    ("train", 123456): "d098dccae6b57954e73c3cdc52c914b7ef4f51ffa5550a0410cbeb451ba52c43",
 }
 
 
@@ -69,20 +76,20 @@ GOLDEN = {
 # placeholder_kinds kinds, each drawn once and shown beside a real secret of its format;
 # those formats' credentials never look like placeholders and their oracle leaves them.
 GOLDEN_LEVELS = {
-    (2, "dev", 0): "6f590a594aac7079ec672327c09ad32e81d1c5beb6b6bc80d575f0508a4db365",
-    (2, "train", 77): "653cd45fd6f25bd267bfdd84f8fd8a8355a0b6e0569495cfa1f79971c642f33b",
-    (3, "dev", 0): "c4928eb531a4c72bb739af3b8c4bf68c893a195bd4d5f0cb2ef2eb4fe2f502a7",
-    (3, "train", 77): "af76d43c4052455447135e5229c499db4b09af99ddbcccafbded39532ef4c6f5",
-    (4, "dev", 0): "1fe4b99c2dcdabecc446a4b2a178f1a3f00b70779eed2831bcd0e02e4d6411be",
-    (4, "train", 77): "fc02972aa804df977104a25a399340ad861e558b744f6e5cd46a06b567061a11",
-    (5, "dev", 0): "4868793e2f80686f8de1bf3c447c12c9ec5edda3775ce1532d080beb6dfdd60c",
-    (5, "train", 77): "bcd41f57b1b5576d6f61b12cd665bf0d32f954717a8fd1b2e698ed06a8dd3918",
+    (2, "dev", 0): "0b912fd3434d60a02b4cd5c1a1eee491ba6299b9ef3a6024912a022ea1db47ba",
+    (2, "train", 77): "950d3f32a5caeffbdf1db1f1d1285e3b2cde3d22d2760741fd95082cb2895526",
+    (3, "dev", 0): "6037fc5495367223b9ab3ebddaac070fd9efaa539319f5fb8eebb6d34b88a88f",
+    (3, "train", 77): "435350f042c9370094d5dc7e829c99c2d93565cfee479f2cf9beac52f7a41396",
+    (4, "dev", 0): "d182ffeb824cfdb37cec4c93bb6125ec8b1cdfb6c1225572a9fb1455255d314c",
+    (4, "train", 77): "13d962cf2c1ac0c3acf3397d3a5c04b52a852286f66bafd21755bee0c109f583",
+    (5, "dev", 0): "330c07a66d7df580c910d72f16076a76ca46efc2a768dddf10d674b1ba49c2e1",
+    (5, "train", 77): "b71060ec9af23f783d97e078aa7157c2cb2f5d0df38dd7be4b631183d7f51ab0",
 }
 
 
 class GoldenFingerprints(unittest.TestCase):
     def test_version(self):
-        self.assertEqual(CORPUS_VERSION, "corpus-v4")
+        self.assertEqual(CORPUS_VERSION, "corpus-v5")
 
     def test_golden_fingerprints(self):
         for (split, index), want in GOLDEN.items():

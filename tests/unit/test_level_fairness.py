@@ -125,7 +125,9 @@ class FairAndExactAtEveryLevel(unittest.TestCase):
         # In this process (the test command already runs a shard per CPU), so the dev
         # tasks built here serve the other level tests too.
         step = 10_000_000 // TRAIN_PER_LEVEL
-        jobs = [("dev", i, lv) for lv in HIGHER for i in range(64)]
+        # Level 1's dev tasks too: corpus-v5 shows each vendor placeholder beside its
+        # credential from level 1 (placeholder_problems).
+        jobs = [("dev", i, lv) for lv in LEVELS for i in range(64)]
         jobs += [("train", i * step + lv, lv) for lv in HIGHER for i in range(TRAIN_PER_LEVEL)]
         self.assertEqual([p for job in jobs for p in check_task(*job)], [])
 

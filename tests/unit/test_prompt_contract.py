@@ -217,13 +217,18 @@ class Labels(unittest.TestCase):
 
 class ErrorMessages(unittest.TestCase):
     def test_every_message_leads_with_its_reason(self):
+        # Each empty rule matches at every position of every held-out record: the rule
+        # that crosses the cap is named (rule 1 matches nothing).
+        per_rule = sum(len(r.text) + 1 for r in TASK.heldout)
+        crossing = 2 + MAX_MATCHES // per_rule
         cases = {
             "rule 1: pattern is empty": reply([("", "")]),
             'rule 1: replacement must be exactly "[REDACTED]" or ""': reply([("a", "***")]),
             "rule 2: refused before compiling: its compiled size is 1,002,018 units; the limit is 20,000":
                 reply([("zq9", ""), ("(?:a{1000}){1000}", "")]),
             "rule 1: does not compile: ": reply([("(zq9", "")]),
-            "rule 2: more than 10,000 matches in the episode": reply([("(?:)", "")] * 3),
+            f"rule {crossing}: more than 10,000 matches in the episode":
+                reply([("zq9", "")] + [("(?:)", "")] * crossing),
             "the reply has 30 rules; the limit is 24": reply([("a", "")] * 30),
         }
         for start, text in cases.items():
