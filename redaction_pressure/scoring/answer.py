@@ -110,6 +110,7 @@ def _fences(reply: str) -> list[_Block]:
     for raw in reply.split("\n"):
         line = raw[:-1] if raw.endswith("\r") else raw
         offset += len(raw) + 1
+        end = min(offset, len(reply))  # after this line (the last line has no line break)
         if ticks is None:
             if "```" not in line:
                 continue
@@ -119,15 +120,14 @@ def _fences(reply: str) -> list[_Block]:
                 continue
             one = _one_line(line)
             if one is not None:
-                found.append(_Block(one[0].lower(), one[1], min(offset, len(reply))))
+                found.append(_Block(one[0].lower(), one[1], end))
             continue
         stripped = line.strip(" \t")
         if stripped.startswith(ticks) and not stripped.strip("`"):
-            found.append(_Block(tag.strip().lower(), "\n".join(body) + ("\n" if body else ""), min(offset, len(reply))))
+            found.append(_Block(tag.strip().lower(), "\n".join(body) + ("\n" if body else ""), end))
             ticks = None
         elif stripped.endswith(ticks):
-            found.append(_Block(tag.strip().lower(), "\n".join([*body, line.rstrip(" \t")[:-len(ticks)]]),
-                                min(offset, len(reply))))
+            found.append(_Block(tag.strip().lower(), "\n".join([*body, line.rstrip(" \t")[:-len(ticks)]]), end))
             ticks = None
         else:
             body.append(line)
@@ -227,7 +227,7 @@ def _hint(text: str, exc: json.JSONDecodeError) -> str:
         return ("; JSON has no raw strings (r\"...\"): write each pattern as a plain JSON string with every "
                 "backslash written twice")
     at = text[exc.pos:exc.pos + 1]
-    if at and at in _ODD_SPACES:
+    if at in _ODD_SPACES:
         return (f"; there is a U+{ord(at):04X} space where JSON allows only plain spaces, tabs and line breaks "
                 "(a non-breaking space copied from formatted text, perhaps)")
     if at == ">" and (exc.pos == 0 or text[exc.pos - 1] == "\n"):
@@ -325,9 +325,10 @@ def reply_notes(reply: object) -> list[str]:
     if reply.count("```") >= 4:
         fences = _fences(reply)
         answer, blocks = _fenced_answer(reply, fences)
-        for decoded, block in zip(blocks, fences, strict=False):
-            if decoded is answer or answer is None or not any(answer is b for b in blocks):
-                break  # the last block, or an object after the block that was read
+        # Blocks decoded stop at the answer's block; the note is due only when the answer
+        # was read from that block, not from an object written after it.
+        later = blocks[:-1] if answer is not None and answer is blocks[-1] else []
+        for decoded, block in zip(later, fences, strict=False):
             if not decoded.ok and _RULES_OPENING.search(block.body):
                 notes.append(f"a later block with \"rules\" was skipped: {decoded.where} is {decoded.error}; "
                              "the answer was read from an earlier one")

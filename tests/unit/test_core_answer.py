@@ -144,9 +144,11 @@ class HostileReplies(unittest.TestCase):
         found = 0
         def noise(k: int) -> str:
             return "".join(rnd.choice(atoms) for _ in range(rnd.randint(0, k)))
+
+        def ticks() -> str:
+            return "`" * rnd.randint(2, 5)
         for i in range(40_000):
             if i % 2:  # near a block: runs of 2-5 backticks, tags and spaces around braces, noise between
-                ticks = lambda: "`" * rnd.randint(2, 5)  # noqa: E731
                 line = (noise(3) + ticks() + rnd.choice(["", " ", "json", " JSON ", "jsonc\t", "jsonx"]) + "{"
                         + noise(4) + "}" + rnd.choice(["", " ", "\t "]) + ticks() + rnd.choice(["", " ", "x"]))
             else:
