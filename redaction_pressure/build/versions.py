@@ -1,7 +1,7 @@
 """Version strings that name behaviour. Bump one whenever its behaviour changes, in
 the same commit that updates the golden fingerprints in tests/unit/test_corpus.py."""
 
-ENVIRONMENT_VERSION = "0.10.0"
+ENVIRONMENT_VERSION = "0.11.0"
 CORPUS_VERSION = "corpus-v5"
 # The tasks of levels 2-5 within the corpus version: bumped whenever a higher level's
 # tasks change while level 1 stays byte-identical (the corpus version seeds every
@@ -10,7 +10,11 @@ CORPUS_VERSION = "corpus-v5"
 # 0.7.0 (vendor secrets as drawn, role-free key-block labels, look-alike coverage); v4:
 # environment 0.8.0 (look-alike keys that contain the secret's key name, levels 4-5;
 # every base64 form tested); v5: corpus-v5, environment 0.10.0 (level 2 draws more quiet
-# files, and every stream is reseeded by the corpus version).
-LEVELS_VERSION = "levels-v5"
+# files, and every stream is reseeded by the corpus version); v6: environment 0.11.0
+# (stated policy exceptions go to categories already secret, level 5 states one or two;
+# a base64 look-alike under the credential's own Secret key, levels 4-5; a same-shaped
+# kept key beside each scoped secret in its production section, levels 3-5: a constant
+# reply reading such co-occurrences scored 0.446 on level-5 dev, above level 4).
+LEVELS_VERSION = "levels-v6"
 REWARD_SCHEMA_VERSION = "reward-v1"
 ANSWER_SCHEMA_VERSION = "answer-v2"

@@ -115,27 +115,66 @@ def with_placeholders(house: HouseFormat, r: Rng, kinds: int) -> HouseFormat:
     return replace(house, secret=secret, placeholders=drawn)
 
 
+def _encoded_maker(shape: Shape, key: str) -> Make:
+    def make(r: Rng, variant: str = "") -> Fragment:
+        text = base64.b64encode(shape.make(r).encode()).decode()
+        return Fragment(text, ((0, len(text)),), key=key)
+    return make
+
+
 def encoded_family(house: HouseFormat) -> Family:
     """The credential as it reappears base64-encoded under ``data:`` of a Kubernetes
     Secret (``{service}-credential``). Base64 turns each 3 bytes into 4 characters, so
     the encoding of the credential's fixed prefix, up to a multiple of 3, is fixed too,
     and a fixed-length credential has a fixed-length encoding: that is its oracle."""
     shape = house.secret
-    total = len(shape.prefix) + shape.length + (len(shape.checksum) + 6 if shape.checksum else 0)
-    fixed = len(shape.prefix) // 3 * 3
-    head = base64.b64encode(shape.prefix[:fixed].encode()).decode()
+    head, total = _encoding(shape)
     pad = (3 - total % 3) % 3
     middle = 4 * -(-total // 3) - len(head) - pad
     pattern = (rf"(?<![A-Za-z0-9+/]){regex.escape(head)}[A-Za-z0-9+/]{{{middle}}}{'=' * pad}"
                r"(?![A-Za-z0-9+/=])")
 
-    def make(r: Rng, variant: str = "") -> Fragment:
-        text = base64.b64encode(shape.make(r).encode()).decode()
-        return Fragment(text, ((0, len(text)),), key=f"{house.service}-credential")
-
     return Family(f"{house.service}_credential_data", "secret", frozenset({"k8s"}), (f"{house.service}-credential",),
-                  make, oracle=(pattern,), group="house_format_base64",
+                  _encoded_maker(shape, f"{house.service}-credential"), oracle=(pattern,), group="house_format_base64",
                   why=f"the {house.service} credential, base64-encoded in a Kubernetes Secret: encoding hides nothing")
+
+
+# Which look-alike of a format a staging Secret holds under the credential's own data
+# key, in order of preference: the one a test environment would be given.
+_ENCODED_LOOKALIKES = ("sandbox_key", "key_id", "client_id", "preview_key", "webhook_id")
+
+
+def _encoding(shape: Shape) -> tuple[str, int]:
+    """What the encoded oracle reads of a shape: the base64 of its prefix up to a multiple
+    of 3 characters (which no body changes), and its total length."""
+    total = len(shape.prefix) + shape.length + (len(shape.checksum) + 6 if shape.checksum else 0)
+    return base64.b64encode(shape.prefix[:len(shape.prefix) // 3 * 3].encode()).decode(), total
+
+
+def encoded_lookalike(house: HouseFormat) -> Family | None:
+    """A look-alike of the credential, base64-encoded under a data key of the same form
+    (``{service}-staging-credential``), as a staging Secret holds the sandbox key: on
+    levels-v5 every value under a ``-credential`` key was the secret, so a constant rule
+    taking them all was exact. Only a look-alike the encoded oracle cannot take
+    qualifies (another encoded prefix, or another length): encoding keeps the prefix's
+    difference, so the shown pair tells them apart as the plain pair does. None when no
+    look-alike of the format qualifies."""
+    head, total = _encoding(house.secret)
+    fixed = len(house.secret.prefix) // 3 * 3
+    shapes = {name.removeprefix(house.service + "_"): (name, shape) for name, shape, _ in house.lookalikes}
+    for kind in _ENCODED_LOOKALIKES:
+        if kind not in shapes:
+            continue
+        name, shape = shapes[kind]
+        if _encoding(shape)[1] == total and not (
+                len(shape.prefix) >= fixed and base64.b64encode(shape.prefix[:fixed].encode()).decode() != head):
+            continue
+        key = f"{house.service}-staging-credential"
+        return Family(f"{name}_data", "decoy", frozenset({"k8s"}), (key,), _encoded_maker(shape, key),
+                      group="house_format_base64_lookalike",
+                      why=f"a {house.service} look-alike ({kind.replace('_', ' ')}), base64-encoded under a "
+                          "staging key, as a staging Secret holds it: encoding makes it no credential")
+    return None
 
 
 def _fixed(text: str) -> Make:

@@ -93,7 +93,7 @@ TABLE: dict[int, Level] = {
     5: replace(_BASE, house_formats=(4, 5), lookalikes_per_format=(5, 5), lookalike_kinds=_ALL_KINDS,
                length_step=(1, 1), house_placeholders=(4, 5), placeholder_kinds=(3, 4), context_secrets=(3, 4),
                context_lookalikes=(4, 5), affixed_lookalikes=(2, 2), scoped_secrets=(2, 3),
-               policy_exceptions=(2, 3), encodings=(2, 2), multiline=(1, 1), neutral_block_labels=(1, 1),
+               policy_exceptions=(1, 2), encodings=(2, 2), multiline=(1, 1), neutral_block_labels=(1, 1),
                lines_per_record=(4, 8), decoy_density=(6, 9), quiet_records=(11, 12), static_secrets=(1, 2),
                heldout_coverage=(1, 1), lookalike_coverage=(3, 3), egress_prefix=(19, 28)),
 }

@@ -6,6 +6,11 @@ is the live credential, the same key's value under any other block reaches a tes
 environment and is kept. Key, value shape and file are the same: only the section a
 value sits in separates the secret from its look-alike, so a rule has to read the
 section header before the key. Sections are INI/TOML tables and top-level YAML keys.
+
+The production block also holds another key of the same service with a value of the
+same shape that is no credential (a public reference): the section alone does not make
+a value secret either (on levels-v5 every ``service_noun`` value under a production
+header was the secret, and a constant rule taking them all was exact).
 """
 
 from __future__ import annotations
@@ -35,11 +40,12 @@ class ScopedSecret:
     char_class: str
     lo: int
     hi: int
+    sibling_key: str  # the same service's other key in the secret section: a kept value
 
-    def _maker(self, section: str) -> Make:
+    def _maker(self, section: str, key: str = "") -> Make:
         def make(r: Rng, variant: str = "") -> Fragment:
             text = fast_chars(r, self.alphabet, r.between(self.lo, self.hi))
-            return Fragment(text, ((0, len(text)),), key=self.key, section=section)
+            return Fragment(text, ((0, len(text)),), key=key or self.key, section=section)
         return make
 
     def pattern(self) -> str:
@@ -49,7 +55,7 @@ class ScopedSecret:
         return (rf"(?m)(?<=(?:^\[{s}\]\n(?:(?!\[)[^\n]*\n)*{k} ?= ?|^{s}:\n(?:  [^\n]*\n)*  {k}: )[\"']?)"
                 rf"{self.char_class}{{{self.lo},{self.hi}}}(?![A-Za-z0-9_-])")
 
-    def families(self) -> tuple[Family, Family]:
+    def families(self) -> tuple[Family, Family, Family]:
         contexts = frozenset({"scoped"})
         secret = Family(self.key, "secret", contexts, (self.key,), self._maker(self.secret_section),
                         oracle=(self.pattern(),), hints=(self.key,), group="scoped_secret",
@@ -58,7 +64,11 @@ class ScopedSecret:
                        self._maker(self.other_section), group="scoped_lookalike",
                        why=f"the value of {self.key!r} in the [{self.other_section}] section reaches a test "
                            f"environment; only the [{self.secret_section}] value is secret")
-        return secret, decoy
+        sibling = Family(f"{self.sibling_key}_{self.secret_section}", "decoy", contexts, (self.sibling_key,),
+                         self._maker(self.secret_section, self.sibling_key), group="scoped_sibling",
+                         why=f"{self.sibling_key!r} in the [{self.secret_section}] section: a public reference "
+                             f"of the same shape; only {self.key!r} there is secret")
+        return secret, decoy, sibling
 
 
 def draw_scoped_secret(r: Rng, taken: set[str]) -> ScopedSecret:
@@ -67,5 +77,8 @@ def draw_scoped_secret(r: Rng, taken: set[str]) -> ScopedSecret:
     # One length: only the section separates the secret from its look-alike, and every
     # held-out value then has a length the shown ones have.
     length = r.between(18, 30)
-    return ScopedSecret(service, f"{service}_{r.choice(_NOUNS)}", r.choice(SECRET_SECTIONS), r.choice(OTHER_SECTIONS),
-                        alphabet, char_class, length, length)
+    noun = r.choice(_NOUNS)
+    secret_section, other_section = r.choice(SECRET_SECTIONS), r.choice(OTHER_SECTIONS)
+    sibling = r.choice([n for n in _NOUNS if n != noun])
+    return ScopedSecret(service, f"{service}_{noun}", secret_section, other_section, alphabet, char_class,
+                        length, length, f"{service}_{sibling}")

@@ -45,13 +45,15 @@ class Catalog(unittest.TestCase):
                          ["house_format", "house_client_id", "house_key_id", "house_sandbox_key", "context_secret",
                           "context_lookalike", "email_address", "phone_number", "client_ip", "internal_hostname",
                           "customer_id", "house_preview_key", "house_webhook_id", "house_placeholder", "scoped_secret",
-                          "scoped_lookalike",
-                          "house_key_block", "house_public_block", "house_format_base64", "policy_exception"])
+                          "scoped_lookalike", "scoped_sibling",
+                          "house_key_block", "house_public_block", "house_format_base64",
+                          "house_format_base64_lookalike", "policy_exception"])
         self.assertEqual({e["name"]: e["levels"] for e in tail if e["levels"] != [1, 2, 3, 4, 5]},
                          {"house_preview_key": [3, 4, 5], "house_webhook_id": [3, 4, 5], "house_placeholder": [3, 4, 5],
                           "scoped_secret": [3, 4, 5],
-                          "scoped_lookalike": [3, 4, 5], "house_key_block": [3, 4, 5],
+                          "scoped_lookalike": [3, 4, 5], "scoped_sibling": [3, 4, 5], "house_key_block": [3, 4, 5],
                           "house_public_block": [3, 4, 5], "house_format_base64": [4, 5],
+                          "house_format_base64_lookalike": [4, 5],
                           "policy_exception": [2, 3, 4, 5]})
         for e in tail:
             self.assertEqual(set(e), FIELDS | {"drawn"})

@@ -59,6 +59,12 @@ ROOT = Path(__file__).resolve().parents[2]
 # is drawn once per stream and shown beside its credential from level 1
 # (placeholder_kinds; corpus-v4 drew a kind per value at levels 1-2, and model replies
 # removed held-out placeholders of a kind no shown record kept).
+# levels-v6 (environment 0.11.0; level 1 byte-identical): a constant reply that read
+# co-occurrences inside a record scored 0.446 on level-5 dev, above level 4. Stated
+# policy exceptions go to categories already secret (level 5 states one or two, and
+# client addresses no longer in every stream); a look-alike base64-encoded under the
+# credential's own Secret key (levels 4-5); a same-shaped kept key beside each scoped
+# secret in its production section (levels 3-5).
 GOLDEN = {
     ("dev", 0): "473acce2efc9b043da5dacfc6853030c24301157b52a4822e8ac8f2d667bbc34",
     ("dev", 31): "13eece6522d0602707ad6a4557fcb83734bd3760d596f70c12711a08383b7ca5",
@@ -77,13 +83,13 @@ GOLDEN = {
 # those formats' credentials never look like placeholders and their oracle leaves them.
 GOLDEN_LEVELS = {
     (2, "dev", 0): "0b912fd3434d60a02b4cd5c1a1eee491ba6299b9ef3a6024912a022ea1db47ba",
-    (2, "train", 77): "950d3f32a5caeffbdf1db1f1d1285e3b2cde3d22d2760741fd95082cb2895526",
-    (3, "dev", 0): "6037fc5495367223b9ab3ebddaac070fd9efaa539319f5fb8eebb6d34b88a88f",
-    (3, "train", 77): "435350f042c9370094d5dc7e829c99c2d93565cfee479f2cf9beac52f7a41396",
-    (4, "dev", 0): "d182ffeb824cfdb37cec4c93bb6125ec8b1cdfb6c1225572a9fb1455255d314c",
-    (4, "train", 77): "13d962cf2c1ac0c3acf3397d3a5c04b52a852286f66bafd21755bee0c109f583",
-    (5, "dev", 0): "330c07a66d7df580c910d72f16076a76ca46efc2a768dddf10d674b1ba49c2e1",
-    (5, "train", 77): "b71060ec9af23f783d97e078aa7157c2cb2f5d0df38dd7be4b631183d7f51ab0",
+    (2, "train", 77): "950440de01beea6e4fe1d18484fe554f1c4563c209762d88079cfe7d748db478",
+    (3, "dev", 0): "35788737858568bb8358d4cbad8a1cc9021db5732052e83564e6b7dc6f08af6c",
+    (3, "train", 77): "69bfd09f54c93698a813d4c7e2e5efe9ae12fe11049016ab86e511c67305f0fd",
+    (4, "dev", 0): "49ed85f2e8ca82e5cd00dd74aaa8a55cae4fcbcaeeff415180986d6915becdc6",
+    (4, "train", 77): "d8072c5639c26cfe00c75d24c6c4941e0500095bbf967a00bc907e11ea8e4ce7",
+    (5, "dev", 0): "be1c8807c98e9f7564920107aa962757294eac4974ba8223f0d2c07d45c5b3f9",
+    (5, "train", 77): "2e18f02a978345e026a109dc26d9075538fa572de6a022e21973b0d9f2204264",
 }
 
 

@@ -227,8 +227,10 @@ class AffixedKeys(unittest.TestCase):
 
 
 class EgressRange(unittest.TestCase):
-    """Level 5 states an egress range whose boundary splits an octet (``egress_prefix``)
-    in every stream, with secret addresses just outside it."""
+    """A level-5 stream that states a client-address exception states an egress range
+    whose boundary splits an octet (``egress_prefix``), with secret addresses just
+    outside it (levels-v6: exceptions go to categories already secret, so not every
+    stream states one)."""
 
     def test_the_range_as_a_regex_is_exact(self):
         rng = random.Random(5)
@@ -241,9 +243,15 @@ class EgressRange(unittest.TestCase):
                 self.assertEqual(bool(inside.fullmatch(str(address))), address in network, (net, address))
 
     def test_every_level_5_stream_states_a_split_range_with_near_misses(self):
-        near = 0
-        for task in shared.dev(24, 5):
-            (stated,) = stated_ranges(task.prompt)
+        near = stating = 0
+        for task in shared.dev(64, 5):
+            ranges = stated_ranges(task.prompt)
+            self.assertLessEqual(len(ranges), 1, task.id)
+            if not ranges:
+                self.assertNotIn("egress", task.prompt, task.id)
+                continue
+            stating += 1
+            (stated,) = ranges
             net = ipaddress.IPv4Network(stated)
             self.assertTrue(19 <= net.prefixlen <= 28, stated)
             block = ipaddress.IPv4Network((int(net.network_address) & 0xFFFF0000, 16))
@@ -253,7 +261,8 @@ class EgressRange(unittest.TestCase):
                         address = ipaddress.IPv4Address(r.text[span.start:span.end])
                         self.assertEqual(address in net, span.family == "egress_ip", (task.id, address))
                         near += span.family == "client_ip" and address in block
-        self.assertGreater(near, 24)
+        self.assertGreaterEqual(stating, 8)
+        self.assertGreater(near, 2 * stating)
         # Below level 5 the range keeps two whole octets.
         for task in shared.dev(24, 4):
             self.assertTrue(all(r.endswith("/16") for r in stated_ranges(task.prompt)), task.id)
@@ -273,7 +282,7 @@ class EgressRange(unittest.TestCase):
         self.assertEqual(stated_ranges(prompt), ("66.94.32.0/19",))
 
     def test_induce_reads_the_stated_range(self):
-        task = shared.task("dev", 0, 5)
+        task = next(t for t in shared.dev(64, 5) if stated_ranges(t.prompt))
         (stated,) = stated_ranges(task.prompt)
         self.assertIn(within(stated), policies.induce(task).replace("\\\\", "\\"))
 
