@@ -11,10 +11,11 @@ CORPUS_VERSION = "corpus-v5"
 # environment 0.8.0 (look-alike keys that contain the secret's key name, levels 4-5;
 # every base64 form tested); v5: corpus-v5, environment 0.10.0 (level 2 draws more quiet
 # files, and every stream is reseeded by the corpus version); v6: environment 0.11.0
-# (stated policy exceptions go to categories already secret, level 5 states one or two;
-# a base64 look-alike under the credential's own Secret key, levels 4-5; a same-shaped
-# kept key beside each scoped secret in its production section, levels 3-5: a constant
-# reply reading such co-occurrences scored 0.446 on level-5 dev, above level 4).
+# (stated policy exceptions go to categories already secret, levels 3-5 state one or
+# two; a base64 look-alike under a Secret key of the credential's form, both words drawn
+# per stream, levels 4-5; a same-shaped kept key beside each scoped secret in both of its
+# sections, levels 3-5; a kept key's affixed twin, levels 4-5: a constant reply reading
+# such co-occurrences scored 0.446 on level-5 dev, above level 4).
 LEVELS_VERSION = "levels-v6"
 REWARD_SCHEMA_VERSION = "reward-v1"
 ANSWER_SCHEMA_VERSION = "answer-v2"

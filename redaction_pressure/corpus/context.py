@@ -93,5 +93,11 @@ def draw_context_secret(r: Rng, kind: str, taken: set[str], lookalikes: tuple[in
     if affixed:
         words = [f"{r.choice(_BEFORE)}{sep}{names[0]}", f"{names[0]}{sep}{r.choice(_AFTER)}"]
         names[1:1 + affixed] = [words[r.below(2)]] if affixed == 1 else words[:affixed]
+        # A kept key has its affixed twin too: on levels-v5 only the secret key had one,
+        # and a constant rule taking a value whose key's affixed twin was in the record
+        # took secrets only (levels-v6).
+        if len(names) > 2 + affixed:
+            kept = names[1 + affixed]
+            names[2 + affixed] = (f"{r.choice(_BEFORE)}{sep}{kept}" if r.below(2) else f"{kept}{sep}{r.choice(_AFTER)}")
     _, alphabet, char_class = r.choice(ALPHABETS)
     return ContextSecret(service, kind, names[0], tuple(names[1:]), alphabet, char_class, r.between(14, 30))

@@ -122,9 +122,21 @@ def _encoded_maker(shape: Shape, key: str) -> Make:
     return make
 
 
-def encoded_family(house: HouseFormat) -> Family:
+# The words of a Kubernetes Secret's data keys for a service's encoded credential and its
+# encoded look-alike (``{service}-{word}-credential``), two drawn per stream: which word
+# holds the credential is the stream's, so no key name tells them apart, only the value.
+ENCODING_WORDS = ("primary", "secondary", "blue", "green", "current", "next", "main", "alt")
+
+
+def encoding_keys(house: HouseFormat, r: Rng) -> tuple[str, str]:
+    """The data keys of ``house``'s encoded credential and of its encoded look-alike."""
+    secret, kept = r.sample(ENCODING_WORDS, 2)
+    return f"{house.service}-{secret}-credential", f"{house.service}-{kept}-credential"
+
+
+def encoded_family(house: HouseFormat, key: str) -> Family:
     """The credential as it reappears base64-encoded under ``data:`` of a Kubernetes
-    Secret (``{service}-credential``). Base64 turns each 3 bytes into 4 characters, so
+    Secret (under ``key``, `encoding_keys`). Base64 turns each 3 bytes into 4 characters, so
     the encoding of the credential's fixed prefix, up to a multiple of 3, is fixed too,
     and a fixed-length credential has a fixed-length encoding: that is its oracle."""
     shape = house.secret
@@ -134,8 +146,8 @@ def encoded_family(house: HouseFormat) -> Family:
     pattern = (rf"(?<![A-Za-z0-9+/]){regex.escape(head)}[A-Za-z0-9+/]{{{middle}}}{'=' * pad}"
                r"(?![A-Za-z0-9+/=])")
 
-    return Family(f"{house.service}_credential_data", "secret", frozenset({"k8s"}), (f"{house.service}-credential",),
-                  _encoded_maker(shape, f"{house.service}-credential"), oracle=(pattern,), group="house_format_base64",
+    return Family(f"{house.service}_credential_data", "secret", frozenset({"k8s"}), (key,),
+                  _encoded_maker(shape, key), oracle=(pattern,), group="house_format_base64",
                   why=f"the {house.service} credential, base64-encoded in a Kubernetes Secret: encoding hides nothing")
 
 
@@ -151,11 +163,11 @@ def _encoding(shape: Shape) -> tuple[str, int]:
     return base64.b64encode(shape.prefix[:len(shape.prefix) // 3 * 3].encode()).decode(), total
 
 
-def encoded_lookalike(house: HouseFormat) -> Family | None:
+def encoded_lookalike(house: HouseFormat, key: str) -> Family | None:
     """A look-alike of the credential, base64-encoded under a data key of the same form
-    (``{service}-staging-credential``), as a staging Secret holds the sandbox key: on
-    levels-v5 every value under a ``-credential`` key was the secret, so a constant rule
-    taking them all was exact. Only a look-alike the encoded oracle cannot take
+    (``key``, `encoding_keys`), as a Secret for a test environment holds the sandbox key:
+    on levels-v5 every value under a ``-credential`` key was the secret, so a constant
+    rule taking them all was exact. Only a look-alike the encoded oracle cannot take
     qualifies (another encoded prefix, or another length): encoding keeps the prefix's
     difference, so the shown pair tells them apart as the plain pair does. None when no
     look-alike of the format qualifies."""
@@ -169,11 +181,11 @@ def encoded_lookalike(house: HouseFormat) -> Family | None:
         if _encoding(shape)[1] == total and not (
                 len(shape.prefix) >= fixed and base64.b64encode(shape.prefix[:fixed].encode()).decode() != head):
             continue
-        key = f"{house.service}-staging-credential"
         return Family(f"{name}_data", "decoy", frozenset({"k8s"}), (key,), _encoded_maker(shape, key),
                       group="house_format_base64_lookalike",
                       why=f"a {house.service} look-alike ({kind.replace('_', ' ')}), base64-encoded under a "
-                          "staging key, as a staging Secret holds it: encoding makes it no credential")
+                          "key of the credential's form, as a test environment's Secret holds it: encoding "
+                          "makes it no credential")
     return None
 
 

@@ -7,9 +7,9 @@ environment and is kept. Key, value shape and file are the same: only the sectio
 value sits in separates the secret from its look-alike, so a rule has to read the
 section header before the key. Sections are INI/TOML tables and top-level YAML keys.
 
-The production block also holds another key of the same service with a value of the
-same shape that is no credential (a public reference): the section alone does not make
-a value secret either (on levels-v5 every ``service_noun`` value under a production
+Every block also holds another key of the same service with a value of the same shape
+that is no credential (a public reference): the section alone does not make a value
+secret either, nor a key found in two blocks (on levels-v5 every ``service_noun`` value under a production
 header was the secret, and a constant rule taking them all was exact).
 """
 
@@ -55,7 +55,7 @@ class ScopedSecret:
         return (rf"(?m)(?<=(?:^\[{s}\]\n(?:(?!\[)[^\n]*\n)*{k} ?= ?|^{s}:\n(?:  [^\n]*\n)*  {k}: )[\"']?)"
                 rf"{self.char_class}{{{self.lo},{self.hi}}}(?![A-Za-z0-9_-])")
 
-    def families(self) -> tuple[Family, Family, Family]:
+    def families(self) -> tuple[Family, Family, Family, Family]:
         contexts = frozenset({"scoped"})
         secret = Family(self.key, "secret", contexts, (self.key,), self._maker(self.secret_section),
                         oracle=(self.pattern(),), hints=(self.key,), group="scoped_secret",
@@ -64,11 +64,13 @@ class ScopedSecret:
                        self._maker(self.other_section), group="scoped_lookalike",
                        why=f"the value of {self.key!r} in the [{self.other_section}] section reaches a test "
                            f"environment; only the [{self.secret_section}] value is secret")
-        sibling = Family(f"{self.sibling_key}_{self.secret_section}", "decoy", contexts, (self.sibling_key,),
-                         self._maker(self.secret_section, self.sibling_key), group="scoped_sibling",
-                         why=f"{self.sibling_key!r} in the [{self.secret_section}] section: a public reference "
-                             f"of the same shape; only {self.key!r} there is secret")
-        return secret, decoy, sibling
+        siblings = tuple(
+            Family(f"{self.sibling_key}_{section}", "decoy", contexts, (self.sibling_key,),
+                   self._maker(section, self.sibling_key), group="scoped_sibling",
+                   why=f"{self.sibling_key!r} in the [{section}] section: a public reference of the same shape; "
+                       f"only {self.key!r} in [{self.secret_section}] is secret")
+            for section in (self.secret_section, self.other_section))
+        return secret, decoy, siblings[0], siblings[1]
 
 
 def draw_scoped_secret(r: Rng, taken: set[str]) -> ScopedSecret:

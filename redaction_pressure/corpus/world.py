@@ -17,7 +17,7 @@ from typing import Any
 from .blocks import draw_key_block
 from .context import ContextSecret, draw_context_secret
 from .families import Family
-from .house import HouseFormat, draw_house_format, encoded_family, encoded_lookalike, with_placeholders
+from .house import HouseFormat, draw_house_format, encoded_family, encoded_lookalike, encoding_keys, with_placeholders
 from .levels import LEVEL_1, LEVELS, Level, level
 from .policy import CATEGORIES, DESCRIPTIONS, EXCEPTION_NAMES, FIELD_CATEGORIES, Policy, draw_exceptions, draw_policy
 from .rng import Rng
@@ -106,9 +106,9 @@ def draw_world(r: Rng, shell: bool, lv: Level = LEVEL_1) -> World:
         for i in range(more.between(*lv.scoped_secrets)):
             scoped = draw_scoped_secret(more.fork(f"scoped/{i}"), names)
             names.add(scoped.service)
-            secret, lookalike, sibling = scoped.families()
+            secret, *kept = scoped.families()
             extra_s.append(secret)
-            extra_d += [lookalike, sibling]
+            extra_d += kept
         neutral = bool(more.fork("block-labels").between(*lv.neutral_block_labels))
         for i in range(more.between(*lv.multiline)):
             block = draw_key_block(more.fork(f"block/{i}"), names, neutral=neutral)
@@ -116,8 +116,9 @@ def draw_world(r: Rng, shell: bool, lv: Level = LEVEL_1) -> World:
             extra_s.append(block.families()[0])
             extra_d.append(block.families()[1])
         for h in house[:more.between(*lv.encodings)]:
-            extra_s.append(encoded_family(h))
-            encoded = encoded_lookalike(h)
+            secret_key, kept_key = encoding_keys(h, more.fork(f"encoding/{h.service}"))
+            extra_s.append(encoded_family(h, secret_key))
+            encoded = encoded_lookalike(h, kept_key)
             if encoded is not None:
                 extra_d.append(encoded)
     else:
@@ -219,9 +220,9 @@ def _level_kinds(entry: Any, kv: Any) -> list[dict[str, Any]]:
         entry("scoped_lookalike", "decoy", "the same key's value in another section (staging, sandbox, test, "
               "preview): it reaches a test environment", "one per scoped secret", of("scoped_lookalike", False),
               ("scoped",), _from("scoped_secrets")),
-        entry("scoped_sibling", "decoy", "another key of the same service in that production section, its value "
-              "of the same shape: a public reference, kept", "one per scoped secret", of("scoped_sibling", False),
-              ("scoped",), _from("scoped_secrets")),
+        entry("scoped_sibling", "decoy", "another key of the same service in the production section and the "
+              "other one, its value of the same shape: a public reference, kept", "two per scoped secret",
+              of("scoped_sibling", False), ("scoped",), _from("scoped_secrets")),
         entry("house_key_block", "secret", "a multi-line key block in a service's own armour (SIGNING, SEALING or "
               "MASTER KEY; from level 4 a role-free word such as LEDGER or BEACON KEY, which only the "
               "shown pair tells apart): it signs as the service", "multiline per stream (see the level table)",
@@ -231,12 +232,14 @@ def _level_kinds(entry: Any, kv: Any) -> list[dict[str, Any]]:
               of("house_public_block", False), ("block",),
               _from("multiline")),
         entry("house_format_base64", "secret", "a house credential base64-encoded under data: of a Kubernetes "
-              "Secret: encoding hides nothing", "encodings per stream (see the level table)",
-              of("house_format_base64", True), ("k8s",), _from("encodings")),
+              "Secret ({service}-{word}-credential): encoding hides nothing",
+              "encodings per stream (see the level table)", of("house_format_base64", True), ("k8s",),
+              _from("encodings")),
         entry("house_format_base64_lookalike", "decoy", "a look-alike of that credential (its sandbox key, key id, "
-              "client id, ...), base64-encoded under a staging data key of the same form "
-              "({service}-staging-credential): kept", "one per base64 form whose format has a look-alike the "
-              "form's oracle cannot take", of("house_format_base64_lookalike", False), ("k8s",), _from("encodings")),
+              "client id, ...), base64-encoded under a data key of the same form "
+              "({service}-{word}-credential, the words drawn per stream): kept",
+              "one per base64 form whose format has a look-alike the form's oracle cannot take",
+              of("house_format_base64_lookalike", False), ("k8s",), _from("encodings")),
         entry("policy_exception", "decoy", "a value of a secret policy category that the policy's stated "
               "exception keeps (a support desk's addresses, an egress range, test hosts, a public support "
               "line, a test account)", "policy_exceptions per stream (see the level table), stated in words "

@@ -61,10 +61,11 @@ ROOT = Path(__file__).resolve().parents[2]
 # removed held-out placeholders of a kind no shown record kept).
 # levels-v6 (environment 0.11.0; level 1 byte-identical): a constant reply that read
 # co-occurrences inside a record scored 0.446 on level-5 dev, above level 4. Stated
-# policy exceptions go to categories already secret (level 5 states one or two, and
-# client addresses no longer in every stream); a look-alike base64-encoded under the
-# credential's own Secret key (levels 4-5); a same-shaped kept key beside each scoped
-# secret in its production section (levels 3-5).
+# policy exceptions go to categories already secret (levels 3-5 state one or two, and
+# client addresses are no longer secret in every level-5 stream); a look-alike
+# base64-encoded under a Secret key of the credential's form, words drawn per stream
+# (levels 4-5); a same-shaped kept key beside each scoped secret in both sections
+# (levels 3-5); a kept key's affixed twin (levels 4-5).
 GOLDEN = {
     ("dev", 0): "473acce2efc9b043da5dacfc6853030c24301157b52a4822e8ac8f2d667bbc34",
     ("dev", 31): "13eece6522d0602707ad6a4557fcb83734bd3760d596f70c12711a08383b7ca5",
@@ -84,12 +85,12 @@ GOLDEN = {
 GOLDEN_LEVELS = {
     (2, "dev", 0): "0b912fd3434d60a02b4cd5c1a1eee491ba6299b9ef3a6024912a022ea1db47ba",
     (2, "train", 77): "950440de01beea6e4fe1d18484fe554f1c4563c209762d88079cfe7d748db478",
-    (3, "dev", 0): "35788737858568bb8358d4cbad8a1cc9021db5732052e83564e6b7dc6f08af6c",
-    (3, "train", 77): "69bfd09f54c93698a813d4c7e2e5efe9ae12fe11049016ab86e511c67305f0fd",
-    (4, "dev", 0): "49ed85f2e8ca82e5cd00dd74aaa8a55cae4fcbcaeeff415180986d6915becdc6",
-    (4, "train", 77): "d8072c5639c26cfe00c75d24c6c4941e0500095bbf967a00bc907e11ea8e4ce7",
-    (5, "dev", 0): "be1c8807c98e9f7564920107aa962757294eac4974ba8223f0d2c07d45c5b3f9",
-    (5, "train", 77): "2e18f02a978345e026a109dc26d9075538fa572de6a022e21973b0d9f2204264",
+    (3, "dev", 0): "4429f18a1eaa9b8d95952433bb5ecbec9ef8b594fc5ddd132bab39ba8e2c75d6",
+    (3, "train", 77): "b4f20da94b40911a90e9dcda4ea17bee76144a4c7b124be9abc821860430e43e",
+    (4, "dev", 0): "83c1b0dd9248434525cc196127d80a99c6d8ae220e2429bc8b76f02ec16b6cf1",
+    (4, "train", 77): "cd393b72b3d964ad341aab74f4bbeee920bf69cae2509c4fe79373ff70af1bac",
+    (5, "dev", 0): "08546fb1b6cfa0bf545ebd79075244c4eb315700a772360fc97e3579aa420447",
+    (5, "train", 77): "80b55950d88c85dbfd552d669fd03e36db1a99514510861bbfe6fda7472470da",
 }
 
 

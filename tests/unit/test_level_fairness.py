@@ -70,8 +70,8 @@ def _contrasted(decoy: str, group: str, secrets: set[str]) -> bool:
         return _EXCEPTED[decoy] in secrets
     if group == "scoped_lookalike":
         return decoy.rsplit("_", 1)[0] in secrets
-    if group == "context_lookalike":  # same service, or the secret's own key inside its key
-        return any(s.split("_")[0] == decoy.split("_")[0] or s in decoy for s in secrets)
+    if group == "context_lookalike":  # the same service's key, affixed or not (public_x_seal, x_seal_id)
+        return any(s.split("_")[0] in decoy.split("_")[:2] for s in secrets)
     if group.startswith("house_"):
         return any(s.split("_")[0] == decoy.split("_")[0] for s in secrets)
     return True
