@@ -84,7 +84,8 @@ class Policy:
         def words(cats: Iterable[str]) -> str:
             names = [DESCRIPTIONS[c] + (f" (except {_EXCEPTION_WORDS[c].format(notes[c])})" if c in notes else "")
                      for c in cats]
-            return ", ".join(names) if names else "nothing"
+            # "nothing" read as if the stream held no secret at all (a reader's note, 0.10.0)
+            return ", ".join(names) if names else "none of its optional categories"
         kept = [c for c in CATEGORIES if c not in self.secret]
         return (f"This stream's labelling policy treats as secret: {words(self.secret)}. "
                 f"It does not treat as secret (they must survive): {words(kept)}.")

@@ -213,6 +213,10 @@ def _hint(text: str, exc: json.JSONDecodeError) -> str:
     """What a JSON decoding error most likely means, for the common slips."""
     before = text[:exc.pos].rstrip()
     if exc.msg.startswith("Invalid \\escape"):
+        if text[exc.pos:exc.pos + 2] == "\\'":
+            # JSON escapes " but not ': a writer used to JavaScript or Python escapes both.
+            return ("; JSON escapes no single quote: write ' as it is (\\\\' if the pattern itself "
+                    "escapes it); every other backslash of a pattern is written twice: \\\\d, \\\\b")
         return ("; in a JSON string every backslash of a pattern is written twice: \\\\d, \\\\b, \\\\. "
                 "(a single \\b would even be read as a backspace character)")
     if before.endswith(",") and text[exc.pos:exc.pos + 1] in "]}":

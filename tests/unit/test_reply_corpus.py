@@ -10,6 +10,7 @@ import unittest
 from pathlib import Path
 
 from redaction_pressure import load_task, score_completion
+from redaction_pressure.scoring.answer import parse_reply
 from tests.support.reply_corpus import CASES, Case
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,6 +55,15 @@ class ReplyCorpus(unittest.TestCase):
         reply = render(case, [])
         self.assertIn("\\b", reply)
         self.assertIn("\b", json.loads(reply)["rules"][0]["pattern"])
+
+    def test_an_escaped_single_quote_gets_its_own_hint(self):
+        """A writer used to JavaScript or Python escapes ' as JSON escapes ": the hint
+        names that slip instead of asking for every backslash twice."""
+        case = next(c for c in CASES if c.name == "escaped-single-quote")
+        reply = render(case, [])
+        self.assertIn("\\'", reply)
+        (error,) = parse_reply(reply)[1]
+        self.assertIn("JSON escapes no single quote: write ' as it is", error.message)
 
 
 if __name__ == "__main__":
