@@ -7,7 +7,7 @@ processes) through `EnvClient.run`, and the worker that runs a rollout also buil
 its task and scores it. This loads configs/train-rl.toml (`recipe.load_recipe`, with
 the overrides a test needs: the in-process chat harness, a pool of 2 workers on an
 OS-assigned port), serves it with `recipe.serve` (what `redaction-pressure serve`
-runs), and, as a trainer client would, takes the first 64 rows of the recipe's own
+runs), and, as a trainer client would, takes the first 32 rows of the recipe's own
 taskset (train, curriculum stage 1) with its sampling settings and drives each x 2
 rollouts through `EnvClient` against a fake model on 127.0.0.1
 (`tests/support/fake_openai.py`; the model call goes through each worker's
@@ -54,7 +54,9 @@ from redaction_pressure.recipe import serve as serve_recipe  # noqa: E402
 from redaction_pressure.scoring.reward import WEIGHTS  # noqa: E402
 from tests.support.fake_openai import HARNESS_ID, serve  # noqa: E402
 
-N_TASKS, ROLLOUTS, WORKERS = 64, 2, 2
+# 32 tasks x 2 rollouts: 64 rollouts, up to 32 in flight (64 tasks took ~10 s more of
+# the suite's 3 minutes and tested nothing more)
+N_TASKS, ROLLOUTS, WORKERS = 32, 2, 2
 STARTUP_TIMEOUT_S = 120.0  # a spawned broker or worker imports verifiers: seconds, more on a loaded host
 RUN_TIMEOUT_S = 120.0  # all rollouts of one run (`EnvClient.run` itself waits forever)
 STOP_TIMEOUT_S = 30.0
@@ -268,7 +270,8 @@ class EnvServerPoolEndToEnd(unittest.TestCase):
         """Equality with in-process scoring means something only if the verdicts
         differ from task to task and from reply to reply."""
         rewards = [s.reward for s in self.expected.values()]
-        self.assertGreaterEqual(len(set(rewards)), 30)
+        # 64 rollouts, two of seven replies broken (reward 0): 19 distinct rewards today
+        self.assertGreaterEqual(len(set(rewards)), 15)
         self.assertIn(1.0, rewards)
         codes = {e.code for s in self.expected.values() for e in s.errors}
         self.assertEqual(codes, {"malformed_json", "invalid_regex"})
