@@ -65,13 +65,16 @@ ROOT = Path(__file__).resolve().parents[2]
 # client addresses are no longer secret in every level-5 stream); a look-alike
 # base64-encoded under a Secret key of the credential's form, words drawn per stream
 # (levels 4-5); a same-shaped kept key beside each scoped secret in both sections
-# (levels 3-5); a kept key's affixed twin (levels 4-5).
+# (levels 3-5); a kept key's affixed twin (levels 4-5). Its system prompt says a '
+# needs no backslash, and a policy with no secret category reads "treats as secret:
+# none of its optional categories" (was "nothing"): level-1 records and labels are
+# byte-identical, its prompts and fingerprints are not.
 GOLDEN = {
-    ("dev", 0): "473acce2efc9b043da5dacfc6853030c24301157b52a4822e8ac8f2d667bbc34",
-    ("dev", 31): "13eece6522d0602707ad6a4557fcb83734bd3760d596f70c12711a08383b7ca5",
-    ("dev", 63): "54ccfa1dca22bdb5e0940734454dad8d2dced3e26a8c498f86782609023f764b",
-    ("train", 0): "1ca4ff9c7d74196afd16f4663276c0f6709661a82f5e934ac058610a2a6e817c",
-    ("train", 123456): "d098dccae6b57954e73c3cdc52c914b7ef4f51ffa5550a0410cbeb451ba52c43",
+    ("dev", 0): "ce3fb59d4f8a6e3a351819f30729ee4048c9fae509c6066df93231e02926bc23",
+    ("dev", 31): "01881188456a99b729bf5e7cfef8348aff047ede3d2dfca7c1c45f9fd2b23b08",
+    ("dev", 63): "604e8622d49189d652f0db5abdbf52010e2a1ac6e71c5a96a8428e95b521ba19",
+    ("train", 0): "8e5906be2980340a4e9ea23ee8cb4bae1c2dd613cbb268c6161087123c034bf5",
+    ("train", 123456): "85557d09d3ebb5e6bb7b9f8aaa31b3e86c599fe0a2bbf8d448d82683cfd5bc32",
 }
 
 
@@ -83,14 +86,14 @@ GOLDEN = {
 # placeholder_kinds kinds, each drawn once and shown beside a real secret of its format;
 # those formats' credentials never look like placeholders and their oracle leaves them.
 GOLDEN_LEVELS = {
-    (2, "dev", 0): "0b912fd3434d60a02b4cd5c1a1eee491ba6299b9ef3a6024912a022ea1db47ba",
-    (2, "train", 77): "950440de01beea6e4fe1d18484fe554f1c4563c209762d88079cfe7d748db478",
-    (3, "dev", 0): "4429f18a1eaa9b8d95952433bb5ecbec9ef8b594fc5ddd132bab39ba8e2c75d6",
-    (3, "train", 77): "b4f20da94b40911a90e9dcda4ea17bee76144a4c7b124be9abc821860430e43e",
-    (4, "dev", 0): "83c1b0dd9248434525cc196127d80a99c6d8ae220e2429bc8b76f02ec16b6cf1",
-    (4, "train", 77): "cd393b72b3d964ad341aab74f4bbeee920bf69cae2509c4fe79373ff70af1bac",
-    (5, "dev", 0): "08546fb1b6cfa0bf545ebd79075244c4eb315700a772360fc97e3579aa420447",
-    (5, "train", 77): "80b55950d88c85dbfd552d669fd03e36db1a99514510861bbfe6fda7472470da",
+    (2, "dev", 0): "ca96f75db8e3694f36aaaf248c8117ee11f3b27c0a20d6cab5469f01617cd841",
+    (2, "train", 77): "1da6d888f38c0df7562caa3f53630bfb8e9b74a384bed476c43ce1d152b90f69",
+    (3, "dev", 0): "eeb79c7ac2c2a8ba8e864cd79a975edd513c915173c89a0cb7907040675739c4",
+    (3, "train", 77): "836872a48cdac9866130ecb84b3daeb958b412d2f98db4565f000b018c74443f",
+    (4, "dev", 0): "94af8d75f7c3a5f6ee4ddb1ca08e2e595f128443fd136669cc4ed1e9f944997d",
+    (4, "train", 77): "0b51d37a21fd8b3b11e63ede6ebeefd7f15b55122f144fe2462b280b4d142bdd",
+    (5, "dev", 0): "cb21f3e7a107c0d34969f553286f2d80a329ce8965b416ab1468fa2c6bbce4a2",
+    (5, "train", 77): "0c13a492624a7b1608d307be32877671f770602cf0a8d20bc3a14a6cda5aa71b",
 }
 
 
