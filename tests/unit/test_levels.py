@@ -226,6 +226,53 @@ class AffixedKeys(unittest.TestCase):
         self.assertEqual(ends, {4: {"before", "after"}, 5: {"before", "after"}})
 
 
+_PRODUCTION_VALUE = regex.compile(
+    r"(?m)(?<=(?:^\[(?:production|live|prod)\]\n(?:(?!\[)[^\n]*\n)*[a-z]+_[a-z]+ ?= ?|"
+    r"^(?:production|live|prod):\n(?:  [^\n]*\n)*  [a-z]+_[a-z]+: )[\"']?)[A-Za-z0-9]{18,30}(?![A-Za-z0-9_-])")
+_CREDENTIAL_VALUE = regex.compile(r"(?<=-credential\"?:[ \t]*\"?)[A-Za-z0-9+/]{12,}={0,2}")
+
+
+class NoKeyNameOrSectionTells(unittest.TestCase):
+    """What a constant reply read on levels-v5, each exact there: any value under a
+    production header, any base64 under a ``-credential`` Secret key, any value whose
+    key's affixed twin was in the record. On levels-v6 each takes kept values too, in
+    the held-out records of level-5 dev 0..23 (190 kept beside 65 secret, 77 beside 56,
+    86 twins; on environment 0.10.0 16 beside 61, none beside 59, no twin)."""
+
+    def _taken(self, pattern: regex.Pattern[str]) -> tuple[int, int]:
+        secret = kept = 0
+        for t in shared.dev(24, 5):
+            for r in t.heldout:
+                spans = {(s.start, s.end) for s in r.secrets}
+                for m in pattern.finditer(r.text):
+                    inside = any(a <= m.start() and m.end() <= b for a, b in spans)
+                    secret += inside
+                    kept += not inside
+        return secret, kept
+
+    def test_a_production_header_does_not_make_a_value_secret(self):
+        secret, kept = self._taken(_PRODUCTION_VALUE)
+        self.assertGreater(secret, 10)
+        self.assertGreater(kept, secret / 2)
+
+    def test_a_credential_key_does_not_make_a_value_secret(self):
+        secret, kept = self._taken(_CREDENTIAL_VALUE)
+        self.assertGreater(secret, 10)
+        self.assertGreater(kept, secret / 3)
+
+    def test_kept_keys_have_affixed_twins_too(self):
+        twins = 0
+        for t in shared.dev(24, 5):
+            for c in _world_of(t).contexts:
+                kept = [d for d in c.decoy_names if c.secret_name not in d]
+                twins += any(a != b and b in a for a in kept for b in kept)
+        self.assertGreaterEqual(twins, 24)
+
+
+def _world_of(task):
+    return build_stream(task.seed, task.n_shown, task.n_eval, task.level).world
+
+
 class EgressRange(unittest.TestCase):
     """A level-5 stream that states a client-address exception states an egress range
     whose boundary splits an octet (``egress_prefix``), with secret addresses just
