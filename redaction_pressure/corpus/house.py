@@ -88,6 +88,9 @@ class HouseFormat:
     secret: Shape
     lookalikes: tuple[tuple[str, Shape, str], ...]  # (family name, shape, why)
     placeholders: tuple[tuple[str, str], ...] = ()  # (kind, the placeholder's text), from level 3
+    # (look-alike family name, kind, text): placeholders of the look-alikes' own shapes,
+    # as a sample config holds a key id's placeholder beside the key's
+    lookalike_placeholders: tuple[tuple[str, str, str], ...] = ()
 
     def families(self) -> tuple[Family, list[Family]]:
         secret = Family(f"{self.service}_api_key", "secret", frozenset({"kv"}), self.keys,
@@ -103,6 +106,11 @@ class HouseFormat:
                               f"{PLACEHOLDER_KIND_WORDS[kind]}, as templates and .env.example files write it; "
                               "it authenticates nothing")
                    for kind, text in self.placeholders]
+        decoys += [Family(f"{name}_placeholder_{kind}", "decoy", frozenset({"kv"}), self.keys, _fixed(text),
+                          group="house_lookalike_placeholder",
+                          why=f"a placeholder of a {self.service} look-alike ({name.removeprefix(self.service + '_')}"
+                              "): its prefix and length with a placeholder body; it authenticates nothing")
+                   for name, kind, text in self.lookalike_placeholders]
         return secret, decoys
 
 
@@ -112,7 +120,20 @@ def with_placeholders(house: HouseFormat, r: Rng, kinds: int) -> HouseFormat:
     secret = replace(house.secret, real=True)
     drawn = tuple((kind, secret.placeholder(placeholder_run(r, kind, secret.alphabet)))
                   for kind in r.sample(PLACEHOLDER_KINDS, min(kinds, len(PLACEHOLDER_KINDS))))
-    return replace(house, secret=secret, placeholders=drawn)
+    # The look-alikes' placeholders too (one each, of a kind drawn): on levels-v6 only the
+    # credential had placeholders, so a placeholder gave away its exact marker and length,
+    # and a constant reply dropped every value of its record with another marker or length
+    # (the look-alikes) and kept the credential.
+    others = tuple((name, kind, shape.placeholder(placeholder_run(r, kind, shape.alphabet)))
+                   for name, shape, _ in house.lookalikes
+                   if name.removeprefix(house.service + "_") in _PLACEHELD_LOOKALIKES
+                   for kind in (r.choice(PLACEHOLDER_KINDS),))
+    return replace(house, secret=secret, placeholders=drawn, lookalike_placeholders=others)
+
+
+# The look-alikes whose placeholders a sample config holds: another marker (a client id,
+# a sandbox key) and another length (a key id).
+_PLACEHELD_LOOKALIKES = ("client_id", "sandbox_key", "key_id")
 
 
 def _encoded_maker(shape: Shape, key: str) -> Make:

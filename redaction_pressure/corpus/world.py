@@ -213,6 +213,10 @@ def _level_kinds(entry: Any, kv: Any) -> list[dict[str, Any]]:
               "house_placeholders formats per stream, placeholder_kinds kinds each (see the level table), each "
               "drawn once and shown beside the credential", of("house_placeholder", False),
               levels=_from("house_placeholders")),
+        entry("house_lookalike_placeholder", "decoy", "a placeholder of a house look-alike (a client id, sandbox "
+              "key or key id): its prefix and length with a placeholder body, beside the credential's own; it "
+              "authenticates nothing", "one per such look-alike of a format with placeholders",
+              of("house_lookalike_placeholder", False), levels=_from("house_placeholders")),
         entry("scoped_secret", "secret", "a service key's value in the production section of a config file "
               "([production], live:, prod:): the live credential", "scoped_secrets per stream (see the level "
               "table): a key, a secret section and a value alphabet and length range", of("scoped_secret", True),
