@@ -14,8 +14,9 @@ CORPUS_VERSION = "corpus-v5"
 # (stated policy exceptions go to categories already secret, levels 3-5 state one or
 # two; a base64 look-alike under a Secret key of the credential's form, both words drawn
 # per stream, levels 4-5; a same-shaped kept key beside each scoped secret in both of its
-# sections, levels 3-5; a kept key's affixed twin, levels 4-5: a constant reply reading
-# such co-occurrences scored 0.446 on level-5 dev, above level 4).
+# sections, levels 3-5; a kept key's affixed twin, levels 4-5; placeholders of the
+# look-alikes' own shapes, levels 3-5: constant replies reading such co-occurrences
+# scored 0.446 on level-5 dev, above level 4).
 LEVELS_VERSION = "levels-v6"
 REWARD_SCHEMA_VERSION = "reward-v1"
 ANSWER_SCHEMA_VERSION = "answer-v2"

@@ -65,7 +65,8 @@ ROOT = Path(__file__).resolve().parents[2]
 # client addresses are no longer secret in every level-5 stream); a look-alike
 # base64-encoded under a Secret key of the credential's form, words drawn per stream
 # (levels 4-5); a same-shaped kept key beside each scoped secret in both sections
-# (levels 3-5); a kept key's affixed twin (levels 4-5). Its system prompt says a '
+# (levels 3-5); a kept key's affixed twin (levels 4-5); placeholders of the look-alikes'
+# own shapes (levels 3-5). Its system prompt says a '
 # needs no backslash, and a policy with no secret category reads "treats as secret:
 # none of its optional categories" (was "nothing"): level-1 records and labels are
 # byte-identical, its prompts and fingerprints are not.
