@@ -79,7 +79,7 @@ TABLE: dict[int, Level] = {
     1: LEVEL_1,
     2: replace(_BASE, house_formats=(2, 3), length_step=(2, 4), context_secrets=(2, 2),
                policy_exceptions=(0, 1), lines_per_record=(2, 5), quiet_records=(6, 6)),
-    3: replace(_BASE, house_formats=(2, 4), lookalikes_per_format=(3, 4), lookalike_kinds=_ALL_KINDS,
+    3: replace(_BASE, house_formats=(3, 4), lookalikes_per_format=(3, 4), lookalike_kinds=_ALL_KINDS,
                length_step=(1, 3), house_placeholders=(1, 2), placeholder_kinds=(1, 2), context_secrets=(2, 3),
                context_lookalikes=(3, 4), scoped_secrets=(1, 1),
                policy_exceptions=(1, 2), multiline=(0, 1), lines_per_record=(3, 6), decoy_density=(4, 7),

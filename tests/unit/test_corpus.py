@@ -89,8 +89,8 @@ GOLDEN = {
 GOLDEN_LEVELS = {
     (2, "dev", 0): "ca96f75db8e3694f36aaaf248c8117ee11f3b27c0a20d6cab5469f01617cd841",
     (2, "train", 77): "1da6d888f38c0df7562caa3f53630bfb8e9b74a384bed476c43ce1d152b90f69",
-    (3, "dev", 0): "6435114eb89c3f6a7be389484cc95fc09e9ea3f4f67c5fcc6d42612dcb27b127",
-    (3, "train", 77): "0a1812e5d920c44159afb8c75d3c336851462cea0c4c0548eec1c92661a4423f",
+    (3, "dev", 0): "227e8c4cc266d128a0ba1eca1cd23311c0e944d8593a01c4699125cd520a24ae",
+    (3, "train", 77): "faa951e00133f65f90c9c4996c482d8dfbea1633b3983f9898ff97ea91148215",
     (4, "dev", 0): "f1d8094238f6befbc3eda307c364078b514b87eb24198739bec1e9d273842cb6",
     (4, "train", 77): "04d4acfc03eed068b4db95b8a068764ecc9c6157c3ddf61d28de2c530cc45b83",
     (5, "dev", 0): "cb6dee2eefa7a7f932a286ba232633d4eab6ba9b182bfe34ec97ab3acb103662",
