@@ -114,6 +114,11 @@ class HouseFormat:
         return secret, decoys
 
 
+# The look-alikes whose placeholders a sample config holds: another marker (a client id,
+# a sandbox key) and another length (a key id).
+_PLACEHELD_LOOKALIKES = ("client_id", "sandbox_key", "key_id")
+
+
 def with_placeholders(house: HouseFormat, r: Rng, kinds: int) -> HouseFormat:
     """``house`` with ``kinds`` placeholder kinds, each one text drawn once (a template's
     line is copied, not rewritten), and a credential whose body never looks like one."""
@@ -129,11 +134,6 @@ def with_placeholders(house: HouseFormat, r: Rng, kinds: int) -> HouseFormat:
                    if name.removeprefix(house.service + "_") in _PLACEHELD_LOOKALIKES
                    for kind in (r.choice(PLACEHOLDER_KINDS),))
     return replace(house, secret=secret, placeholders=drawn, lookalike_placeholders=others)
-
-
-# The look-alikes whose placeholders a sample config holds: another marker (a client id,
-# a sandbox key) and another length (a key id).
-_PLACEHELD_LOOKALIKES = ("client_id", "sandbox_key", "key_id")
 
 
 def _encoded_maker(shape: Shape, key: str) -> Make:
@@ -155,6 +155,13 @@ def encoding_keys(house: HouseFormat, r: Rng) -> tuple[str, str]:
     return f"{house.service}-{secret}-credential", f"{house.service}-{kept}-credential"
 
 
+def _encoding(shape: Shape) -> tuple[str, int]:
+    """What the encoded oracle reads of a shape: the base64 of its prefix up to a multiple
+    of 3 characters (which no body changes), and its total length."""
+    total = len(shape.prefix) + shape.length + (len(shape.checksum) + 6 if shape.checksum else 0)
+    return base64.b64encode(shape.prefix[:len(shape.prefix) // 3 * 3].encode()).decode(), total
+
+
 def encoded_family(house: HouseFormat, key: str) -> Family:
     """The credential as it reappears base64-encoded under ``data:`` of a Kubernetes
     Secret (under ``key``, `encoding_keys`). Base64 turns each 3 bytes into 4 characters, so
@@ -172,16 +179,9 @@ def encoded_family(house: HouseFormat, key: str) -> Family:
                   why=f"the {house.service} credential, base64-encoded in a Kubernetes Secret: encoding hides nothing")
 
 
-# Which look-alike of a format a staging Secret holds under the credential's own data
-# key, in order of preference: the one a test environment would be given.
+# Which look-alike of a format a test environment's Secret holds beside the encoded
+# credential, in order of preference: the one a test environment would be given.
 _ENCODED_LOOKALIKES = ("sandbox_key", "key_id", "client_id", "preview_key", "webhook_id")
-
-
-def _encoding(shape: Shape) -> tuple[str, int]:
-    """What the encoded oracle reads of a shape: the base64 of its prefix up to a multiple
-    of 3 characters (which no body changes), and its total length."""
-    total = len(shape.prefix) + shape.length + (len(shape.checksum) + 6 if shape.checksum else 0)
-    return base64.b64encode(shape.prefix[:len(shape.prefix) // 3 * 3].encode()).decode(), total
 
 
 def encoded_lookalike(house: HouseFormat, key: str) -> Family | None:
@@ -199,8 +199,10 @@ def encoded_lookalike(house: HouseFormat, key: str) -> Family | None:
         if kind not in shapes:
             continue
         name, shape = shapes[kind]
-        if _encoding(shape)[1] == total and not (
-                len(shape.prefix) >= fixed and base64.b64encode(shape.prefix[:fixed].encode()).decode() != head):
+        # The oracle takes an encoding of the credential's length that starts with its
+        # head: a look-alike whose prefix is shorter than the head's part may too.
+        same_head = len(shape.prefix) < fixed or base64.b64encode(shape.prefix[:fixed].encode()).decode() == head
+        if _encoding(shape)[1] == total and same_head:
             continue
         return Family(f"{name}_data", "decoy", frozenset({"k8s"}), (key,), _encoded_maker(shape, key),
                       group="house_format_base64_lookalike",

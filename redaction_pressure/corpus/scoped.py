@@ -9,8 +9,8 @@ section header before the key. Sections are INI/TOML tables and top-level YAML k
 
 Every block also holds another key of the same service with a value of the same shape
 that is no credential (a public reference): the section alone does not make a value
-secret either, nor a key found in two blocks (on levels-v5 every ``service_noun`` value under a production
-header was the secret, and a constant rule taking them all was exact).
+secret either, nor a key found in two blocks (on levels-v5 every ``service_noun`` value
+under a production header was the secret, and a constant rule taking them all was exact).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ class ScopedSecret:
     char_class: str
     lo: int
     hi: int
-    sibling_key: str  # the same service's other key in the secret section: a kept value
+    sibling_key: str  # the same service's other key, in both sections: a kept value
 
     def _maker(self, section: str, key: str = "") -> Make:
         def make(r: Rng, variant: str = "") -> Fragment:

@@ -189,15 +189,15 @@ def _render(template: Template, instances: list[Instance], r: Rng, world: World,
     instances (by position)."""
     items = []
     placed: set[str] = set()
-    held: list[str] = []  # the keys of the encoded credentials and look-alikes placed
+    encoded: dict[str, int] = {}  # encoded look-alike -> its values this file holds
     for k, inst in enumerate(instances):
         if "scoped" in inst.contexts and inst.family.name in placed:
             continue  # a scoped value has one place in a file: its key in its section
-        if inst.family.group == "house_format_base64_lookalike" and held.count(inst.family.keys[0]) >= 2:
-            continue  # a Secret holds a key once: a file takes a credential's key in two Secrets at most
+        if inst.family.group == "house_format_base64_lookalike":
+            encoded[inst.family.name] = encoded.get(inst.family.name, 0) + 1
+            if encoded[inst.family.name] > 2:
+                continue  # a Secret holds its key once: a file holds a look-alike in two Secrets at most
         placed.add(inst.family.name)
-        if inst.family.group.startswith("house_format_base64"):
-            held.append(inst.family.keys[0])
         frag = inst.family.make(r, inst.variant)
         context = next(c for c in _PREFERENCE if c in template.hosts and c in inst.contexts)
         key = frag.key or (keys[k] if keys and k in keys else r.choice(inst.keys))
