@@ -70,7 +70,8 @@ class Out:
     pos: int = 0
 
     def add(self, text: str, labels: Sequence[tuple[int, int, Family]] = ()) -> None:
-        self.labels += [(self.pos + s, self.pos + e, f) for s, e, f in labels]
+        if labels:
+            self.labels += [(self.pos + s, self.pos + e, f) for s, e, f in labels]
         self.parts.append(text)
         self.pos += len(text)
 

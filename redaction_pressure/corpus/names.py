@@ -9,6 +9,8 @@ invented key never collides with the static families' keyword contexts.
 
 from __future__ import annotations
 
+import re
+
 from .rng import Rng
 
 _ONSETS = ("b", "d", "f", "g", "k", "l", "m", "n", "p", "r", "s", "t", "v", "z",
@@ -24,9 +26,12 @@ _AVOID = ("pass", "pwd", "secret", "token", "key", "auth", "cred", "priv", "sk",
           "live", "test", "sess", "cookie", "bearer", "basic", "salt", "pin", "otp", "ssh")
 
 
+_AVOIDED = re.compile("|".join(map(re.escape, _AVOID)))
+
+
 def ok(name: str) -> bool:
     """Whether an invented word reads as no vendor and no secret keyword."""
-    return not any(bad in name for bad in _AVOID)
+    return _AVOIDED.search(name) is None
 
 
 def service_name(r: Rng) -> str:

@@ -52,6 +52,8 @@ _LAST = ("alvarez", "brandt", "chen", "dubois", "eriksen", "fischer", "garcia", 
 _TLDS = ("io", "com", "net", "dev", "co")
 _ROLES = ("db", "cache", "queue", "search", "api", "worker", "ledger", "mq", "kv", "etl")
 _HOST_SUFFIXES = ("internal", "lan", "corp", "svc.cluster.local")
+# A hostname never spans lines: the generator scans only lines ending one.
+_HOST_GATE = r"\.(?:internal|lan|corp|svc\.cluster\.local)(?![A-Za-z0-9_.-])"
 _ENVS = ("prod", "stg", "eu1", "us2", "ops")
 _ID_PREFIXES = ("cust", "acct", "cid", "member", "client", "tenant")
 
@@ -166,7 +168,7 @@ class Policy:
             if cat in self.secret:
                 hints = tuple(s.split(".")[-1] for s in _HOST_SUFFIXES) if cat == "internal_hostname" else ()
                 out[cat] = Family(cat, "secret", frozenset({"kv"}), KEYS[cat], make,
-                                  oracle=(self.pattern(cat),), hints=hints,
+                                  oracle=(self.pattern(cat),), hints=hints, line_gate=_HOST_GATE if hints else "",
                                   why=f"{DESCRIPTIONS[cat]} are secret under this stream's policy")
             else:
                 out[cat] = Family(cat, "decoy", frozenset({"kv"}), KEYS[cat], make,

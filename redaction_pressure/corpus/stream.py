@@ -127,24 +127,26 @@ _PREFERENCE = ("npmrc", "pypirc", "gcp_sa", "k8s", "scoped", "escaped", "block",
 
 
 # (compiled pattern, a literal it requires, further clauses of literals it requires one
-# of each, lowercase hints one of which it requires, compiled line gate or None)
+# of each, lowercase hints one of which it requires, compiled line gate or None, whether
+# every match starts after a hint)
 Oracle = tuple["regex.Pattern[str]", str, tuple[tuple[str, ...], ...], tuple[str, ...],
-               "regex.Pattern[str] | None"]
+               "regex.Pattern[str] | None", bool]
 
 
 @lru_cache(maxsize=4096)
-def _compiled(pattern: str, hints: tuple[str, ...], line_gate: str) -> Oracle:
+def _compiled(pattern: str, hints: tuple[str, ...], line_gate: str, hints_precede: bool) -> Oracle:
     """Oracle patterns recur across streams (policy categories, every static family).
     The literals a match needs skip most scans: a scan that cannot match marks nothing."""
     compiled, clauses = compile_trusted(pattern)
     single = [c[0] for c in clauses if len(c) == 1]
     required = max(single, key=len, default="")
     rest = tuple(c for c in clauses if c != (required,))
-    return compiled, required, rest, hints, (compile_trusted(line_gate)[0] if line_gate else None)
+    return (compiled, required, rest, hints, (compile_trusted(line_gate)[0] if line_gate else None),
+            hints_precede)
 
 
 def _oracles(families: Iterable[Family]) -> tuple[Oracle, ...]:
-    return tuple(_compiled(p, f.hints, f.line_gate) for f in families for p in f.oracle)
+    return tuple(_compiled(p, f.hints, f.line_gate, f.hints_precede) for f in families for p in f.oracle)
 
 
 def _gated_lines(gate: regex.Pattern[str], text: str) -> list[tuple[int, int]]:
@@ -164,14 +166,19 @@ def _oracle_agrees(text: str, secrets: list[Span], oracles: tuple[Oracle, ...]) 
     lower = None
     # Most oracles lack their required literal ("" is in every text): filtered in one
     # comprehension, which costs half of a loop that skips them one by one.
-    for pattern, _, clauses, hints, gate in [o for o in oracles if o[1] in text]:
+    for pattern, _, clauses, hints, gate, precede in [o for o in oracles if o[1] in text]:
         if clauses and not all(any(lit in text for lit in clause) for clause in clauses):
             continue
+        first = 0
         if hints:
             lower = text.lower() if lower is None else lower
-            if not any(h in lower for h in hints):
+            found = [at + len(h) for h in hints if (at := lower.find(h)) >= 0]
+            if not found:
                 continue
-        windows = _gated_lines(gate, text) if gate is not None else [(0, len(text))]
+            # Lowercasing keeps every offset only in ASCII text (the corpus's).
+            if precede and text.isascii():
+                first = min(found)
+        windows = _gated_lines(gate, text) if gate is not None else [(first, len(text))]
         for start, end in windows:
             for m in pattern.finditer(text, start, end):
                 marked[m.start():m.end()] = b"\x01" * (m.end() - m.start())
@@ -212,7 +219,7 @@ def _render(template: Template, instances: list[Instance], r: Rng, world: World,
 
 
 def _fits(template: Template, inst: Instance) -> bool:
-    return bool(template.hosts & inst.contexts)
+    return not template.hosts.isdisjoint(inst.contexts)
 
 
 def _instances(families: list[Family], r: Rng, contexts: frozenset[str]) -> list[Instance]:

@@ -77,6 +77,28 @@ _FULL_FOLD = int(_regex_core.FULLIGNORECASE)
 _BUILD_VERIFIED_FOR = ("2026.11.19",)
 _SINGLE_PARSE = regex.__version__ in _BUILD_VERIFIED_FOR
 
+# regex's parser combines flags thousands of times per pattern, and its flag constants
+# are enum.IntFlag members, whose & and | are Python calls: over half the time of
+# compiling an oracle pattern. The same numbers as plain ints build the same code
+# (tests.unit.test_pattern_guard compares it, pattern by pattern, both ways), so for the
+# version _build was read from, regex's parser module holds them as ints.
+_ENUM_FLAGS: dict[str, Any] = {name: value for name, value in vars(_regex_core).items()
+                               if isinstance(value, regex.RegexFlag)}
+_ENUM_TABLES: dict[str, dict[Any, Any]] = {name: getattr(_regex_core, name)
+                                           for name in ("CASE_FLAGS_COMBINATIONS", "DEFAULT_FLAGS")}
+
+
+def _use_flag_constants(plain: bool) -> None:
+    """Sets regex's parser flag constants to plain ints (``plain``) or back to its own."""
+    for name, value in _ENUM_FLAGS.items():
+        setattr(_regex_core, name, int(value) if plain else value)
+    for name, table in _ENUM_TABLES.items():
+        setattr(_regex_core, name, {int(k): int(v) for k, v in table.items()} if plain else table)
+
+
+if _SINGLE_PARSE:
+    _use_flag_constants(plain=True)
+
 
 class Refused(Exception):
     """The pattern is refused as too costly (or too dangerous) to compile or run."""

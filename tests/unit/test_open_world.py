@@ -172,13 +172,16 @@ class Fairness(unittest.TestCase):
 
 class OracleHints(unittest.TestCase):
     def test_hints_and_line_gates_never_skip_a_match(self):
-        """The generator skips an oracle on texts without any of its hints, and runs
-        one with a line gate only on lines the gate matches. On every record of dev
-        and 64 train tasks, and on the families' own examples, every match of such an
-        oracle lies in a text holding a hint and on one line that the gate matches (so
-        neither shortcut can hide a disagreement)."""
-        checked = 0
+        """The generator skips an oracle on texts without any of its hints, runs one
+        with a line gate only on lines the gate matches, and one whose hints precede its
+        matches only from the end of the first hint on. On every record of dev and 64
+        train tasks, of 32 dev tasks at levels 3 and 5 (scoped and context secrets),
+        and on the families' own examples, every match of such an oracle lies in a text
+        holding a hint, on one line that the gate matches, and after the end of a hint
+        (so none of the shortcuts can hide a disagreement)."""
+        checked = {"hints": 0, "line_gate": 0, "hints_precede": 0}
         tasks = DEV + [shared.task("train", i * 7919) for i in range(64)]
+        tasks += [shared.task("dev", i, level) for level in (3, 5) for i in range(0, 64, 2)]
         for task in tasks:
             world = _world(task)
             families = [f for f in SECRETS + world.secret_families if f.hints or f.line_gate]
@@ -187,27 +190,34 @@ class OracleHints(unittest.TestCase):
             for f in families:
                 for p in f.oracle:
                     for text in texts:
+                        lower = text.lower()
                         for m in regex.finditer(p, text):
-                            checked += 1
                             if f.hints:
-                                self.assertTrue(any(h in text.lower() for h in f.hints), (f.name, text))
+                                checked["hints"] += 1
+                                self.assertTrue(any(h in lower for h in f.hints), (f.name, text))
+                            if f.hints_precede:
+                                checked["hints_precede"] += 1
+                                self.assertTrue(any(0 <= lower.rfind(h, 0, m.start()) <= m.start() - len(h)
+                                                    for h in f.hints), (f.name, text, m.start()))
                             if f.line_gate:
+                                checked["line_gate"] += 1
                                 self.assertNotIn("\n", m.group(), f.name)
                                 start = text.rfind("\n", 0, m.start()) + 1
                                 end = text.find("\n", m.end())
                                 line = text[start:len(text) if end < 0 else end]
                                 self.assertTrue(regex.search(f.line_gate, line), (f.name, line))
-        self.assertGreater(checked, 200)
+        for kind, count in checked.items():
+            self.assertGreater(count, 200, kind)
 
 
 @functools.lru_cache(maxsize=256)
-def _stream_world(seed: int, n_shown: int, n_eval: int):
+def _stream_world(seed: int, n_shown: int, n_eval: int, level: int = 1):
     from redaction_pressure.corpus.stream import build_stream
-    return build_stream(seed, n_shown, n_eval).world
+    return build_stream(seed, n_shown, n_eval, level).world
 
 
 def _world(task):
-    return _stream_world(task.seed, task.n_shown, task.n_eval)
+    return _stream_world(task.seed, task.n_shown, task.n_eval, task.level)
 
 
 if __name__ == "__main__":

@@ -411,7 +411,8 @@ def _patterns(text: str) -> list[str]:
 
 class SingleParseCompile(unittest.TestCase):
     """`pattern_guard._build` compiles the checked tree instead of parsing again; it
-    must hand `regex`'s C compiler exactly what ``regex.compile`` hands it."""
+    must hand `regex`'s C compiler exactly what ``regex.compile`` hands it, ``regex``
+    parsing with its own (enum) flag constants and the guard with them as plain ints."""
 
     def compiler_args(self, fn, pattern):
         seen = []
@@ -430,9 +431,13 @@ class SingleParseCompile(unittest.TestCase):
 
     def assert_same(self, pattern):
         ours = self.compiler_args(lambda p: guard.compile_bounded(p), pattern)
-        theirs = self.compiler_args(lambda p: regex.compile(p, cache_pattern=False), pattern)
         if isinstance(ours, str) and ours == "Refused":
             return
+        guard._use_flag_constants(plain=False)
+        try:
+            theirs = self.compiler_args(lambda p: regex.compile(p, cache_pattern=False), pattern)
+        finally:
+            guard._use_flag_constants(plain=True)
         self.assertEqual(ours, theirs, pattern)
 
     def test_same_compiler_input_as_regex_compile(self):
@@ -446,6 +451,20 @@ class SingleParseCompile(unittest.TestCase):
                      r"(?b)x", r"(?e)x", r"(?V0)(?V1)x", r"(?L)x"]
         for p in patterns:
             with self.subTest(pattern=p):
+                self.assert_same(p)
+
+    def test_flag_constants_are_plain_ints_for_the_verified_version(self):
+        self.assertIs(type(regex._regex_core.IGNORECASE), int)
+        self.assertIs(type(regex._regex_core.CASE_FLAGS_COMBINATIONS[0]), int)
+        self.assertEqual(regex._regex_core.FULLIGNORECASE, int(regex.RegexFlag.F | regex.RegexFlag.I))
+
+    def test_realistic_and_random_patterns_compile_alike(self):
+        """The catalogue's oracles, the built-in policies' rules and 200 random
+        patterns of the cost benchmark's grammar (flags, case folding, lookarounds,
+        conditionals)."""
+        from tests.support.random_patterns import random_patterns, realistic_patterns
+        for p in realistic_patterns() + random_patterns(200, seed=11):
+            with self.subTest(pattern=p[:80]):
                 self.assert_same(p)
 
     def test_parser_state_left_by_others_does_not_matter(self):
