@@ -1,8 +1,8 @@
 """Version strings that name behaviour. Bump one whenever its behaviour changes, in
 the same commit that updates the golden fingerprints in tests/unit/test_corpus.py."""
 
-ENVIRONMENT_VERSION = "0.11.0"
-CORPUS_VERSION = "corpus-v5"
+ENVIRONMENT_VERSION = "0.12.0"
+CORPUS_VERSION = "corpus-v6"
 # The tasks of levels 2-5 within the corpus version: bumped whenever a higher level's
 # tasks change while level 1 stays byte-identical (the corpus version seeds every
 # stream, so bumping it would move level 1 too). Part of a higher level's durable key.
@@ -16,7 +16,8 @@ CORPUS_VERSION = "corpus-v5"
 # per stream, levels 4-5; a same-shaped kept key beside each scoped secret in both of its
 # sections, levels 3-5; a kept key's affixed twin, levels 4-5; placeholders of the
 # look-alikes' own shapes, levels 3-5: constant replies reading such co-occurrences
-# scored 0.446 on level-5 dev, above level 4).
-LEVELS_VERSION = "levels-v6"
+# scored 0.446 on level-5 dev, above level 4); v7: corpus-v6, environment 0.12.0 (every
+# stream reseeded by the corpus version; no level's table changed).
+LEVELS_VERSION = "levels-v7"
 REWARD_SCHEMA_VERSION = "reward-v1"
 ANSWER_SCHEMA_VERSION = "answer-v2"

@@ -499,13 +499,16 @@ def write_pypirc(template: Template, items: list[Item], r: Rng, world: World) ->
 def _secrets(items: list[Item], r: Rng) -> list[tuple[str, str, list[Item]]]:
     """Kubernetes Secrets whose type matches their data: Opaque for plain keys (a key
     once per Secret), one ``kubernetes.io/dockerconfigjson`` Secret per registry
-    credential, whose only key is ``.dockerconfigjson``."""
+    credential, whose only key is ``.dockerconfigjson``. Data keys in sorted order, as
+    ``kubectl get -o yaml`` / ``-o json`` print a Secret (Go maps marshal sorted): in
+    the order the values were planned, a Secret's first key was its secret in 95% of
+    level-5 held-out Secrets (corpus-v5), a position any reader could take."""
     opaque = [i for i in items if i.key != ".dockerconfigjson"]
     docker = [i for i in items if i.key == ".dockerconfigjson"]
     docs: list[tuple[str, str, list[Item]]] = []
     if opaque or not docker:
         for name, members in sections(opaque, "credentials", ("credentials", "config", "extra", "legacy"), r):
-            docs.append(("Opaque", name, members))
+            docs.append(("Opaque", name, sorted(members, key=lambda item: item.key)))
     docs += [("kubernetes.io/dockerconfigjson", "registry" if k == 0 else f"registry-{k + 1}", [item])
              for k, item in enumerate(docker)]
     return docs

@@ -395,7 +395,8 @@ class PageContent(ReportTestCase):
         self.assertIn("SPLIT NOT ESTABLISHED", text)
         self.assertIn("PRIVATE LABEL UNPROVEN (seed derivation not checked)", text)
         self.assertIn("only `audit verify --private-seed-env` checks the seeds", text)
-        self.assertNotIn("PUBLIC", text)
+        # (the records may hold "PUBLIC" themselves: a PUBLIC KEY block)
+        self.assertNotRegex(text, r"PUBLIC \w+ SPLIT|NOT a private evaluation")
         self.assertEqual(split_class(page), "unknown")
         # Rebuilt from the seeds the traces reveal, never from the private secret.
         self.assertEqual(len(page.pres), 2 * task.n_eval)

@@ -11,11 +11,13 @@ import tempfile
 import unittest
 from pathlib import Path
 
+from redaction_pressure import load_task, score_completion
 from redaction_pressure.run import read_traces, run_policy
 from redaction_pressure.scoring.summary import trace_reward
 from tests.support.util import cli
 
 N = 6
+_WIPE = json.dumps({"rules": [{"pattern": r"[\s\S]+", "replacement": "[REDACTED]"}]})
 
 
 def _edit(path: Path, line: int, change) -> None:
@@ -62,9 +64,9 @@ class Rescore(unittest.TestCase):
         def inflate(episode):  # a recorded score that the reply does not earn
             episode["traces"][0]["rewards"]["recall"]["score"] = 1.0
 
-        def other_reply(episode):  # a reply other than the one scored
+        def other_reply(episode):  # a reply other than the one scored: delete everything
             nodes = episode["traces"][0]["nodes"]
-            [n for n in nodes if n.get("sampled")][-1]["message"]["content"] = '{"rules": []}'
+            [n for n in nodes if n.get("sampled")][-1]["message"]["content"] = _WIPE
 
         def other_prompt(episode):
             episode["traces"][0]["task"]["data"]["prompt"] += " "
@@ -84,7 +86,9 @@ class Rescore(unittest.TestCase):
         self.assertRegex(lines[0], r"^dev-000003 \(line 1\): reward recorded 0\.\d{4}, recomputed 0\.\d{4} "
                                    r"\(recall 1\.0000 -> 0\.\d{4}; info\.redaction records reward 0\.\d{4}, "
                                    r"recall 0\.\d{4}\)$")
-        self.assertRegex(lines[1], r"^dev-000004 \(line 2\): reward recorded 0\.\d{4}, recomputed 0\.0000 \(")
+        wiped = score_completion(load_task("dev", 4), _WIPE).reward
+        self.assertNotEqual(round(wiped, 4), round(self.rewards[1], 4))
+        self.assertRegex(lines[1], rf"^dev-000004 \(line 2\): reward recorded 0\.\d{{4}}, recomputed {wiped:.4f} \(")
         self.assertEqual(lines[2], "line 3: cannot be rescored: the recorded prompt is not dev-000005's "
                                    "(another corpus, or another private secret?)")
         self.assertRegex(lines[3], r"^line 7 is not JSON")

@@ -70,12 +70,15 @@ ROOT = Path(__file__).resolve().parents[2]
 # needs no backslash, and a policy with no secret category reads "treats as secret:
 # none of its optional categories" (was "nothing"): level-1 records and labels are
 # byte-identical, its prompts and fingerprints are not.
+# corpus-v6 (environment 0.12.0; every stream reseeded by the version): a Kubernetes
+# Secret's data keys in sorted order, as kubectl prints them (in planned order the
+# first key was the secret in 95% of level-5 held-out Secrets).
 GOLDEN = {
-    ("dev", 0): "ce3fb59d4f8a6e3a351819f30729ee4048c9fae509c6066df93231e02926bc23",
-    ("dev", 31): "01881188456a99b729bf5e7cfef8348aff047ede3d2dfca7c1c45f9fd2b23b08",
-    ("dev", 63): "604e8622d49189d652f0db5abdbf52010e2a1ac6e71c5a96a8428e95b521ba19",
-    ("train", 0): "8e5906be2980340a4e9ea23ee8cb4bae1c2dd613cbb268c6161087123c034bf5",
-    ("train", 123456): "85557d09d3ebb5e6bb7b9f8aaa31b3e86c599fe0a2bbf8d448d82683cfd5bc32",
+    ("dev", 0): "9fd31df7597b03794561cd185f85048d68409bbf49c5d599ccc77f3e98c24015",
+    ("dev", 31): "efaabb458ac54283c2850534757c75107a84e4c6009c0cc3dba5fe50e42e4fd3",
+    ("dev", 63): "4e4e77e45fbf1cca22b67c49714249bdeefdb16ffe385f123fd8d15f1f411dd2",
+    ("train", 0): "d782485e5849cad9dc176b9e41d11b51962043b04788f3614d9bd907f515c51e",
+    ("train", 123456): "ff73634b02513cf3bd2b8bd02dfa289151afda016cf476387aca4b30ccd5e8a3",
 }
 
 
@@ -87,20 +90,20 @@ GOLDEN = {
 # placeholder_kinds kinds, each drawn once and shown beside a real secret of its format;
 # those formats' credentials never look like placeholders and their oracle leaves them.
 GOLDEN_LEVELS = {
-    (2, "dev", 0): "ca96f75db8e3694f36aaaf248c8117ee11f3b27c0a20d6cab5469f01617cd841",
-    (2, "train", 77): "1da6d888f38c0df7562caa3f53630bfb8e9b74a384bed476c43ce1d152b90f69",
-    (3, "dev", 0): "227e8c4cc266d128a0ba1eca1cd23311c0e944d8593a01c4699125cd520a24ae",
-    (3, "train", 77): "faa951e00133f65f90c9c4996c482d8dfbea1633b3983f9898ff97ea91148215",
-    (4, "dev", 0): "f1d8094238f6befbc3eda307c364078b514b87eb24198739bec1e9d273842cb6",
-    (4, "train", 77): "04d4acfc03eed068b4db95b8a068764ecc9c6157c3ddf61d28de2c530cc45b83",
-    (5, "dev", 0): "cb6dee2eefa7a7f932a286ba232633d4eab6ba9b182bfe34ec97ab3acb103662",
-    (5, "train", 77): "ad69e5f2766a2930eb4f65b7069a75f0c51ae2401f9d7ce70ae497c583362133",
+    (2, "dev", 0): "44ded57304d5660ddc102dc7aaac9a51f7f77e14d79d16d6ab61aaacdae05293",
+    (2, "train", 77): "4d3905d5e0a57bc98070442c1fa044b63f9a3bc638ddc787453d8d72499315d1",
+    (3, "dev", 0): "8f5d96a6525bbeb29e58a075673fc744cdbf468b76d6de15d5fef6b08a5796de",
+    (3, "train", 77): "2e507e287f49716fd2552bca09318b65c360bf95de6a45587202bee87856d966",
+    (4, "dev", 0): "41016f3d0f6688b23db95f32cfaadcfe935f0c87ed031746589f7df03a73aea0",
+    (4, "train", 77): "d211b337062cd244f5601908c1b52c481b9e14fa8f16bda52924908e8b1ea67d",
+    (5, "dev", 0): "fbdedb1580ceaafd5bce5a4b04ee6501a269e6f9063a087605797c37452d7b33",
+    (5, "train", 77): "e4b2a79208a5c0f1f58d094807e57143ef5f91011ce6046f4c7feb0b96b2c45d",
 }
 
 
 class GoldenFingerprints(unittest.TestCase):
     def test_version(self):
-        self.assertEqual(CORPUS_VERSION, "corpus-v5")
+        self.assertEqual(CORPUS_VERSION, "corpus-v6")
 
     def test_golden_fingerprints(self):
         for (split, index), want in GOLDEN.items():
