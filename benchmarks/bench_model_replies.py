@@ -10,14 +10,13 @@ and per level the mean with its standard error beside `induce` and the oracle on
 same tasks, so the question "does the level separate models?" is answered by a
 script, not by hand.
 
-``model-replies-2026-12-02-env0.10`` holds the replies of environment 0.10.0
-(corpus-v5) at levels 1 and 5, eight dev tasks each (3, 11, ..., 59): each from a
-frontier-model session allowed only to print its prompt file and write its reply, two
-tasks per session. Replies to earlier corpora are kept under ``benchmarks/data/corpus-v3/``
-and ``benchmarks/data/corpus-v4/`` (not read by default: each corpus version reseeded
-every stream, so they score only with the build they were written for; their READMEs
-say how and what they scored): on corpus-v4 the same protocol gave 0.962 at level 1
-and 1.000 at levels 3 and 5, and single-pass sessions 0.872 and 0.810.
+``model-replies-2026-12-02-env0.12`` holds the replies of environment 0.12.0
+(corpus-v6, levels-v7): level 1, dev 3, 11, ..., 59, and level 5, dev 3, 7, ..., 63,
+each from a frontier-model session allowed only to print its prompt files and write its
+replies (three tasks per session). Replies to earlier corpora are kept under
+``benchmarks/data/corpus-v3/``, ``corpus-v4/`` and ``corpus-v5/`` (not read by default:
+each corpus version reseeded every stream, so they score only with the build they were
+written for; their READMEs say how and what they scored).
 """
 
 from __future__ import annotations
