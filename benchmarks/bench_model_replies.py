@@ -13,8 +13,9 @@ script, not by hand.
 ``model-replies-2026-12-02-env0.12`` holds the replies of environment 0.12.0
 (corpus-v6, levels-v7): level 1, dev 3, 11, ..., 59, and level 5, dev 1, 3, 5, 7, 9,
 ..., 53, 55, 59, 63 (30 tasks), each from a frontier-model session allowed only to read
-its prompt files and write its replies (two or three tasks per session; its README). Replies to earlier corpora are kept under
-``benchmarks/data/corpus-v3/``, ``corpus-v4/`` and ``corpus-v5/`` (not read by default:
+its prompt files and write its replies (two or three tasks per session; its README).
+Replies to earlier corpora are kept under ``benchmarks/data/corpus-v3/``, ``corpus-v4/``
+and ``corpus-v5/`` (not read by default:
 each corpus version reseeded every stream, so they score only with the build they were
 written for; their READMEs say how and what they scored).
 """
