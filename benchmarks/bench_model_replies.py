@@ -15,9 +15,9 @@ script, not by hand.
 ..., 53, 55, 59, 63 (30 tasks), each from a frontier-model session allowed only to read
 its prompt files and write its replies (two or three tasks per session; its README).
 Replies to earlier corpora are kept under ``benchmarks/data/corpus-v3/``, ``corpus-v4/``
-and ``corpus-v5/`` (not read by default:
-each corpus version reseeded every stream, so they score only with the build they were
-written for; their READMEs say how and what they scored).
+and ``corpus-v5/`` (not read by default: each corpus version reseeded every stream, so
+they score only with the build they were written for; their READMEs say how and what
+they scored).
 """
 
 from __future__ import annotations

@@ -172,12 +172,11 @@ def _oracle_agrees(text: str, secrets: list[Span], oracles: tuple[Oracle, ...]) 
         first = 0
         if hints:
             lower = text.lower() if lower is None else lower
-            found = [at + len(h) for h in hints if (at := lower.find(h)) >= 0]
-            if not found:
+            if not any(h in lower for h in hints):
                 continue
             # Lowercasing keeps every offset only in ASCII text (the corpus's).
             if precede and text.isascii():
-                first = min(found)
+                first = min(at + len(h) for h in hints if (at := lower.find(h)) >= 0)
         windows = _gated_lines(gate, text) if gate is not None else [(first, len(text))]
         for start, end in windows:
             for m in pattern.finditer(text, start, end):

@@ -80,8 +80,9 @@ _SINGLE_PARSE = regex.__version__ in _BUILD_VERIFIED_FOR
 # regex's parser combines flags thousands of times per pattern, and its flag constants
 # are enum.IntFlag members, whose & and | are Python calls: over half the time of
 # compiling an oracle pattern. The same numbers as plain ints build the same code
-# (tests.unit.test_pattern_guard compares it, pattern by pattern, both ways), so for the
-# version _build was read from, regex's parser module holds them as ints.
+# (tests.unit.test_verdict_purity.SingleParseCompile compares it, pattern by pattern,
+# both ways), so for the version _build was read from, regex's parser module holds them
+# as ints.
 _ENUM_FLAGS: dict[str, Any] = {name: value for name, value in vars(_regex_core).items()
                                if isinstance(value, regex.RegexFlag)}
 _ENUM_TABLES: dict[str, dict[Any, Any]] = {name: getattr(_regex_core, name)
