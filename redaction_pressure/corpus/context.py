@@ -73,7 +73,7 @@ class ContextSecret:
         secret = Family(self.secret_name.replace("-", "_"), "secret", contexts, (self.secret_name,),
                         self._maker(self.secret_name), oracle=(self.pattern(),),
                         why=f"the value of the stream's {where} {self.secret_name!r}",
-                        hints=(self.secret_name.lower(),), hints_precede=True, group="context_secret")
+                        hints=(self.secret_name.lower(),), hints_anchor=True, group="context_secret")
         decoys = [Family(d.replace("-", "_"), "decoy", contexts, (d,), self._maker(d),
                          why=f"a value of the same shape under the {where} {d!r}, which this stream "
                              f"does not treat as secret; only {self.secret_name!r} is", group="context_lookalike")

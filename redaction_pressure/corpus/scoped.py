@@ -58,7 +58,7 @@ class ScopedSecret:
     def families(self) -> tuple[Family, Family, Family, Family]:
         contexts = frozenset({"scoped"})
         secret = Family(self.key, "secret", contexts, (self.key,), self._maker(self.secret_section),
-                        oracle=(self.pattern(),), hints=(self.key.lower(),), hints_precede=True,
+                        oracle=(self.pattern(),), hints=(self.key.lower(),), hints_anchor=True,
                         group="scoped_secret",
                         why=f"the value of {self.key!r} in the [{self.secret_section}] section: the live credential")
         decoy = Family(f"{self.key}_{self.other_section}", "decoy", contexts, (self.key,),

@@ -128,13 +128,17 @@ _PREFERENCE = ("npmrc", "pypirc", "gcp_sa", "k8s", "scoped", "escaped", "block",
 
 # (compiled pattern, a literal it requires, further clauses of literals it requires one
 # of each, lowercase hints one of which it requires, compiled line gate or None, whether
-# every match starts after a hint)
+# every match starts right after a hint and separators)
 Oracle = tuple["regex.Pattern[str]", str, tuple[tuple[str, ...], ...], tuple[str, ...],
                "regex.Pattern[str] | None", bool]
 
+# What may sit between an anchored oracle's hint (its key) and a match: the key/value
+# separators of every format the corpus writes (``key = "v"``, ``key: v``, ``--flag=v``).
+ANCHOR_SEPARATORS = frozenset(" \t\n\r\f\v\"':=")
+
 
 @lru_cache(maxsize=4096)
-def _compiled(pattern: str, hints: tuple[str, ...], line_gate: str, hints_precede: bool) -> Oracle:
+def _compiled(pattern: str, hints: tuple[str, ...], line_gate: str, hints_anchor: bool) -> Oracle:
     """Oracle patterns recur across streams (policy categories, every static family).
     The literals a match needs skip most scans: a scan that cannot match marks nothing."""
     compiled, clauses = compile_trusted(pattern)
@@ -142,11 +146,11 @@ def _compiled(pattern: str, hints: tuple[str, ...], line_gate: str, hints_preced
     required = max(single, key=len, default="")
     rest = tuple(c for c in clauses if c != (required,))
     return (compiled, required, rest, hints, (compile_trusted(line_gate)[0] if line_gate else None),
-            hints_precede)
+            hints_anchor)
 
 
 def _oracles(families: Iterable[Family]) -> tuple[Oracle, ...]:
-    return tuple(_compiled(p, f.hints, f.line_gate, f.hints_precede) for f in families for p in f.oracle)
+    return tuple(_compiled(p, f.hints, f.line_gate, f.hints_anchor) for f in families for p in f.oracle)
 
 
 def _gated_lines(gate: regex.Pattern[str], text: str) -> list[tuple[int, int]]:
@@ -161,30 +165,76 @@ def _gated_lines(gate: regex.Pattern[str], text: str) -> list[tuple[int, int]]:
     return lines
 
 
-def _oracle_agrees(text: str, secrets: list[Span], oracles: tuple[Oracle, ...]) -> bool:
+def anchor_starts(text: str, lower: str, hints: tuple[str, ...]) -> list[int]:
+    """Every position right after an occurrence of a hint in ``lower`` (``text``
+    lowercased, the same length) and then any run of separators: where an anchored
+    oracle's matches can start, in order."""
+    starts: set[int] = set()
+    for h in hints:
+        at = lower.find(h)
+        while at >= 0:
+            p = at + len(h)
+            starts.add(p)
+            while p < len(text) and text[p] in ANCHOR_SEPARATORS:
+                p += 1
+                starts.add(p)
+            at = lower.find(h, at + 1)
+    return sorted(starts)
+
+
+def _anchored_spans(pattern: regex.Pattern[str], text: str, starts: list[int]) -> list[tuple[int, int]] | None:
+    """The spans `finditer` yields for a pattern whose every match starts at one of
+    ``starts``, from a match attempt at each start instead of one at every position
+    (a lookbehind-led pattern costs as much at a position it cannot match as at one it
+    can). None when a match is empty (finditer's rule for those is not mirrored here)."""
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    for p in starts:
+        if p < pos:
+            continue
+        m = pattern.match(text, p)
+        if m is not None:
+            if m.end() == m.start():
+                return None
+            spans.append(m.span())
+            pos = m.end()
+    return spans
+
+
+def oracle_marks(text: str, oracles: tuple[Oracle, ...]) -> bytearray:
+    """1 for every character some oracle match covers. Shortcuts skip scans that cannot
+    match (a missing literal or hint), and scan only gated lines or anchored starts;
+    tests check on generated records that the marks equal a plain scan's."""
     marked = bytearray(len(text))
     lower = None
     # Most oracles lack their required literal ("" is in every text): filtered in one
     # comprehension, which costs half of a loop that skips them one by one.
-    for pattern, _, clauses, hints, gate, precede in [o for o in oracles if o[1] in text]:
+    for pattern, _, clauses, hints, gate, anchored in [o for o in oracles if o[1] in text]:
         if clauses and not all(any(lit in text for lit in clause) for clause in clauses):
             continue
-        first = 0
         if hints:
             lower = text.lower() if lower is None else lower
             if not any(h in lower for h in hints):
                 continue
             # Lowercasing keeps every offset only in ASCII text (the corpus's).
-            if precede and text.isascii():
-                first = min(at + len(h) for h in hints if (at := lower.find(h)) >= 0)
-        windows = _gated_lines(gate, text) if gate is not None else [(first, len(text))]
+            if anchored and text.isascii():
+                spans = _anchored_spans(pattern, text, anchor_starts(text, lower, hints))
+                if spans is not None:
+                    for start, end in spans:
+                        marked[start:end] = b"\x01" * (end - start)
+                    continue
+        windows = _gated_lines(gate, text) if gate is not None else [(0, len(text))]
         for start, end in windows:
             for m in pattern.finditer(text, start, end):
                 marked[m.start():m.end()] = b"\x01" * (m.end() - m.start())
+    return marked
+
+
+def _oracle_agrees(text: str, secrets: list[Span], oracles: tuple[Oracle, ...]) -> bool:
     want = bytearray(len(text))
     for s in secrets:
         want[s.start:s.end] = b"\x01" * (s.end - s.start)
-    return marked == want
+    return oracle_marks(text, oracles) == want
 
 
 def _render(template: Template, instances: list[Instance], r: Rng, world: World,

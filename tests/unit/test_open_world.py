@@ -16,6 +16,7 @@ from types import SimpleNamespace
 import regex
 
 from redaction_pressure import policies, score_completion
+from redaction_pressure.corpus import stream
 from redaction_pressure.corpus.families import SECRETS
 from redaction_pressure.corpus.policy import CATEGORIES
 from redaction_pressure.corpus.stream import Record, Span
@@ -173,32 +174,37 @@ class Fairness(unittest.TestCase):
 class OracleHints(unittest.TestCase):
     def test_hints_and_line_gates_never_skip_a_match(self):
         """The generator skips an oracle on texts without any of its hints, runs one
-        with a line gate only on lines the gate matches, and one whose hints precede its
-        matches only from the end of the first hint on. On every record of dev and 64
-        train tasks, of 32 dev tasks at levels 3 and 5 (scoped and context secrets),
-        and on the families' own examples, every match of such an oracle lies in a text
-        holding a hint, on one line that the gate matches, and after the end of a hint
-        (so none of the shortcuts can hide a disagreement)."""
-        checked = {"hints": 0, "line_gate": 0, "hints_precede": 0}
+        with a line gate only on lines the gate matches, and tries an anchored one only
+        right after a hint and separators. On every record of dev and 64 train tasks,
+        of 32 dev tasks at levels 3 and 5 (scoped and context secrets), and on the
+        families' own examples and near misses, every match of such an oracle lies in a
+        text holding a hint, on one line that the gate matches, and (anchored) right
+        after a hint and separators only; and the generator's marks with its shortcuts
+        equal a plain scan's (so none of the shortcuts can hide a disagreement)."""
+        checked = {"hints": 0, "line_gate": 0, "hints_anchor": 0, "shortcut_marks": 0}
         tasks = DEV + [shared.task("train", i * 7919) for i in range(64)]
         tasks += [shared.task("dev", i, level) for level in (3, 5) for i in range(0, 64, 2)]
+        separators = "".join(sorted(stream.ANCHOR_SEPARATORS))
         for task in tasks:
             world = _world(task)
             families = [f for f in SECRETS + world.secret_families if f.hints or f.line_gate]
             texts = [r.text for r in task.shown + task.heldout]
-            texts += [text for f in families for text, _ in f.examples]
+            texts += [text for f in families for text, _ in f.examples] + [n for f in families for n in f.negatives]
             for f in families:
                 for p in f.oracle:
+                    oracle = stream._compiled(p, f.hints, f.line_gate, f.hints_anchor)
                     for text in texts:
                         lower = text.lower()
+                        plain = bytearray(len(text))
                         for m in regex.finditer(p, text):
+                            plain[m.start():m.end()] = b"\x01" * (m.end() - m.start())
                             if f.hints:
                                 checked["hints"] += 1
                                 self.assertTrue(any(h in lower for h in f.hints), (f.name, text))
-                            if f.hints_precede:
-                                checked["hints_precede"] += 1
-                                self.assertTrue(any(lower.rfind(h, 0, m.start()) >= 0 for h in f.hints),
-                                                (f.name, text, m.start()))
+                            if f.hints_anchor:
+                                checked["hints_anchor"] += 1
+                                before = lower[:m.start()].rstrip(separators)
+                                self.assertTrue(any(before.endswith(h) for h in f.hints), (f.name, text, m.start()))
                             if f.line_gate:
                                 checked["line_gate"] += 1
                                 self.assertNotIn("\n", m.group(), f.name)
@@ -206,8 +212,22 @@ class OracleHints(unittest.TestCase):
                                 end = text.find("\n", m.end())
                                 line = text[start:len(text) if end < 0 else end]
                                 self.assertTrue(regex.search(f.line_gate, line), (f.name, line))
+                        if any(plain):
+                            checked["shortcut_marks"] += 1
+                        self.assertEqual(stream.oracle_marks(text, (oracle,)), plain, (f.name, text))
         for kind, count in checked.items():
             self.assertGreater(count, 200, kind)
+
+    def test_anchored_spans_are_finditers(self):
+        """Trying a pattern at each anchor gives finditer's spans, overlapping and
+        adjacent candidates included, and declines a pattern that can match empty."""
+        text = 'ab_key = "v1v2" ab_key=v3 key:  v4 KEY="v5"'
+        pattern = regex.compile(r"(?<=(?i:key)[\"']?\s*[:=]\s*[\"']?)[a-z0-9]+")
+        starts = stream.anchor_starts(text, text.lower(), ("key",))
+        want = [m.span() for m in pattern.finditer(text)]
+        self.assertEqual(len(want), 4)
+        self.assertEqual(stream._anchored_spans(pattern, text, starts), want)
+        self.assertIsNone(stream._anchored_spans(regex.compile(r"(?<=key)[a-z0-9]*"), "key=1", [3]))
 
 
 @functools.lru_cache(maxsize=256)

@@ -69,9 +69,10 @@ class Family:
     # Stronger, for an oracle whose matches never span lines: a regex that matches on
     # every line where the oracle does; the generator runs the oracle on those lines only.
     line_gate: str = ""
-    # Stronger still, for an oracle whose hints sit in its lookbehind (a key before its
-    # value): every match starts after the end of a hint, so scans start at the first.
-    hints_precede: bool = False
+    # Stronger still, for an oracle whose hint is the key its lookbehind ends with: every
+    # match starts right after a hint and a run of separators (`stream.ANCHOR_SEPARATORS`),
+    # so the generator tries the oracle at those positions only.
+    hints_anchor: bool = False
     # The class summaries count this family under: a static family's own name ("" means
     # that); a stream's own families name their open-world kind (``house_format``,
     # ``house_key_id``, ``context_secret``, ``email_address``, ...), whose per-stream

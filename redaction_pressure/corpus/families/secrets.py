@@ -51,10 +51,11 @@ _LITERAL_ARG = r"""(?!["']?\$|(?:password|changeme|secret|pass)(?![^\s']))[^\s']
 
 def _family(name: str, keys: tuple[str, ...], make: Make, oracle: tuple[str, ...], why: str,
             variants: tuple[str, ...] = ("",), contexts: frozenset[str] = KV, hints: tuple[str, ...] = (),
-            line_gate: str = "", variant_contexts: tuple[tuple[str, frozenset[str]], ...] = ()) -> Family:
+            hints_anchor: bool = False, line_gate: str = "",
+            variant_contexts: tuple[tuple[str, frozenset[str]], ...] = ()) -> Family:
     return Family(name, "secret", contexts, keys, make, oracle=oracle, why=why, variants=variants,
-                  examples=EXAMPLES[name], negatives=NEGATIVES[name], hints=hints, line_gate=line_gate,
-                  variant_contexts=variant_contexts)
+                  examples=EXAMPLES[name], negatives=NEGATIVES[name], hints=hints, hints_anchor=hints_anchor,
+                  line_gate=line_gate, variant_contexts=variant_contexts)
 
 
 SECRETS: tuple[Family, ...] = (
@@ -260,7 +261,10 @@ SECRETS: tuple[Family, ...] = (
             (rf"""(?<=[=:"' \t])(?<=(?<![A-Za-z0-9_.;-]){_GENERIC_KEYS}{_ASSIGN}){_GENERIC_VALUE}""",),
             "A high-entropy value assigned to a secret-named key (password, client_secret, api_key, "
             "…): hex, base64, UUID-shaped or free-form.", mk.GENERIC_VARIANTS,
-            hints=("pass", "pwd", "secret", "token", "key"), line_gate=rf"""(?<={_GENERIC_KEYS}["']?[ \t]*)[:=]"""),
+            # Every key name ends with one of the hints, and only separators sit between it and
+            # the value: the generator tries the pattern right after them.
+            hints=("pass", "passwd", "password", "pwd", "secret", "token", "key"), hints_anchor=True,
+            line_gate=rf"""(?<={_GENERIC_KEYS}["']?[ \t]*)[:=]"""),
     _family("url_password", ("git_remote", "upload_url"), mk.url_password,
             (r"(?<=\bhttps?://[A-Za-z0-9_.-]+:)" + _NOT_A_PLACEHOLDER_PASSWORD + r"[^@\s/:]+(?=@)",),
             "The password in an https URL's userinfo."),
