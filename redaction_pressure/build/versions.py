@@ -1,8 +1,13 @@
 """Version strings that name behaviour. Bump one whenever its behaviour changes, in
 the same commit that updates the golden fingerprints in tests/unit/test_corpus.py."""
 
-ENVIRONMENT_VERSION = "0.12.0"
-CORPUS_VERSION = "corpus-v6"
+ENVIRONMENT_VERSION = "0.13.0"
+# corpus-v7 (environment 0.13.0; every stream reseeded by the version): a vendor's
+# documented value (a published sample key, a test fixture) is one value per variant,
+# drawn once per stream, so the value a stream tests is the one it shows (corpus-v6 drew
+# it per record: Stripe's sample secret key was tested in streams that showed only its
+# publishable sample, and induce and a model reply both removed it).
+CORPUS_VERSION = "corpus-v7"
 # The tasks of levels 2-5 within the corpus version: bumped whenever a higher level's
 # tasks change while level 1 stays byte-identical (the corpus version seeds every
 # stream, so bumping it would move level 1 too). Part of a higher level's durable key.
@@ -19,7 +24,13 @@ CORPUS_VERSION = "corpus-v6"
 # scored 0.446 on level-5 dev, above level 4); v7: corpus-v6, environment 0.12.0 (every
 # stream reseeded by the corpus version; level 4 tests each look-alike in three
 # held-out records, as level 5 does: the best constant reply at level 4 was 0.007 below
-# level 3's).
-LEVELS_VERSION = "levels-v7"
+# level 3's); v8: corpus-v7, environment 0.13.0 (level 5 draws more of what model replies lost
+# on at level 5 of v7, 0.914 against 1.000 at level 1: five or six house formats,
+# four or five key-scoped secrets with five or six look-alike keys each, three or four
+# section-scoped secrets; and, the reseeded streams having put level 2 above level 1
+# for the baseline and delete-everything, level 2 draws five to seven decoys per
+# held-out record and six or seven quiet files, level 3 one to three vendor secrets and
+# five to seven decoys).
+LEVELS_VERSION = "levels-v8"
 REWARD_SCHEMA_VERSION = "reward-v1"
 ANSWER_SCHEMA_VERSION = "answer-v2"

@@ -49,9 +49,11 @@ class ContextSecret:
 
     def pattern(self) -> str:
         value = f"{self.char_class}{{{self.length}}}(?![A-Za-z0-9_-])"
+        # The one-character lookbehind first: it rejects most positions before the key's
+        # is tried (with the scoped oracle's, the oracle reply's level-5 scan takes a fifth less).
         if self.kind == "flag":
-            return rf"(?<=(?<![A-Za-z0-9_-])--(?i:{regex.escape(self.secret_name)})[ =]){value}"
-        return (rf"(?<=(?<![A-Za-z0-9_-])(?i:{regex.escape(self.secret_name)})[\"']?\s*[:=]\s*[\"']?)"
+            return rf"(?<=[ =])(?<=(?<![A-Za-z0-9_-])--(?i:{regex.escape(self.secret_name)})[ =]){value}"
+        return (rf"(?<=[\s:=\"'])(?<=(?<![A-Za-z0-9_-])(?i:{regex.escape(self.secret_name)})[\"']?\s*[:=]\s*[\"']?)"
                 f"{value}")
 
     def _maker(self, name: str) -> Make:

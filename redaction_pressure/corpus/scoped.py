@@ -52,7 +52,7 @@ class ScopedSecret:
         """The value under ``key`` in the secret section: an INI/TOML table's header or a
         top-level YAML key before it, no other section between."""
         s, k = regex.escape(self.secret_section), regex.escape(self.key)
-        return (rf"(?m)(?<=(?:^\[{s}\]\n(?:(?!\[)[^\n]*\n)*{k} ?= ?|^{s}:\n(?:  [^\n]*\n)*  {k}: )[\"']?)"
+        return (rf"(?m)(?<=[ =\"'])(?<=(?:^\[{s}\]\n(?:(?!\[)[^\n]*\n)*{k} ?= ?|^{s}:\n(?:  [^\n]*\n)*  {k}: )[\"']?)"
                 rf"{self.char_class}{{{self.lo},{self.hi}}}(?![A-Za-z0-9_-])")
 
     def families(self) -> tuple[Family, Family, Family, Family]:

@@ -188,6 +188,19 @@ def payload_of(archive: Path) -> bytes:
 FIXTURES: dict = {}
 
 
+def _with_collateral(task) -> str:
+    """The baseline's rules and one more that removes a character outside every span of
+    every held-out record (at the first offset where there is one), so the run shows a
+    removed character that is no secret whatever the corpus draws."""
+    def outside(at: int) -> bool:
+        return all(at < len(r.text) and not any(x.start <= at < x.end for x in r.secrets + r.decoys)
+                   for r in task.heldout)
+    at = next(i for i in range(10_000) if outside(i))
+    rules = json.loads(policies.baseline(task).strip("`\n").removeprefix("json"))["rules"]
+    rules.append({"pattern": rf"(?<=\A[\s\S]{{{at}}})[\s\S]", "replacement": "[REDACTED]"})
+    return json.dumps({"rules": rules})
+
+
 def setUpModule():
     """The runs every test reads, scored once (verifiers' import dominates: ~10 s)."""
     tmp = Path(tempfile.mkdtemp(prefix="rp-report-test-"))
@@ -199,6 +212,7 @@ def setUpModule():
         ("dev", 7, hostile_rule),
         ("dev", 8, HOSTILE + " <b>not bold</b> \u202edesrever\u202c \x00"),
         ("dev", 9, json.dumps({"rules": [{"pattern": "(a", "replacement": "[REDACTED]"}]})),
+        ("dev", 10, _with_collateral(load_task("dev", 10))),
     ]
     FIXTURES.update(
         tmp=tmp, oracle_tasks=oracle_tasks, base_tasks=base_tasks, mixed_items=mixed_items,
@@ -273,8 +287,11 @@ class PageContent(ReportTestCase):
         said = {"r": "{}: removed", "p": "{}: removed, but the secret leaks", "l": "{}: LEAKED",
                 "d": "decoy {}: DESTROYED", "k": "decoy {}: kept"}
         seen = set()
-        for k, task in enumerate(self.base_tasks):
-            pres = [p for p in page.pres if p["episode"] == f"ep-{k + 1}"]
+        # The baseline's episodes, and the last one, whose reply also removes a character
+        # outside every span.
+        episodes = [*enumerate(self.base_tasks, 1), (len(self.mixed_items), load_task("dev", 10))]
+        for k, task in episodes:
+            pres = [p for p in page.pres if p["episode"] == f"ep-{k}"]
             for record, pre in zip(task.heldout, pres, strict=True):
                 spans = [(s, True) for s in record.secrets] + [(d, False) for d in record.decoys]
                 for (c, t, hover), at in zip(pre["marks"], pre["at"], strict=True):
@@ -289,7 +306,7 @@ class PageContent(ReportTestCase):
                     span, secret = inside[0]
                     self.assertEqual(secret, c in "rpl", (c, t))
                     self.assertEqual(hover, said[c].format(span.family))
-        self.assertLessEqual({"r", "l", "k", "d", "c"}, seen)  # the baseline's runs show each kind but "p"
+        self.assertLessEqual({"r", "l", "k", "d", "c"}, seen)  # every kind but "p"
 
     def _marks_in(self, page, ep, record, span):
         """The marks of ``page`` inside ``span`` of ``record`` (located by the record's text)."""

@@ -22,6 +22,7 @@ from redaction_pressure.scoring.answer import parse_reply
 from tests.support import tasks as shared
 
 HIGHER = tuple(lv for lv in LEVELS if lv > 1)
+DOCUMENTED_VALUES = frozenset({"vendor_published_example", "test_fixture"})
 TRAIN_PER_LEVEL = 200
 # The decoy groups that stand beside a secret as its look-alike, and how a look-alike's
 # family name leads to the secret it contrasts with (same service, same key, or the
@@ -77,6 +78,16 @@ def _contrasted(decoy: str, group: str, secrets: set[str]) -> bool:
     return True
 
 
+def documented_problems(task) -> list[str]:
+    """A vendor's documented value (a published sample key, a test fixture) is kept for
+    what it is, not for its shape: each held-out one is shown (corpus-v6 tested Stripe's
+    sample secret key in streams that showed only its publishable sample)."""
+    shown = {r.text[d.start:d.end] for r in task.shown for d in r.decoys if d.family in DOCUMENTED_VALUES}
+    return [f"documented value {r.text[d.start:d.end]!r} ({d.family}) never shown"
+            for r in task.heldout for d in r.decoys
+            if d.family in DOCUMENTED_VALUES and r.text[d.start:d.end] not in shown]
+
+
 def check_task(split: str, index: int, lv: int) -> list[str]:
     """Every problem of one task at one level (an empty list when it is sound)."""
     task = shared.task(split, index, lv) if split == "dev" else load_task(split, index, level=lv)
@@ -96,6 +107,7 @@ def check_task(split: str, index: int, lv: int) -> list[str]:
         problems.append(f"held-out families not shown: {sorted((held_s - shown_s) | (held_d - shown_d))}")
     if not held_s:
         problems.append("no held-out secret")
+    problems += documented_problems(task)
     for r in task.heldout:
         for d in r.decoys:
             if d.group and not _contrasted(d.family, d.group, shown_s):
@@ -145,6 +157,13 @@ class FairAndExactAtEveryLevel(unittest.TestCase):
                    for r in task.heldout for d in r.decoys)
         self.assertGreater(held, 0)
         self.assertEqual(len(placeholder_problems(bare)), held)
+        # Without the shown decoys, every held-out documented value fails.
+        task = next(t for t in shared.dev(64, 3)
+                    if any(d.family in DOCUMENTED_VALUES for r in t.heldout for d in r.decoys))
+        self.assertEqual(documented_problems(task), [])
+        bare = SimpleNamespace(shown=[unpaired(r.text, r.template, r.secrets, ()) for r in task.shown],
+                               heldout=task.heldout)
+        self.assertGreater(len(documented_problems(bare)), 0)
 
 
 _WIPE = json.dumps({"rules": [{"pattern": r"[\s\S]+", "replacement": ""}]})

@@ -164,32 +164,39 @@ def vendor_placeholder(r: Rng, vendor: str, kind: str) -> Family:
     return Family(PLACEHOLDERS.name, "decoy", PLACEHOLDERS.contexts_of(vendor), PLACEHOLDERS.keys,
                   lambda r, v: whole(text), why=PLACEHOLDERS.why, variants=(vendor,),
                   variant_contexts=PLACEHOLDERS.variant_contexts)
-# Published by the vendors themselves, in documentation that anyone can read.
-PUBLISHED_VARIANTS = ("stripe", "slack", "azure_emulator")
+# Published by the vendors themselves, in documentation that anyone can read. One value
+# per variant, so a stream holds one of them and shows the value it tests (corpus-v6 drew the
+# value per record: Stripe's sample secret key and the Azure emulator's account key were
+# tested in level-5 dev streams that showed only Stripe's publishable sample or the
+# emulator's short form, and nothing in the prompt said the tested value was no secret).
+PUBLISHED_VARIANTS = ("stripe_secret", "stripe_publishable", "slack", "azure_emulator", "azure_dev_storage")
 _AZURITE_KEY = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
+_PUBLISHED = {
+    "stripe_secret": ("sk_test_4eC39HqLyjWDarjtT1zdp7dc", "stripe_secret_key"),
+    "stripe_publishable": ("pk_test_TYooMQauvdEDq54NiTphI7jx", "stripe_publishable_key"),
+    "slack": ("xoxb-not-a-real-token-this-will-not-work", "slack_bot_token"),
+    "azure_emulator": ("DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=" + _AZURITE_KEY + ";",
+                       "azure_storage_connection_string"),
+    "azure_dev_storage": ("UseDevelopmentStorage=true", "azure_storage_connection_string"),
+}
 
 
 def _published(r: Rng, v: str) -> Fragment:
-    variant = pick(r, v, PUBLISHED_VARIANTS)
-    if variant == "stripe":
-        return r.choice((whole("sk_test_4eC39HqLyjWDarjtT1zdp7dc", "stripe_secret_key"),
-                         whole("pk_test_TYooMQauvdEDq54NiTphI7jx", "stripe_publishable_key")))
-    if variant == "slack":
-        return whole("xoxb-not-a-real-token-this-will-not-work", "slack_bot_token")
-    return whole(r.choice(("DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey="
-                           + _AZURITE_KEY + ";", "UseDevelopmentStorage=true")),
-                 "azure_storage_connection_string")
+    return whole(*_PUBLISHED[pick(r, v, PUBLISHED_VARIANTS)])
 
 
-FIXTURE_VARIANTS = ("stripe", "recaptcha")
+# Vendors' documented test values, one per variant as the published examples are.
+_FIXTURES = {
+    **{token: (token, "stripe_test_token") for token in ("tok_visa", "tok_mastercard", "pm_card_visa",
+                                                          "pm_card_visa_chargeDeclined", "tok_chargeDeclined")},
+    "recaptcha_site": ("6LeIxAcTAAAAAJcZVRqyHh71UMIEGNQ_MXjiZKhI", "recaptcha_site_key"),
+    "recaptcha_secret": ("6LeIxAcTAAAAAGG-vFI1TnRWxMZNFuojJ4WifJWe", "recaptcha_secret_key"),
+}
+FIXTURE_VARIANTS = tuple(_FIXTURES)
 
 
 def _fixture(r: Rng, v: str) -> Fragment:
-    if pick(r, v, FIXTURE_VARIANTS) == "stripe":
-        return whole(r.choice(("tok_visa", "tok_mastercard", "pm_card_visa", "pm_card_visa_chargeDeclined",
-                               "tok_chargeDeclined")), "stripe_test_token")
-    return r.choice((whole("6LeIxAcTAAAAAJcZVRqyHh71UMIEGNQ_MXjiZKhI", "recaptcha_site_key"),
-                     whole("6LeIxAcTAAAAAGG-vFI1TnRWxMZNFuojJ4WifJWe", "recaptcha_secret_key")))
+    return whole(*_FIXTURES[pick(r, v, FIXTURE_VARIANTS)])
 
 
 CLIENT_ID_VARIANTS = ("github_app", "square_app", "slack_client")
