@@ -10,12 +10,12 @@ and per level the mean with its standard error beside `induce` and the oracle on
 same tasks, so the question "does the level separate models?" is answered by a
 script, not by hand.
 
-``model-replies-2026-12-02-env0.12`` holds the replies of environment 0.12.0
-(corpus-v6, levels-v7): level 1, dev 3, 11, ..., 59, and level 5, dev 1, 3, 5, 7, 9,
-..., 53, 55, 59, 63 (30 tasks), each from a frontier-model session allowed only to read
-its prompt files and write its replies (two or three tasks per session; its README).
-Replies to earlier corpora are kept under ``benchmarks/data/corpus-v3/``, ``corpus-v4/``
-and ``corpus-v5/`` (not read by default: each corpus version reseeded every stream, so
+``model-replies-2026-12-03-env0.13`` holds the replies of environment 0.13.0
+(corpus-v7, levels-v8): level 1, dev 3, 11, ..., 59, and level 5, dev 1, 3, 5, ..., 47
+(24 tasks), each from a frontier-model session allowed only to read its prompt files
+and write its replies (four tasks per session; its README).
+Replies to earlier corpora are kept under ``benchmarks/data/corpus-v3/``, ``corpus-v4/``,
+``corpus-v5/`` and ``corpus-v6/`` (not read by default: each corpus version reseeded every stream, so
 they score only with the build they were written for; their READMEs say how and what
 they scored).
 """
