@@ -212,6 +212,7 @@ def oracle_marks(text: str, oracles: tuple[Oracle, ...]) -> bytearray:
     for pattern, _, clauses, hints, gate, anchored in [o for o in oracles if o[1] in text]:
         if clauses and not all(any(lit in text for lit in clause) for clause in clauses):
             continue
+        spans: Iterable[tuple[int, int]] | None = None
         if hints:
             lower = text.lower() if lower is None else lower
             if not any(h in lower for h in hints):
@@ -219,14 +220,11 @@ def oracle_marks(text: str, oracles: tuple[Oracle, ...]) -> bytearray:
             # Lowercasing keeps every offset only in ASCII text (the corpus's).
             if anchored and text.isascii():
                 spans = _anchored_spans(pattern, text, anchor_starts(text, lower, hints))
-                if spans is not None:
-                    for start, end in spans:
-                        marked[start:end] = b"\x01" * (end - start)
-                    continue
-        windows = _gated_lines(gate, text) if gate is not None else [(0, len(text))]
-        for start, end in windows:
-            for m in pattern.finditer(text, start, end):
-                marked[m.start():m.end()] = b"\x01" * (m.end() - m.start())
+        if spans is None:
+            windows = _gated_lines(gate, text) if gate is not None else [(0, len(text))]
+            spans = (m.span() for start, end in windows for m in pattern.finditer(text, start, end))
+        for start, end in spans:
+            marked[start:end] = b"\x01" * (end - start)
     return marked
 
 

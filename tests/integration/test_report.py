@@ -196,7 +196,8 @@ def _with_collateral(task) -> str:
         return all(at < len(r.text) and not any(x.start <= at < x.end for x in r.secrets + r.decoys)
                    for r in task.heldout)
     at = next(i for i in range(10_000) if outside(i))
-    rules = json.loads(policies.baseline(task).strip("`\n").removeprefix("json"))["rules"]
+    rules, _ = parse_reply(policies.baseline(task))
+    rules = [{"pattern": r.pattern, "replacement": r.replacement} for r in rules]
     rules.append({"pattern": rf"(?<=\A[\s\S]{{{at}}})[\s\S]", "replacement": "[REDACTED]"})
     return json.dumps({"rules": rules})
 
