@@ -221,6 +221,12 @@ def _hint(text: str, exc: json.JSONDecodeError) -> str:
                 "(a single \\b would even be read as a backspace character)")
     if before.endswith(",") and text[exc.pos:exc.pos + 1] in "]}":
         return "; JSON allows no trailing comma before ] or }"
+    line = before[before.rfind("\n") + 1:]
+    if exc.msg.startswith(("Expecting ',' delimiter", "Expecting ':' delimiter")) and line.endswith('"') and \
+            regex.search(r'"(?:pattern|replacement)"\s*:\s*"', line):
+        # A pattern's own " closed its JSON string early (a quote in a set: ["'])
+        return ('; a " inside a pattern ends its JSON string there: write it \\" (["\'] is written '
+                '[\\"\']), and every backslash of the pattern twice')
     if text[exc.pos:exc.pos + 2] in ("//", "/*") or text[exc.pos:exc.pos + 1] == "#":
         return "; JSON has no comments"
     if text[exc.pos:exc.pos + 1] == "'":

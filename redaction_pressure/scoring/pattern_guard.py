@@ -121,8 +121,8 @@ def nesting_bound(pattern: str) -> int:
     The text is read as `regex` reads it: parentheses inside a set are literals
     (``(?<=[\\s(=:])`` nests two levels, not three), a ``]`` first in a set is a literal
     (``[]...]``, ``[^]...]``), a ``(?#...)`` comment ends at its first unescaped ``)``.
-    Sets are read as version 0 reads them (a ``[`` inside a set is a literal or opens a
-    POSIX class) and, when the pattern may set the VERSION1 flag, also as version 1 does
+    Sets are read as version 0 reads them (a ``[`` inside a set is a literal unless
+    ``[:`` may open a POSIX class) and, when the pattern may set the VERSION1 flag, also as version 1 does
     (sets nest), and the larger count is taken. Where the text alone cannot say what
     `regex` will do, every reading is followed and the deepest taken: whether a ``#`` outside a set starts a comment
     (VERBOSE may be on there, which depends on flags), whether a ``]`` after an inner
@@ -179,6 +179,8 @@ def _nesting(pattern: str, nested: bool, verbose: bool) -> int | None:
                 go(i + 2 if c == "\\" else i + 1, _CODE if c == ")" else mode, 0, groups)
             elif c == "\\":
                 go(i + 2, mode, sets, groups)
+            elif c == "[" and sets and not nested and not pattern.startswith(":", i + 1):
+                go(i + 1, mode, sets, groups)  # a literal: in a version-0 set only "[:" may open a POSIX class
             elif c == "[":
                 j = i + 1
                 if nested or not sets:  # a new set: a leading "^" and "]" are part of it

@@ -51,7 +51,8 @@ One JSON object, in a ```json fenced block:
 - Only the key "rules"; each rule has exactly the keys "pattern" and "replacement".
 - Patterns are JSON strings: write every backslash twice ("\\\\d", "\\\\b", "\\\\."); \
 a single "\\b" or "\\f" is JSON for a backspace or form-feed character, not a regex \
-escape; a ' needs no backslash ("\\'" is not JSON). JSON allows no comments and no trailing commas.
+escape; a ' needs no backslash ("\\'" is not JSON) and a " needs one (\\"). JSON allows no comments and no \
+trailing commas.
 - Which text is read: only what follows the last </think> (a reply that opens <think> \
 and never closes it has no answer); in it, {ANSWER_CHOICE}. A later block that is not \
 valid JSON and holds no valid {{"rules": ...}} object is skipped, so an earlier draft is \

@@ -124,6 +124,10 @@ CASES: tuple[Case, ...] = (
     Case("escaped-single-quote", "`\\'` inside a pattern (JSON escapes `\"` but not `'`): the hint says so",
          '{"rules": [{"pattern": "(?<=password[\\"\\\']?=)[^\\\\s]+", "replacement": ""}]}',
          error=("malformed_json", "no answer: the reply is not valid JSON (Invalid \\escape")),
+    Case("unescaped-double-quote", 'a `"` inside a pattern written as it is (`["\']`): the hint says to write `\\"`',
+         '```json\n{"rules": [\n {"pattern": "(?<=[=:]\\\\s*["\']?)[A-Za-z0-9]{32}", '
+         '"replacement": "[REDACTED]"}\n]}\n```',
+         error=("malformed_json", "no answer: the ```json block is not valid JSON (Expecting ',' delimiter")),
     Case("trailing-comma", "a trailing comma", '```json\n{"rules": [{"pattern": "a", "replacement": ""},]}\n```',
          error=("malformed_json", "no answer: the ```json block is not valid JSON (Expecting value")),
     Case("comment", "a `//` comment in the JSON",

@@ -78,12 +78,15 @@ ROOT = Path(__file__).resolve().parents[2]
 # documented value (published sample key, test fixture) drawn once per stream, so the
 # tested value is the shown one; level 5 (levels-v8) draws five or six house formats,
 # four or five key-scoped and three or four section-scoped secrets.
+# environment 0.13.1 (corpus-v7, levels-v8 unchanged): the system prompt says a " in a
+# pattern needs a backslash (\"): records, labels and verdicts byte-identical, prompts
+# and so fingerprints not.
 GOLDEN = {
-    ("dev", 0): "5f9971a3b48a88f5cbec01e9ebe85267e6cb4a4ca8ca126edb8cb3c764b1b861",
-    ("dev", 31): "fafa73b920c1f612d866223bf3e3ca536c38f2502dc583c9e5eb474dafbb2072",
-    ("dev", 63): "ef30c6c411e72c934af7385d9d979fd31e77603c66301a75fde210bbfc2314cc",
-    ("train", 0): "b73278e2fb35b635f3e0ca0ef843b61ee1ac539fe730f9cd6ea115718f13112b",
-    ("train", 123456): "fb55084415377a40636349fff890a746abf4f7c51fac5b9c923fc762353bdb41",
+    ("dev", 0): "5499f99199e6feb76d335add380350fad6d4ae062c1b9a83f2adbe5423afdf1e",
+    ("dev", 31): "180b80f528ea9f4118217693a6b26450112a52f5b77ea5a79f92210b1d603610",
+    ("dev", 63): "b740e3e48daf7489ccc2c5ac32ff099fcd599584df1fc54c500aead620e07c3f",
+    ("train", 0): "e29aff3a5ee53ccb641e790159a45e3407ad97cb6f3d7daf12ffb27d2ce91faa",
+    ("train", 123456): "0ca4222539ad4178d927b80ebe02006bc47108100fa413a852325d6977449416",
 }
 
 
@@ -95,14 +98,14 @@ GOLDEN = {
 # placeholder_kinds kinds, each drawn once and shown beside a real secret of its format;
 # those formats' credentials never look like placeholders and their oracle leaves them.
 GOLDEN_LEVELS = {
-    (2, "dev", 0): "d2223d7edd966e5b988e51c727858d193cea9e0b9c63470dc0c851497d605e80",
-    (2, "train", 77): "d76b1bd7bc6af00c961b77d3a1f030f118f2fe06801220bf733c2968cae48556",
-    (3, "dev", 0): "356ac7fd18af7fc6c833c08476ba33ad7a6c48fe10900c188fd73a57a8c5b964",
-    (3, "train", 77): "c7954603d0e5538a4818ecef04a9c2261f542cc4ccc54739e2a78449555d7e54",
-    (4, "dev", 0): "6da7a5abe4ff68ea077d15cd16fbda985e771bc0a2a98ad8cbee0d8ec6f43ecf",
-    (4, "train", 77): "a7defb023283aaf69675cd6d394b99872944adc42cca489d3916569d060eefa9",
-    (5, "dev", 0): "51f63cad60382c9468f78555eae0a0222b7ae38a18fd739f1ab092360af3e2bb",
-    (5, "train", 77): "f2841c3c18e06e492fb941e07c0b5719902fd5c4f60cfcbf701a321246d43a40",
+    (2, "dev", 0): "8188be12ccec2b1df5f928078641371e825adeddcee32d222b82642d3a624c52",
+    (2, "train", 77): "89cb8944b54e3863b43870cdf00617b3dbf1d53fc0616a3656c1c7d24f2367cd",
+    (3, "dev", 0): "760dacf03f6177a34b0bf72472fa6e897a34b7695b00840626c1127d6a375e9f",
+    (3, "train", 77): "e4c1303f7547e762a7671cd12a74f3b283a30e735d6997134fc3746410040ca4",
+    (4, "dev", 0): "5cff5a205d63a49abf9d068e9f09e7fa91738a57ac63ca4077218aedec35c70c",
+    (4, "train", 77): "0c4936bbea59741d82b02eca07910eb2390ea2d1b1f2cb4effd4f81f5ef2ac50",
+    (5, "dev", 0): "0e124b480645a3edff169f82490b64dfb909a9989421a3a7764bc84391af573e",
+    (5, "train", 77): "1bf16805425db78f114949462b2493717efe2d8ca121793f26f133b315abbacb",
 }
 
 

@@ -289,6 +289,21 @@ class NoFalseZeros(unittest.TestCase):
                 self.assertGreaterEqual(guard.nesting_bound(prefix + deep + "]"), 40)
         self.assertGreaterEqual(guard.nesting_bound("(?V1)" + ("[" * 20 + "a]") * 5 + "]" * 95), 96)
 
+    def test_a_bracket_inside_a_set_is_a_literal(self):
+        r"""Review of 2026-12-03: in a version-0 set only "[:" may open a POSIX class, but
+        every inner "[" was read as one, so each branch of ``(?<=[\s"[])key...`` left a
+        level open: 31 such branches (real depth 2) were refused as nested deeper than 32."""
+        keys = [f"key_{i}" for i in range(31)]
+        pattern = "|".join(rf'(?<=[\s"[])({k})["]?\s*[=:]\s*["[]?([^\s"\]]+)' for k in keys)
+        self.assertEqual(guard.nesting_bound(pattern), 2)
+        text = reply([*((p, "[REDACTED]") for p in TASK.oracle_rules), (pattern, "[REDACTED]")])
+        self.assertNotIn("nest deeper", " ".join(e.message for e in score_completion(TASK, text).errors))
+        # a "[:" that may open a POSIX class still counts, and version 1 nests sets
+        deep = "(" * 40 + "a" + ")" * 40
+        self.assertGreaterEqual(guard.nesting_bound("[[:a]" + deep + "]"), 40)  # "]" ends the set, not a class
+        regex.compile("[[:a]" + deep + "]")
+        self.assertGreaterEqual(guard.nesting_bound("(?V1)" + "[[" * 20 + "a" + "]]" * 20), 40)
+
     def test_verbose_and_comment_flags_keep_sets_read_as_sets(self):
         """Review of 2026-12-02: a (?x) or (?#...) anywhere sent the bound to a reading that
         took every "(" in a set for a group, so 18 lookbehinds (depth 3) were refused as
@@ -310,7 +325,7 @@ class NoFalseZeros(unittest.TestCase):
         regex.compile("a#[\n" + deep + "]")
         # review of 2026-12-02: without a VERSION1 flag a "[" in a set is a literal, never a set left open
         literal = "^" + r"\[[^[\]]*\] " * 33 + "$"
-        self.assertEqual(guard.nesting_bound(literal), 2)
+        self.assertEqual(guard.nesting_bound(literal), 1)  # the "[" in each set cannot open a POSIX class
         guard.compile_bounded(literal)
         self.assertGreater(guard.nesting_bound("(?V1)" + literal), guard.MAX_NESTING)
 

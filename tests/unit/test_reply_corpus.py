@@ -65,6 +65,19 @@ class ReplyCorpus(unittest.TestCase):
         (error,) = parse_reply(reply)[1]
         self.assertIn("JSON escapes no single quote: write ' as it is", error.message)
 
+    def test_an_unescaped_double_quote_gets_its_own_hint(self):
+        """Review of 2026-12-03: a pattern's own `"` (a quote in a set, ``["']``) ends its
+        JSON string early; the hint said "JSON strings use double quotes" (the next
+        character was a ') or "not code that assigns one", or nothing."""
+
+        case = next(c for c in CASES if c.name == "unescaped-double-quote")
+        for reply in (render(case, []), '{"rules": [{"pattern": ""password=[^"\\s]+"", "replacement": ""}]}',
+                      '{"rules": [{"pattern": "password=\\"[^"]+\\"", "replacement": ""}]}'):
+            with self.subTest(reply=reply):
+                (error,) = parse_reply(reply)[1]
+                self.assertIn('a " inside a pattern ends its JSON string there: write it \\"', error.message)
+                self.assertNotIn("double quotes", error.message)
+
 
 if __name__ == "__main__":
     unittest.main()
