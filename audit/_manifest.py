@@ -123,6 +123,16 @@ def build_manifest(tracefile: TraceFile, run_id: str, sealed_by: str, created: d
     }
 
 
+def run_id_of(tracefile: TraceFile) -> str | None:
+    """The manifest's top-level ``run_id``: the one run id every Episode records, else
+    ``unnamed-`` and the traces file's digest; None when Episodes name several runs."""
+    ids = {ep.get("run", {}).get("id") if isinstance(ep.get("run"), dict) else None for _, ep in tracefile.episodes}
+    if len(ids) > 1:
+        return None
+    run_id = next(iter(ids), None)
+    return run_id if isinstance(run_id, str) and run_id else f"unnamed-{tracefile.sha256[:16]}"
+
+
 def episode_runs(tracefile: TraceFile) -> list[Any]:
     """Each trace's Episode ``run`` object (what names the run), in trace order."""
     runs = {line: ep.get("run") if isinstance(ep, dict) else None for line, ep in tracefile.episodes}

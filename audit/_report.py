@@ -55,6 +55,18 @@ def render_json(report: Report) -> str:
     return json.dumps(report.as_dict() | {"verdict_line": verdict_line(report)[0]}, indent=2)
 
 
+def _summary_label(report: Report) -> str:
+    """The manifest's label, unless it claims the private split and this verification did
+    not derive its seeds: the signer chose the secret, so the label is then a claim."""
+    m = report.manifest
+    label = safe(m["summary"]["label"]) if m else ""
+    seeds = next((c for c in report.checks if c.name == "private-seeds"), None)
+    if m and m["split"]["name"] == "private_eval" and (seeds is None or seeds.status != PASSED):
+        label = label.replace("private evaluation split", "private evaluation split CLAIMED, UNPROVEN (its seeds "
+                              "were not derived: give the private secret with --private-seed-env)", 1)
+    return label
+
+
 def verdict_line(report: Report) -> tuple[str, str]:
     """The one line that says what the verification found, and its style."""
     m = report.manifest
@@ -69,7 +81,7 @@ def verdict_line(report: Report) -> tuple[str, str]:
     tail = f" ({'; '.join(not_checked)}: not checked)" if not_checked else ""
     if report.coverage:
         tail += f"; {report.coverage['label']}"
-    label = safe(m["summary"]["label"]) if m else ""
+    label = _summary_label(report)
     if report.incomplete:
         what = "; ".join(safe(c.summary) for c in report.incomplete)
         return (f"NOT VERIFIED — {what}: raise --max-budget or --max-cpu to check everything — "
@@ -105,8 +117,7 @@ def render_human(report: Report, out: Console) -> None:
             out.print(Text.assemble("split: ", (f"labelled {safe(m['split']['name'])}", "bold"), " — ",
                                     ("NOT ESTABLISHED: " + safe(labels.summary), "bold red")))
         else:
-            out.print(Text.assemble("split: ", (safe(m["split"]["name"]), "bold"),
-                                    f" — {safe(m['summary']['label'])}"))
+            out.print(Text.assemble("split: ", (safe(m["split"]["name"]), "bold"), f" — {_summary_label(report)}"))
         out.print(Text.assemble("evaluated: ", (safe(describe_evaluated(m["evaluated"])), "bold")))
         run = m["evaluated"]["run_name"] or "unnamed"
         out.print(Text(f"run: {safe(run)} (id {safe(m['run_id'])})   sealed: {safe(m['created'])} by "

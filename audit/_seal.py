@@ -42,7 +42,17 @@ from ._failures import failed_kind, summarise
 from ._files import write_new
 from ._keys import keyid
 from ._labels import shared_params, task_params_problems
-from ._manifest import MANIFEST_NAME, build_manifest, build_part, dumps, episode_runs, jsonable, levels_of, loads
+from ._manifest import (
+    MANIFEST_NAME,
+    build_manifest,
+    build_part,
+    dumps,
+    episode_runs,
+    jsonable,
+    levels_of,
+    loads,
+    run_id_of,
+)
 from ._schemas import EPISODE, MANIFEST, STATEMENT, error_lines, schema_errors
 from ._tracefile import TRACES_NAME, TraceFile, parse_trace_bytes, read_trace_file
 
@@ -136,12 +146,11 @@ def without_failures(tf: TraceFile) -> tuple[TraceFile, dict[str, Any]]:
 
 
 def _run_id(tf: TraceFile) -> str:
-    ids = {ep.get("run", {}).get("id") if isinstance(ep.get("run"), dict) else None for _, ep in tf.episodes}
-    if len(ids) > 1:
-        shown = sorted(str(i) for i in ids)
-        raise SealRefused("the run mixes Episodes of different runs", [f"run ids: {', '.join(shown)}"])
-    (run_id,) = ids
-    return run_id if isinstance(run_id, str) and run_id else f"unnamed-{tf.sha256[:16]}"
+    run_id = run_id_of(tf)
+    if run_id is None:
+        ids = {ep.get("run", {}).get("id") if isinstance(ep.get("run"), dict) else None for _, ep in tf.episodes}
+        raise SealRefused("the run mixes Episodes of different runs", [f"run ids: {', '.join(sorted(map(str, ids)))}"])
+    return run_id
 
 
 def seal(run_dir: Path, private_key: Ed25519PrivateKey, out_dir: Path,

@@ -86,7 +86,17 @@ from ._labels import (
     task_params_problems,
     trace_problems,
 )
-from ._manifest import MANIFEST_NAME, ManifestError, build_part, episode_runs, jsonable, levels_of, loads, summarize
+from ._manifest import (
+    MANIFEST_NAME,
+    ManifestError,
+    build_part,
+    episode_runs,
+    jsonable,
+    levels_of,
+    loads,
+    run_id_of,
+    summarize,
+)
 from ._parallel import Workers, rescore_all
 from ._records import episode_problems, idx_offset, trace_record_problems
 from ._rescore import BUDGET_EXTENSION
@@ -546,8 +556,8 @@ class _Verifier:
         except ManifestError as exc:
             raise CheckFailed(f"{MANIFEST_NAME} is the signed subject but not readable: {exc}") from None
         manifest = self._manifest
-        if content != manifest:
-            keys = sorted(k for k in set(content) | set(manifest) if content.get(k) != manifest.get(k))
+        if not same_json(content, manifest):  # types included: TOML's true is not the predicate's 1
+            keys = sorted(k for k in set(content) | set(manifest) if not same_json(content.get(k), manifest.get(k)))
             raise CheckFailed(f"{MANIFEST_NAME} (signed as a subject) does not say what the signed predicate says",
                               [f"differs at {', '.join(keys[:20])}"])
         return passed("the Statement's subject (SHA-256), and parses to exactly the signed predicate")
@@ -754,8 +764,12 @@ class _Verifier:
         said = self._manifest["evaluated"]
         found, mixed = evaluated_of([e.trace for e in self._entries], episode_runs(self._tracefile))
         problems = [f"evaluated.{k}: manifest says {str(said.get(k))[:200]!r}, the traces give {str(v)[:200]!r}"
-                    for k, v in found.items() if said.get(k) != v]
+                    for k, v in found.items() if not same_json(said.get(k), v)]
         problems += [f"evaluated.{k}: not recorded by the traces" for k in said if k not in found]
+        run_id = run_id_of(self._tracefile)
+        if run_id is not None and self._manifest["run_id"] != run_id:
+            problems.append(f"run_id: manifest says {str(self._manifest['run_id'])[:200]!r}, the traces give "
+                            f"{run_id!r}")
         if problems or mixed:
             raise CheckFailed("the manifest does not name what the traces record as evaluated", problems + mixed)
         return passed(describe_evaluated(found))
