@@ -21,6 +21,7 @@ become training data.
 from __future__ import annotations
 
 import json
+import multiprocessing.util
 import os
 import sys
 import tempfile
@@ -75,6 +76,9 @@ def _worker_init() -> None:
     # One scan worker per export worker (they score from one thread), forked from it.
     scan_pool.set_pool_size(1, fork=True)
     scan_pool.prestart()
+    # A worker that ends normally (the pool closed, not terminated) stops and reaps its
+    # scan worker, so that worker's CPU time is counted in the export's own (rusage).
+    multiprocessing.util.Finalize(None, scan_pool.shutdown, exitpriority=10)
 
 
 def lines(split: str, policy: str, level: int, start: int, n: int, jobs: int) -> Iterator[tuple[bytes, float]]:
@@ -92,6 +96,7 @@ def lines(split: str, policy: str, level: int, start: int, n: int, jobs: int) ->
     try:
         yield from pool.imap(make, indices, chunksize=CHUNK)
         pool.close()
+        pool.join()
     finally:
         pool.terminate()
         pool.join()

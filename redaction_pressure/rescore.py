@@ -96,8 +96,9 @@ class Outcome:
     def exit_code(self) -> int:
         """0: every reward reproduced; 1: one differs (or could not be rescored); 3: none
         differs, but some were NOT CHECKED (beyond the reader's limits, or a private
-        trace without its secret), which is not a pass."""
-        return 1 if self.difference_count else 3 if self.not_rescored_count else 0
+        trace without its secret), or no rollout recorded a reward at all (every one
+        failed): neither is a pass."""
+        return 1 if self.difference_count else 3 if self.not_rescored_count or not self.reproduced else 0
 
     def headline(self) -> str:
         scored = self.traces - self.failed_rollouts
@@ -113,6 +114,8 @@ class Outcome:
         if self.failed_rollouts:
             text += f" ({self.failed_rollouts} failed rollout{'s' if self.failed_rollouts != 1 else ''} "
             text += "recorded no reward)"
+        if not self.reproduced and not self.difference_count and not self.not_rescored_count:
+            text += ": nothing was checked (NOT CHECKED)"
         return text
 
     def _se(self, rewards: list[float]) -> str:

@@ -227,13 +227,26 @@ def link_in(directory: Path, members: tuple[str, ...] = (), limit: int = MAX_WAL
         with entries:
             for entry in entries:
                 seen += 1
-                if entry.is_symlink():
+                if entry.is_symlink() and not _resume_marker(directory, entry):
                     return Path(entry.path)
                 if entry.is_dir(follow_symlinks=False):
                     stack.append(Path(entry.path))
                 if seen >= limit:
                     break
     return None
+
+
+def _resume_marker(directory: Path, entry: os.DirEntry[str]) -> bool:
+    """verifiers' own ``logs/latest -> attempt_N`` (left by ``vf-eval --resume``): a link
+    to a sibling by plain name, in a directory nothing here writes to. Any link it names
+    is itself found by the walk."""
+    if Path(entry.path) != directory / "logs" / "latest":
+        return False
+    try:
+        target = os.readlink(entry.path)
+    except OSError:
+        return False
+    return target not in ("", ".", "..") and "/" not in target and "\\" not in target
 
 
 def refuse_links(directory: Path, members: tuple[str, ...] = (), what: str = "the output directory") -> None:

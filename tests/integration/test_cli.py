@@ -130,7 +130,7 @@ class UsageErrors(unittest.TestCase):
         elsewhere = Path(self.tmp.name) / "elsewhere"
         elsewhere.mkdir(exist_ok=True)
         cases = {"configs/resolved/eval.json": victim, "traces.jsonl": victim, "configs": elsewhere,
-                 "notes/deep/link": victim, "": elsewhere}
+                 "notes/deep/link": victim, "": elsewhere, "logs/latest": victim, "logs/attempt_1": victim}
         for k, (member, target) in enumerate(cases.items()):
             with self.subTest(member=member):
                 run_dir = Path(self.tmp.name) / f"linked-{k}" / "run"
@@ -142,6 +142,20 @@ class UsageErrors(unittest.TestCase):
                     run_policy("dev", "baseline", 1, run_dir)
                 self.assertEqual(victim.read_text(), "precious\n")
                 self.assertEqual(list(elsewhere.iterdir()), [])
+
+    def test_the_link_vf_eval_resume_leaves_does_not_block_a_new_run(self):
+        """Review of 2026-12-03: `vf-eval --resume` on an eval run leaves verifiers' own
+        logs/latest -> attempt_1, and `eval --force` then refused the directory for good
+        (the refusal's own advice, re-create the run with --force, failed)."""
+        from redaction_pressure.run import run_policy
+
+        run_dir = Path(self.tmp.name) / "resumed" / "run"
+        run_policy("dev", "baseline", 1, run_dir)
+        (run_dir / "logs" / "attempt_1").mkdir(parents=True)
+        (run_dir / "logs" / "latest").symlink_to("attempt_1")
+        p = run("eval", "-n", "1", "--out", str(run_dir), "--force", cwd=self.tmp.name)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertTrue((run_dir / "traces.jsonl").is_file())
 
     def test_missing_private_secret(self):
         for args in (["eval", "--split", "private_eval", "-n", "1"], ["tasks", "show", "--split", "private_eval"],

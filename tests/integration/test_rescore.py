@@ -96,6 +96,25 @@ class Rescore(unittest.TestCase):
                                    r"4 differ \(1 failed rollout recorded no reward\)$")
         self.assertEqual(len(lines), 5)
 
+    def test_a_run_whose_every_rollout_failed_is_not_a_pass(self):
+        """Review of 2026-12-03: a run of failed rollouts only (an endpoint that never
+        answered) printed "0/0 rewards reproduced" and exited 0, so `rescore && publish`
+        went ahead."""
+        run = self.copy("all-failed")
+        traces = run / "traces.jsonl"
+
+        def failed(episode):
+            episode["traces"][0]["rewards"] = {}
+            del episode["traces"][0]["info"]["redaction"]
+            episode["traces"][0]["ok"] = False
+
+        for line in range(N):
+            _edit(traces, line, failed)
+        code, out, _ = cli("rescore", str(run))
+        self.assertEqual(code, 3)
+        self.assertEqual(out.strip().splitlines()[-1], f"0/0 rewards reproduced, mean 0.000 ({N} failed rollouts "
+                                                        "recorded no reward): nothing was checked (NOT CHECKED)")
+
     def test_nothing_a_run_names_is_run_and_budgets_are_capped(self):
         run = self.copy("hostile")
         marker = Path(self.tmp.name) / "executed"
