@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal
 
+import pydantic
 import verifiers.v1 as vf
 from verifiers.v1.harnesses.null import NullHarness
 from verifiers.v1.task import task_key
@@ -330,6 +331,14 @@ class RedactionConfig(vf.TasksetConfig):
     level_mix: dict[int, float] | None = None
     """A weighted mix of levels instead of one, e.g. {1: 2, 3: 1}: each task's level is drawn from
     these weights by its split and index alone (deterministic; the same task always gets the same level)."""
+
+    @pydantic.model_validator(mode="after")
+    def _in_range(self) -> RedactionConfig:
+        """Out-of-range parameters fail as a config error (verifiers prints it in its box)
+        rather than as a traceback when the taskset loads."""
+        check_params(self.split, self.n_shown, self.n_eval, self.budget_s, self.level)
+        check_level_mix(self.level_mix)
+        return self
 
 
 def to_row(task: RedactionTask, config: vf.TaskConfig | None = None) -> RedactionRow:

@@ -6,6 +6,7 @@ import asyncio
 import gc
 import importlib
 import os
+import re
 import tempfile
 import unittest
 from pathlib import Path
@@ -53,6 +54,20 @@ class Discovery(unittest.TestCase):
         code = "import sys, redaction_pressure as r; r.load_task('dev', 0); print('verifiers' in sys.modules)"
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
         self.assertEqual(out.stdout.strip(), "False")
+
+
+class ConfigRanges(unittest.TestCase):
+    def test_out_of_range_parameters_are_config_errors(self):
+        """Review of 2026-12-03: `vf-eval --env.taskset.level 6` (or n-shown 0, budget-s
+        100, a bad level mix) passed the config and raised in load(), a 27-line
+        traceback; a validation error is what verifiers prints as a config error."""
+        import pydantic
+
+        for bad, needle in (({"level": 6}, "level must be one of 1, 2, 3, 4, 5"), ({"n_shown": 0}, "n_shown"),
+                            ({"budget_s": 100}, "budget_s must be in (0, 60]"), ({"level_mix": {9: 1}}, "9")):
+            with self.subTest(bad=bad), self.assertRaisesRegex(pydantic.ValidationError, re.escape(needle)):
+                RedactionConfig(**bad)
+        self.assertEqual(RedactionConfig(level=5, level_mix={1: 2, 3: 1}, budget_s=8).level, 5)
 
 
 class OfflineScoring(unittest.TestCase):
