@@ -222,7 +222,17 @@ class Workers:
                     next_chunk += 1
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for future in done:
-                    results[pending.pop(future)] = future.result()
+                    index = pending.pop(future)
+                    try:
+                        results[index] = future.result()
+                    except RecursionError:
+                        # Data too deeply nested to pickle to or from a worker: computed
+                        # here, as with one job, so the verdict never depends on --jobs.
+                        previous = use_allowance(self.allowance)
+                        try:
+                            results[index] = fn([send(items[i]) for i in chunks[index]])
+                        finally:
+                            use_allowance(previous)
         finally:
             for future in pending:
                 future.cancel()

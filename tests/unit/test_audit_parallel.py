@@ -12,6 +12,7 @@ import json
 import multiprocessing
 import os
 import random
+import re
 import signal
 import threading
 import time
@@ -131,6 +132,21 @@ class HostileArchivesGetTheSameReport(unittest.TestCase):
         for needle in ("line 5: not valid JSON", "line 6: not valid JSON", "line 9: longer than 50000 bytes",
                        "line 10: not an Episode"):
             self.assertIn(needle, text)
+
+    def test_data_too_deep_to_pickle_gets_the_serial_verdict(self):
+        """Review of 2026-12-03: an extra trace field nested 500 deep passed `seal` and
+        `--jobs 1`, but failed trace-digests under --jobs 2 (RecursionError while pickling
+        to or from a worker), so the verdict depended on --jobs. Such chunks are computed
+        in the verifier's own process."""
+        archive = fx.seal_run(fx.dev_run())
+        lines = (archive / "traces.jsonl").read_bytes().splitlines(keepends=True)
+        lines[0] = re.sub(rb'"traces": ?\[\{', b'"traces":[{"zz":' + b"[" * 500 + b"]" * 500 + b",", lines[0], count=1)
+        self.assertIn(b"[" * 500, lines[0])
+        (archive / "traces.jsonl").write_bytes(b"".join(lines))
+        fx.resign(archive, fx.redigest(archive, fx.manifest_of(archive)))
+        report = self.same(archive)
+        self.assertNotIn("RecursionError", json.dumps(report.as_dict()))
+        self.assertEqual(report.check("trace-digests").status, "passed")
 
     def test_schema_errors_and_an_inconsistent_trace_list(self):
         archive = fx.seal_run(fx.full_dev_run())
