@@ -123,10 +123,15 @@ def build_manifest(tracefile: TraceFile, run_id: str, sealed_by: str, created: d
     }
 
 
+def run_ids(tracefile: TraceFile) -> set[Any]:
+    """The run ids the Episodes record (None for an Episode that records none)."""
+    return {ep.get("run", {}).get("id") if isinstance(ep.get("run"), dict) else None for _, ep in tracefile.episodes}
+
+
 def run_id_of(tracefile: TraceFile) -> str | None:
     """The manifest's top-level ``run_id``: the one run id every Episode records, else
     ``unnamed-`` and the traces file's digest; None when Episodes name several runs."""
-    ids = {ep.get("run", {}).get("id") if isinstance(ep.get("run"), dict) else None for _, ep in tracefile.episodes}
+    ids = run_ids(tracefile)
     if len(ids) > 1:
         return None
     run_id = next(iter(ids), None)

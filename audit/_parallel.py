@@ -204,13 +204,17 @@ class Workers:
         if self._pool is None and self.jobs > 1:
             self.start()
         send: Callable[[Any], Any] = prepare if prepare is not None else _same
-        if self._pool is None:
-            order = [i for g in groups for i in g] if groups is not None else list(range(len(items)))
+
+        def here(indices: list[int]) -> list[R]:
             previous = use_allowance(self.allowance)
             try:
-                return _put_back(len(items), [order], [fn([send(items[i]) for i in order])])
+                return fn([send(items[i]) for i in indices])
             finally:
                 use_allowance(previous)
+
+        if self._pool is None:
+            order = [i for g in groups for i in g] if groups is not None else list(range(len(items)))
+            return _put_back(len(items), [order], [here(order)])
         chunks = plan_chunks(len(items), self.jobs, min_chunk, max_chunk, groups)
         results: list[list[R]] = [[] for _ in chunks]
         pending: dict[Future[list[R]], int] = {}
@@ -228,11 +232,7 @@ class Workers:
                     except RecursionError:
                         # Data too deeply nested to pickle to or from a worker: computed
                         # here, as with one job, so the verdict never depends on --jobs.
-                        previous = use_allowance(self.allowance)
-                        try:
-                            results[index] = fn([send(items[i]) for i in chunks[index]])
-                        finally:
-                            use_allowance(previous)
+                        results[index] = here(chunks[index])
         finally:
             for future in pending:
                 future.cancel()

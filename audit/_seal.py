@@ -52,6 +52,7 @@ from ._manifest import (
     levels_of,
     loads,
     run_id_of,
+    run_ids,
 )
 from ._schemas import EPISODE, MANIFEST, STATEMENT, error_lines, schema_errors
 from ._tracefile import TRACES_NAME, TraceFile, parse_trace_bytes, read_trace_file
@@ -148,8 +149,8 @@ def without_failures(tf: TraceFile) -> tuple[TraceFile, dict[str, Any]]:
 def _run_id(tf: TraceFile) -> str:
     run_id = run_id_of(tf)
     if run_id is None:
-        ids = {ep.get("run", {}).get("id") if isinstance(ep.get("run"), dict) else None for _, ep in tf.episodes}
-        raise SealRefused("the run mixes Episodes of different runs", [f"run ids: {', '.join(sorted(map(str, ids)))}"])
+        shown = ", ".join(sorted(map(str, run_ids(tf))))
+        raise SealRefused("the run mixes Episodes of different runs", [f"run ids: {shown}"])
     return run_id
 
 

@@ -380,37 +380,34 @@ class ManifestAndTraceTampers(VerifyCase):
                 self.assertCheck(report, "manifest-schema", FAILED, needle)
                 self.assertCheck(report, "trace-digests", SKIPPED)
 
-    def test_manifest_toml_must_say_what_the_predicate_says(self):
-        archive = fx.seal_run(fx.dev_run())
-        manifest = fx.manifest_of(archive)
-        toml, payload = fx.statement_of(manifest)
-        # a signer whose readable copy says another score, with its digest as the subject
-        edited = toml.replace(b"mean_reward = 0.", b"mean_reward = 1.", 1)
-        statement = json.loads(payload)
+    def _readable_copy_signed(self, edit):
+        """An archive whose manifest.toml is ``edit`` of the sealed one, signed as the
+        Statement's subject by its owner: a signer whose readable copy says otherwise."""
         import hashlib
+
+        archive = fx.seal_run(fx.dev_run())
+        toml, payload = fx.statement_of(fx.manifest_of(archive))
+        edited = edit(toml)
+        self.assertNotEqual(edited, toml)
+        statement = json.loads(payload)
         statement["subject"][1]["digest"]["sha256"] = hashlib.sha256(edited).hexdigest()
         fx.resign(archive, json.dumps(statement).encode())
         (archive / "manifest.toml").write_bytes(edited)
+        return archive
+
+    def test_manifest_toml_must_say_what_the_predicate_says(self):
+        # a readable copy that says another score
+        archive = self._readable_copy_signed(lambda t: t.replace(b"mean_reward = 0.", b"mean_reward = 1.", 1))
         report = self.verify(archive)
         self.assertOnlyFailures(report, "manifest-file")
         self.assertCheck(report, "manifest-file", FAILED, "does not say what the signed predicate says", "summary")
-
 
     def test_manifest_toml_must_say_it_with_the_same_types(self):
         """Review of 2026-12-03: TOML's ``false`` and ``2`` compared equal (Python's ==) to
         the predicate's ``0`` and ``2.0``, so a copy the schema rejects passed."""
         import re
 
-        archive = fx.seal_run(fx.dev_run())
-        manifest = fx.manifest_of(archive)
-        toml, payload = fx.statement_of(manifest)
-        edited = re.sub(rb"(?m)^budget_s = 2\.0$", b"budget_s = 2", toml)
-        self.assertNotEqual(edited, toml)
-        statement = json.loads(payload)
-        import hashlib
-        statement["subject"][1]["digest"]["sha256"] = hashlib.sha256(edited).hexdigest()
-        fx.resign(archive, json.dumps(statement).encode())
-        (archive / "manifest.toml").write_bytes(edited)
+        archive = self._readable_copy_signed(lambda t: re.sub(rb"(?m)^budget_s = 2\.0$", b"budget_s = 2", t))
         report = self.verify(archive)
         self.assertOnlyFailures(report, "manifest-file")
         self.assertCheck(report, "manifest-file", FAILED, "does not say what the signed predicate says")
