@@ -249,6 +249,28 @@ def _resume_marker(directory: Path, entry: os.DirEntry[str]) -> bool:
     return target not in ("", ".", "..") and "/" not in target and "\\" not in target
 
 
+def linked_step(base: Path, path: Path) -> Path | None:
+    """The first symbolic link on the way from ``base`` down to ``path``'s directory, when
+    ``path`` lies under ``base`` (read by name, links not followed), else None. A writer
+    that puts its file inside someone else's directory (a run or archive it was given)
+    must not be led out of it by a linked subdirectory there; ``base`` itself is the
+    caller's choice."""
+    base_abs, parent = os.path.abspath(base), os.path.abspath(Path(path).parent)
+    try:
+        if os.path.commonpath((base_abs, parent)) != base_abs:
+            return None
+    except ValueError:  # different drives
+        return None
+    step = Path(base_abs)
+    for part in Path(os.path.relpath(parent, base_abs)).parts:
+        if part in (".", ""):
+            continue
+        step = step / part
+        if os.path.islink(step):
+            return step
+    return None
+
+
 def refuse_links(directory: Path, members: tuple[str, ...] = (), what: str = "the output directory") -> None:
     """Raises LinkedOutputError when `link_in` finds a link in ``directory``."""
     found = link_in(directory, members)

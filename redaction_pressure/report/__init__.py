@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
-from ..boundary.files import replace_file
+from ..boundary.files import linked_step, replace_file
 from ..build.identity import source_digest
 from ..build.versions import ENVIRONMENT_VERSION
 from ..scoring.allowance import DEFAULT_MAX_BUDGET_S, DEFAULT_MAX_CPU_S, Allowance
@@ -118,8 +118,13 @@ def write_report_checked(run_path: Path, out: Path, **kw: Any) -> tuple[Path, Ve
     one) and never through a link (`boundary.files.replace_file`: the run's directory,
     where the page goes by default, is someone else's); returns where, and the
     verification the page shows (a caller's exit status follows it)."""
-    html, verification = render_report_checked(run_path, **kw)
     out = Path(out)
+    run_dir = Path(run_path) if Path(run_path).is_dir() else Path(run_path).parent
+    link = linked_step(run_dir, out)
+    if link is not None:
+        raise RunError(f"--out {out} goes through {link}, a symbolic link inside the run: "
+                       "nothing is written through links; write the page elsewhere")
+    html, verification = render_report_checked(run_path, **kw)
     out.parent.mkdir(parents=True, exist_ok=True)
     replace_file(out, html.encode("utf-8"))
     return out, verification

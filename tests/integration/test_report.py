@@ -875,6 +875,22 @@ class FilesFromOutside(ReportTestCase):
         self.assertIn("redaction-pressure run report", out.read_text())
         self.assertEqual(sorted(p.name for p in run.iterdir() if p.name.startswith(".")), [])  # no temp file left
 
+    def test_the_page_is_never_led_out_of_the_run_by_a_linked_directory(self):
+        run = self.tmp / "linked-dir-out"
+        run.mkdir()
+        shutil.copy(self.oracle_run / "traces.jsonl", run / "traces.jsonl")
+        elsewhere = self.tmp / "elsewhere"
+        elsewhere.mkdir()
+        (run / "html").symlink_to(elsewhere, target_is_directory=True)
+        for out in (run / "html" / "index.html", run / "html" / "new" / "index.html"):
+            with self.assertRaisesRegex(RunError, "symbolic link inside the run"):
+                write_report(run, out, jobs=1)
+        self.assertEqual(list(elsewhere.iterdir()), [])
+        # A directory of the run's that is no link, and a page outside the run, are fine.
+        (run / "pages").mkdir()
+        self.assertTrue(write_report(run, run / "pages" / "index.html", jobs=1).is_file())
+        self.assertTrue(write_report(run, elsewhere / "page.html", jobs=1).is_file())
+
     def test_huge_fifo_and_linked_inputs_are_one_line_errors(self):
         cases = {}
         sparse = self.tmp / "sparse-run"
