@@ -2,7 +2,8 @@
 
     uv run python benchmarks/bench_model_replies.py [DIR]
 
-DIR (default: the newest ``benchmarks/data/model-replies-*``) holds files named
+DIR (default: the newest ``benchmarks/data/model-replies-*``, replies to the current
+corpus; there are none yet for corpus-v8) holds files named
 ``L{level}-dev{index}.reply.txt``: each the complete reply a model gave to dev task
 ``index`` at ``level`` when shown only that task's system prompt and prompt (no tools,
 no code execution). Prints each reply's reward, what it leaked or destroyed (by class),
@@ -10,14 +11,12 @@ and per level the mean with its standard error beside `induce` and the oracle on
 same tasks, so the question "does the level separate models?" is answered by a
 script, not by hand.
 
-``model-replies-2026-12-03-env0.13`` holds the replies of environment 0.13.0
-(corpus-v7, levels-v8): level 1, dev 3, 11, ..., 59, and level 5, dev 1, 3, 5, ..., 47
-(24 tasks), each from a frontier-model session allowed only to read its prompt files
-and write its replies (four tasks per session; its README).
-Replies to earlier corpora are kept under ``benchmarks/data/corpus-v3/``, ``corpus-v4/``,
-``corpus-v5/`` and ``corpus-v6/`` (not read by default: each corpus version reseeded every stream, so
+Replies to earlier corpora are kept under ``benchmarks/data/corpus-v3/`` to ``corpus-v7/``
+(the newest: environment 0.13.0, level 1 dev 3, 11, ..., 59 and level 5 dev 1, 3, ..., 47,
+each from a frontier-model session allowed only to read its prompt files and write its
+replies). They are not read by default: each corpus version reseeded every stream, so
 they score only with the build they were written for; their READMEs say how and what
-they scored).
+they scored.
 """
 
 from __future__ import annotations
@@ -41,7 +40,12 @@ def stderr(values: list[float]) -> float:
 
 
 def main() -> int:
-    folder = Path(sys.argv[1]) if len(sys.argv) > 1 else sorted(DATA.glob("model-replies-*"))[-1]
+    current = sorted(DATA.glob("model-replies-*"))
+    if len(sys.argv) < 2 and not current:
+        print(f"no model replies to the current corpus under {DATA}; give the folder of an earlier "
+              "corpus's replies (benchmarks/data/corpus-v*/) and run this with the build they were written for")
+        return 2
+    folder = Path(sys.argv[1]) if len(sys.argv) > 1 else current[-1]
     by_level: dict[int, list[tuple[float, float, float]]] = {}
     for path in sorted(folder.glob("*.reply.txt"), key=lambda p: tuple(map(int, NAME.findall(p.name)[0]))):
         level, index = map(int, NAME.findall(path.name)[0])

@@ -1,7 +1,11 @@
 """Version strings that name behaviour. Bump one whenever its behaviour changes, in
 the same commit that updates the golden fingerprints in tests/unit/test_corpus.py."""
 
-ENVIRONMENT_VERSION = "0.13.1"
+ENVIRONMENT_VERSION = "0.14.0"
+# corpus-v8 (environment 0.14.0; every stream reseeded by the version): AWS's documentation
+# keys are one value per variant, each under its own kind of key, drawn once per stream
+# as the other documented values are (corpus-v7 drew one of three per record under either
+# key, so 4 to 11 of the 64 dev tasks of a level tested an example key they never showed).
 # 0.13.1: the system prompt says a " in a pattern needs a backslash; a "[" inside a
 # version-0 set no longer counts as nesting unless "[:" may open a POSIX class (31
 # alternatives of (?<=[\s"[])... were refused as nested deeper than 32).
@@ -10,7 +14,7 @@ ENVIRONMENT_VERSION = "0.13.1"
 # drawn once per stream, so the value a stream tests is the one it shows (corpus-v6 drew
 # it per record: Stripe's sample secret key was tested in streams that showed only its
 # publishable sample, and induce and a model reply both removed it).
-CORPUS_VERSION = "corpus-v7"
+CORPUS_VERSION = "corpus-v8"
 # The tasks of levels 2-5 within the corpus version: bumped whenever a higher level's
 # tasks change while level 1 stays byte-identical (the corpus version seeds every
 # stream, so bumping it would move level 1 too). Part of a higher level's durable key.

@@ -81,12 +81,15 @@ ROOT = Path(__file__).resolve().parents[2]
 # environment 0.13.1 (corpus-v7, levels-v8 unchanged): the system prompt says a " in a
 # pattern needs a backslash (\"): records, labels and verdicts byte-identical, prompts
 # and so fingerprints not.
+# corpus-v8 (environment 0.14.0; every stream reseeded by the version): AWS's
+# documentation keys drawn once per stream, each under its own kind of key, as the
+# other documented values are (corpus-v7 tested example keys some streams never showed).
 GOLDEN = {
-    ("dev", 0): "5499f99199e6feb76d335add380350fad6d4ae062c1b9a83f2adbe5423afdf1e",
-    ("dev", 31): "180b80f528ea9f4118217693a6b26450112a52f5b77ea5a79f92210b1d603610",
-    ("dev", 63): "b740e3e48daf7489ccc2c5ac32ff099fcd599584df1fc54c500aead620e07c3f",
-    ("train", 0): "e29aff3a5ee53ccb641e790159a45e3407ad97cb6f3d7daf12ffb27d2ce91faa",
-    ("train", 123456): "0ca4222539ad4178d927b80ebe02006bc47108100fa413a852325d6977449416",
+    ("dev", 0): "afab0e9a8eb4c1aeeffc696dabc4c33fd58b67df35b38b2e009ffa502982bad4",
+    ("dev", 31): "d371d0dabc63fa8c05fcf4e40ed777ccca877feccc42de83c8450e33914c32c5",
+    ("dev", 63): "034927bb04fe3fa61798d7f5fea7240c9e895ea6fe262d7b2b20b0caa9b2da30",
+    ("train", 0): "9e3d0a90df79267ed3ce9f23388e529978673200838d5659510cfab1ba313cfe",
+    ("train", 123456): "de9dcd282e2ea504133e8136f88671669b8cea8f40b6eb1bae3fb59608ffc293",
 }
 
 
@@ -98,20 +101,20 @@ GOLDEN = {
 # placeholder_kinds kinds, each drawn once and shown beside a real secret of its format;
 # those formats' credentials never look like placeholders and their oracle leaves them.
 GOLDEN_LEVELS = {
-    (2, "dev", 0): "8188be12ccec2b1df5f928078641371e825adeddcee32d222b82642d3a624c52",
-    (2, "train", 77): "89cb8944b54e3863b43870cdf00617b3dbf1d53fc0616a3656c1c7d24f2367cd",
-    (3, "dev", 0): "760dacf03f6177a34b0bf72472fa6e897a34b7695b00840626c1127d6a375e9f",
-    (3, "train", 77): "e4c1303f7547e762a7671cd12a74f3b283a30e735d6997134fc3746410040ca4",
-    (4, "dev", 0): "5cff5a205d63a49abf9d068e9f09e7fa91738a57ac63ca4077218aedec35c70c",
-    (4, "train", 77): "0c4936bbea59741d82b02eca07910eb2390ea2d1b1f2cb4effd4f81f5ef2ac50",
-    (5, "dev", 0): "0e124b480645a3edff169f82490b64dfb909a9989421a3a7764bc84391af573e",
-    (5, "train", 77): "1bf16805425db78f114949462b2493717efe2d8ca121793f26f133b315abbacb",
+    (2, "dev", 0): "888fb104399811d04272b952c9f962395fc7c1c2c2acaf38f2a312ea31f53f7b",
+    (2, "train", 77): "4b11f4d94a18d07cfb4a04b058ac65a1b92919eeb0ad01d05af35919c876c0de",
+    (3, "dev", 0): "ac75ee76ca72c2bb3235d92d111c33046d9e2c36e04e4e55dd4f3ed7e8aa248b",
+    (3, "train", 77): "5149fcc397235143e5930d0a440f1e420143706804107ad0bef7b3c697c4a482",
+    (4, "dev", 0): "58dd49b2a9e4f7328a9c5b9e4b2ce23327bedbd4bab4baf6b7f00f254e23f871",
+    (4, "train", 77): "f97aacfe9967554866e82a87f7021c871cd22edc65236b25cb9974e5285daa28",
+    (5, "dev", 0): "ca190561853ce341e4baf866823f1b50c72b4c91ae7393af24224729c4680a48",
+    (5, "train", 77): "68f6e0468fba31ac4b61e31c17eeb5cface105600ec256c790eb40c49e8bcf9d",
 }
 
 
 class GoldenFingerprints(unittest.TestCase):
     def test_version(self):
-        self.assertEqual(CORPUS_VERSION, "corpus-v7")
+        self.assertEqual(CORPUS_VERSION, "corpus-v8")
 
     def test_golden_fingerprints(self):
         for (split, index), want in GOLDEN.items():

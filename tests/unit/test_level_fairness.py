@@ -16,13 +16,27 @@ import regex
 from redaction_pressure import load_task, policies, score_completion
 from redaction_pressure.contract import LEVELS
 from redaction_pressure.corpus.blocks import NEUTRAL_LABELS
-from redaction_pressure.corpus.families.decoys import SHAPES
+from redaction_pressure.corpus.families.decoys import DECOYS, SHAPES
 from redaction_pressure.corpus.levels import level
+from redaction_pressure.corpus.rng import Rng
 from redaction_pressure.scoring.answer import parse_reply
 from tests.support import tasks as shared
 
 HIGHER = tuple(lv for lv in LEVELS if lv > 1)
-DOCUMENTED_VALUES = frozenset({"vendor_published_example", "test_fixture"})
+
+
+def _drawn(family, variant: str, draws: int = 64) -> set[str]:
+    return {family.make(Rng(f"fairness-{family.name}-{variant}", i), variant).text for i in range(draws)}
+
+
+# Decoy families whose every variant is one value a vendor published (a sample key, a
+# test fixture): read from the generators, so a new one is checked without being listed.
+DOCUMENTED_VALUES = frozenset(f.name for f in DECOYS if all(len(_drawn(f, v)) == 1 for v in f.variants))
+# Families that draw from a few fixed values, recognisable as what they are without a
+# shown example (a template word, a setting, a realm; vendor placeholders have checks
+# of their own): anything else drawing that few values must be a documented one.
+SELF_EVIDENT = frozenset({"placeholder_value", "keyword_setting", "basic_realm_challenge",
+                          "format_valid_placeholder"})
 TRAIN_PER_LEVEL = 200
 # The decoy groups that stand beside a secret as its look-alike, and how a look-alike's
 # family name leads to the secret it contrasts with (same service, same key, or the
@@ -164,6 +178,14 @@ class FairAndExactAtEveryLevel(unittest.TestCase):
         bare = SimpleNamespace(shown=[unpaired(r.text, r.template, r.secrets, ()) for r in task.shown],
                                heldout=task.heldout)
         self.assertGreater(len(documented_problems(bare)), 0)
+
+    def test_every_few_valued_decoy_is_drawn_once_per_stream(self):
+        # corpus-v7 drew one of AWS's three documentation keys per record: a family of
+        # fixed values that is not one value per variant escapes documented_problems.
+        self.assertLessEqual({"aws_documented_example", "vendor_published_example", "test_fixture"},
+                             DOCUMENTED_VALUES)
+        few = {f.name for f in DECOYS for v in f.variants if len(_drawn(f, v)) <= 12}
+        self.assertEqual(few - DOCUMENTED_VALUES - SELF_EVIDENT, set())
 
 
 _WIPE = json.dumps({"rules": [{"pattern": r"[\s\S]+", "replacement": ""}]})

@@ -185,6 +185,21 @@ def _published(r: Rng, v: str) -> Fragment:
     return whole(*_PUBLISHED[pick(r, v, PUBLISHED_VARIANTS)])
 
 
+# AWS's documentation keys, one per variant and each under its own kind of key, as the
+# published examples are (corpus-v7 drew one of the three per record, under either key:
+# a stream could test an example key it never showed, in 4 to 11 of 64 dev tasks a level).
+_AWS_EXAMPLES = {
+    "access_key_id": ("AKIAIOSFODNN7EXAMPLE", "aws_access_key_id"),
+    "access_key_id_alternate": ("AKIAI44QH8DHBEXAMPLE", "aws_access_key_id"),
+    "secret_access_key": ("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "aws_secret_access_key"),
+}
+AWS_EXAMPLE_VARIANTS = tuple(_AWS_EXAMPLES)
+
+
+def _aws_example(r: Rng, v: str) -> Fragment:
+    return whole(*_AWS_EXAMPLES[pick(r, v, AWS_EXAMPLE_VARIANTS)])
+
+
 # Vendors' documented test values, one per variant as the published examples are.
 _FIXTURES = {
     **{token: (token, "stripe_test_token") for token in ("tok_visa", "tok_mastercard", "pm_card_visa",
@@ -265,12 +280,10 @@ PLACEHOLDERS = _family(
 
 DECOYS: tuple[Family, ...] = (
     # --- corpus-v1
-    _family("aws_documented_example", KV, ("aws_access_key_id", "aws_secret_access_key"),
-            lambda r, v: whole(r.choice(("AKIAIOSFODNN7EXAMPLE", "AKIAI44QH8DHBEXAMPLE",
-                                         "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"))),
+    _family("aws_documented_example", KV, ("aws_access_key_id", "aws_secret_access_key"), _aws_example,
             "AWS's published documentation keys: every one ends in EXAMPLE or EXAMPLEKEY "
             "and authenticates nothing; a rule anchored only on AKIA or on 40 base64 "
-            "characters destroys it."),
+            "characters destroys it.", AWS_EXAMPLE_VARIANTS),
     _family("aws_non_credential_id", KV, ("role_id", "principal_id", "user_id"),
             lambda r, v: whole(r.choice(("AROA", "AIDA", "ANPA", "AGPA")) + r.chars(UPPER32, 16)),
             "IAM unique ids (AROA role, AIDA user, ANPA policy, AGPA group) share the "

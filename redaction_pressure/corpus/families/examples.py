@@ -466,11 +466,11 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
          'kBkmhGcR6fPc'),
     ),
     'aws_documented_example': (
-        ('AWS_ACCESS_KEY_ID=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n',
+        ('AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n',
          ''),
-        ('  aws_secret_access_key: "AKIAI44QH8DHBEXAMPLE"\n',
+        ('  aws_access_key_id: "AKIAI44QH8DHBEXAMPLE"\n',
          ''),
-        ('{\n  "service": "billing",\n  "aws_access_key_id": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"\n}\n',
+        ('{\n  "service": "billing",\n  "aws_access_key_id": "AKIAIOSFODNN7EXAMPLE"\n}\n',
          ''),
     ),
     'aws_non_credential_id': (
