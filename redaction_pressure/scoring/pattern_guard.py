@@ -119,6 +119,15 @@ _SURROGATE = regex.compile("[\ud800-\udfff]")
 _MAYBE_VERBOSE = regex.compile(r"\(\?[A-Za-z0-9-]*x")
 # The same for the VERSION1 flag: "(?V1)", "(?iV1)", "(?V1:...)".
 _MAYBE_V1 = regex.compile(r"\(\?[A-Za-z0-9-]*V1")
+# VERBOSE surely on everywhere: the pattern opens with a positional flags group of
+# `regex`'s flag letters, x among them (nothing before it can make it anything else;
+# VERBOSE is a scoped flag, so from there it holds in every group), and nothing can
+# turn it off. Turning a flag off needs a "-" after "(?" and flag letters, which under
+# VERBOSE may be spaced out or interrupted by "#" comments ("(?i #...\n -x)"): any
+# "(?" followed by letters, digits, white space and comments, then "-", counts (a
+# superset: in a set, escaped or in a comment it would be text).
+_POSITIONAL_FLAGS = regex.compile(r"\(\?((?:[abefiLmprsuwx]|V[01])*+)\)")
+_MAYBE_FLAGS_OFF = regex.compile(r"\(\?(?!#)(?:[\sA-Za-z0-9]|#[^\n]*+)*+-")
 
 
 def nesting_bound(pattern: str) -> int:
@@ -132,7 +141,9 @@ def nesting_bound(pattern: str) -> int:
     ``[:`` may open a POSIX class) and, when the pattern may set the VERSION1 flag, also as version 1 does
     (sets nest), and the larger count is taken. Where the text alone cannot say what
     `regex` will do, every reading is followed and the deepest taken: whether a ``#`` outside a set starts a comment
-    (VERBOSE may be on there, which depends on flags), whether a ``]`` after an inner
+    (VERBOSE may be on there, which depends on flags; a pattern that opens with ``(?x)``
+    and can never turn it off reads every such ``#`` as a comment, so parentheses in
+    its comments do not count), whether a ``]`` after an inner
     ``[`` closes a POSIX class or the set (version 0), whether a ``]`` after ``--``,
     ``&&``, ``||`` or ``~~`` is a literal (version 1). Readings that meet in one state
     keep the most open groups (which never lowers what follows); a text that keeps more
@@ -143,7 +154,9 @@ def nesting_bound(pattern: str) -> int:
     openers = pattern.count("(") + pattern.count("[")
     if openers <= MAX_NESTING:
         return openers  # each level needs an opener
-    verbose = _MAYBE_VERBOSE.search(pattern) is not None
+    leading = _POSITIONAL_FLAGS.match(pattern)
+    verbose = (_ALWAYS if leading is not None and "x" in leading.group(1) and not _MAYBE_FLAGS_OFF.search(pattern)
+               else _MAYBE if _MAYBE_VERBOSE.search(pattern) else _NEVER)
     # Sets nest only under version 1, which only a flag in the pattern can set (the
     # parser's default version is pinned to 0): without one, the version-1 reading
     # would count "[^[\]]" (a literal "[" in a set) as a set left open.
@@ -153,15 +166,17 @@ def nesting_bound(pattern: str) -> int:
 
 
 _CODE, _LINE_COMMENT, _PAREN_COMMENT = 0, 1, 2
+_NEVER, _MAYBE, _ALWAYS = 0, 1, 2  # whether a "#" outside a set starts a comment
 _MAX_READINGS = 12  # states kept at one position before the plain opener count is taken
 _SET_OPERATORS = ("--", "&&", "||", "~~")
 
 
-def _nesting(pattern: str, nested: bool, verbose: bool) -> int | None:
+def _nesting(pattern: str, nested: bool, verbose: int) -> int | None:
     """The deepest nesting over every reading of ``pattern``, or None when the readings
     multiply past `_MAX_READINGS`. A reading's state is (mode, open set levels) with its
     open groups. ``nested``: sets nest (version 1); otherwise a set holds at most one
-    more level (a POSIX class)."""
+    more level (a POSIX class). ``verbose``: whether a "#" outside a set starts a comment
+    (`_NEVER`, `_MAYBE`: both readings, `_ALWAYS`)."""
     n = len(pattern)
     at: list[dict[tuple[int, int], int]] = [{} for _ in range(n + 2)]
     at[0][(_CODE, 0)] = 0
@@ -213,8 +228,10 @@ def _nesting(pattern: str, nested: bool, verbose: bool) -> int | None:
                     go(i + 1, mode, 0, groups + 1)
             elif c == ")":
                 go(i + 1, mode, 0, max(groups - 1, 0))
+            elif c == "#" and verbose == _ALWAYS:
+                go(i + 1, _LINE_COMMENT, 0, groups)
             else:
-                if c == "#" and verbose:
+                if c == "#" and verbose == _MAYBE:
                     go(i + 1, _LINE_COMMENT, 0, groups)
                 go(i + 1, mode, 0, groups)
         at[i] = {}

@@ -329,6 +329,27 @@ class NoFalseZeros(unittest.TestCase):
         guard.compile_bounded(literal)
         self.assertGreater(guard.nesting_bound("(?V1)" + literal), guard.MAX_NESTING)
 
+    def test_parentheses_in_comments_of_a_verbose_pattern_do_not_nest(self):
+        """Review of 2026-12-03: in a pattern that opens with (?x), a "#" comment's "("
+        counted as an open group (the comment was also read as text), so 17 commented
+        alternatives whose notes hold an unclosed "(" (real depth 2) were refused as
+        nested deeper than 32: a false zero. With (?x) first and no flag turned off
+        anywhere, every "#" outside a set starts a comment."""
+        pattern = "(?x)\n" + "".join(rf"(?<=[\s=])tok{i}_\w{{20}}  # token {i} (the vendor's prefix; see (3" + "\n|"
+                                     for i in range(17)) + "z"
+        self.assertGreater(pattern.count("("), guard.MAX_NESTING)
+        self.assertEqual(guard.nesting_bound(pattern), 2)
+        guard.compile_bounded(pattern)
+        text = reply([*((p, "[REDACTED]") for p in TASK.oracle_rules), (pattern, "[REDACTED]")])
+        self.assertNotIn("nest deeper", " ".join(e.message for e in score_completion(TASK, text).errors))
+        # escaped parentheses and parentheses in sets never counted; a comment that may
+        # not be one (no leading (?x), or a flag that may turn VERBOSE off) still counts
+        deep = "(" * 40 + "a" + ")" * 40
+        for prefix in ("a(?x)#(((\n", "(?x)(?-x:#(((\n", "(?x)(?i #\n -x)#(((\n", "(?x)(?i-x)#(((\n", " (?x)#(((\n"):
+            with self.subTest(prefix=prefix):
+                self.assertGreaterEqual(guard.nesting_bound(prefix + deep + ")"), 40)
+        self.assertEqual(guard.nesting_bound("(?x)" + "\\(" * 20 + "[(]" * 20 + "# ((((\n" * 10 + "a"), 1)
+
     def test_the_combined_size_refusal_states_the_sizes(self):
         rules = [("(?:[A-Za-z0-9_-]{40}){60}", "") for _ in range(24)]
         error = score_completion(TASK, reply(rules)).errors[0]
