@@ -219,6 +219,10 @@ def _hint(text: str, exc: json.JSONDecodeError) -> str:
                     "escapes it); every other backslash of a pattern is written twice: \\\\d, \\\\b")
         return ("; in a JSON string every backslash of a pattern is written twice: \\\\d, \\\\b, \\\\. "
                 "(a single \\b would even be read as a backspace character)")
+    if exc.msg.startswith("Invalid \\uXXXX escape"):
+        # A pattern's own \u (or a \user, \uid in a path) read as a JSON \u escape.
+        return ("; in a JSON string \\u must be followed by four hex digits: a pattern's own \\u escape "
+                "(or any backslash) is written twice: \\\\u00e9, \\\\d")
     if before.endswith(",") and text[exc.pos:exc.pos + 1] in "]}":
         return "; JSON allows no trailing comma before ] or }"
     line = before[before.rfind("\n") + 1:]

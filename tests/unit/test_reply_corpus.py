@@ -65,6 +65,17 @@ class ReplyCorpus(unittest.TestCase):
         (error,) = parse_reply(reply)[1]
         self.assertIn("JSON escapes no single quote: write ' as it is", error.message)
 
+    def test_a_single_backslash_u_or_x_gets_a_hint(self):
+        """Review of 2026-12-03: a pattern's own \\u (or a "\\user" path) is a JSON \\u
+        escape without four hex digits, an error that got no hint while the other
+        escape slips (\\d, \\x41, \\') got one."""
+        for pattern in ("\\user", "\\u00e", "C:\\\\Users\\user", "\\x41", "\\x{41}"):
+            for wrap in ("{}", "```json\n{}\n```"):
+                text = wrap.replace("{}", '{"rules": [{"pattern": "' + pattern + '", "replacement": ""}]}')
+                with self.subTest(text=text):
+                    (error,) = parse_reply(text)[1]
+                    self.assertRegex(error.message, r"; .*(written|write) .*twice", error.message)
+
     def test_an_unescaped_double_quote_gets_its_own_hint(self):
         """Review of 2026-12-03: a pattern's own `"` (a quote in a set, ``["']``) ends its
         JSON string early; the hint said "JSON strings use double quotes" (the next
