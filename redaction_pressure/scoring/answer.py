@@ -18,6 +18,9 @@ the whole reply as JSON; then the last ``{"rules": ...}`` object inside the text
 the text from the first ``{`` to the last ``}``. A text that holds no object with
 "rules" is judged on the first object found in the same order (its shape errors are
 named), else on why its most answer-like block is not JSON.
+A candidate that is exactly the answer format's example (`ANSWER_TEMPLATE`, which the
+system prompt shows; any spacing) is passed over when the reply holds another answer:
+models echo the format after their answer.
 
 Every error message starts with its reason and its numbers ("rule 9: pattern is 572
 characters; the limit is 4096"), never with a quotation that truncation could cut
@@ -52,6 +55,11 @@ ALLOWED_REPLACEMENTS = ("[REDACTED]", "")
 MAX_JSON_DEPTH = 16  # an answer nests 3 deep; up to 16 a wrong shape is still named (bad_entry)
 MAX_EMBEDDED_TRIES = 16  # ``{"rules":`` openings tried inside a text, last first
 MAX_FENCED_BLOCKS = 256  # fenced blocks tried, last first (a reply of 50,000 empty blocks decodes 256)
+# The answer format as the system prompt shows it. A candidate that is exactly this
+# object (a model echoing the format after its answer) is passed over when the reply
+# holds another answer: read, it would score its placeholder rule.
+ANSWER_TEMPLATE = '{"rules": [{"pattern": "<regex>", "replacement": "[REDACTED]"}]}'
+_TEMPLATE_VALUE = json.loads(ANSWER_TEMPLATE)
 ANSWER_CHOICE = ('the last object with a "rules" key: the last fenced block (```json ... ```; a fence starts '
                  'its line, or ends a line as in "Final answer: ```json") that holds a JSON object with a "rules" '
                  'key, unless a {"rules": ...} object is written after that block (fenced any other way, or not at '
@@ -98,6 +106,7 @@ def _one_line(line: str) -> tuple[str, str] | None:
 class _Block(NamedTuple):
     tag: str  # the info string, lower-cased
     body: str
+    start: int  # where the block starts in the reply (its opening line)
     end: int  # where the block ends in the reply (after its closing line)
 
 
@@ -106,9 +115,10 @@ def _fences(reply: str) -> list[_Block]:
     found: list[_Block] = []
     ticks: str | None = None
     tag, body = "", list[str]()
-    offset = 0
+    offset = opened = 0
     for raw in reply.split("\n"):
         line = raw[:-1] if raw.endswith("\r") else raw
+        begin = offset
         offset += len(raw) + 1
         end = min(offset, len(reply))  # after this line (the last line has no line break)
         if ticks is None:
@@ -116,27 +126,32 @@ def _fences(reply: str) -> list[_Block]:
                 continue
             opener = _OPENER.fullmatch(line) or _LATE_OPENER.search(line)
             if opener is not None:
-                ticks, tag, body = opener.group(1), opener.group(2), []
+                ticks, tag, body, opened = opener.group(1), opener.group(2), [], begin
                 continue
             one = _one_line(line)
             if one is not None:
-                found.append(_Block(one[0].lower(), one[1], end))
+                found.append(_Block(one[0].lower(), one[1], begin, end))
             continue
         stripped = line.strip(" \t")
         if stripped.startswith(ticks) and not stripped.strip("`"):
-            found.append(_Block(tag.strip().lower(), "\n".join(body) + ("\n" if body else ""), end))
+            found.append(_Block(tag.strip().lower(), "\n".join(body) + ("\n" if body else ""), opened, end))
             ticks = None
         elif stripped.endswith(ticks):
-            found.append(_Block(tag.strip().lower(), "\n".join([*body, line.rstrip(" \t")[:-len(ticks)]]), end))
+            found.append(_Block(tag.strip().lower(), "\n".join([*body, line.rstrip(" \t")[:-len(ticks)]]), opened,
+                                end))
             ticks = None
         else:
             body.append(line)
     if ticks is not None:
-        found.append(_Block(tag.strip().lower(), "\n".join(body), len(reply)))
+        found.append(_Block(tag.strip().lower(), "\n".join(body), opened, len(reply)))
     return found[::-1][:MAX_FENCED_BLOCKS]
 
 
 _RULES_OPENING = regex.compile(r'\{\s*"rules"\s*:')
+# The same, also where the object's lines carry Markdown quote marks ("> "): what a
+# note about a skipped later object looks for (such an object is not JSON).
+_QUOTED_SPACE = r"(?:[ \t\r\f\v]|\n(?:[ \t]*+>)*+)*+"  # linear: possessive, a ">" only after a line break
+_ANY_RULES_OPENING = regex.compile(r'\{' + _QUOTED_SPACE + '"rules"' + _QUOTED_SPACE + ":")
 # What can decode to a backspace or form feed in a JSON string: \b or \f after an even
 # run of backslashes, \u0008 / \u000c, or the character itself.
 _CONTROL_ESCAPE = regex.compile(r"(?<!\\)(?:\\\\)*\\(?:[bf]|u000[8cC])|[\x08\x0c]")
@@ -251,24 +266,31 @@ def _hint(text: str, exc: json.JSONDecodeError) -> str:
     return ""
 
 
+_DEEP = f"JSON nests deeper than {MAX_JSON_DEPTH} levels (an answer nests 3)"
+
+
+def _decode_error(text: str, exc: json.JSONDecodeError) -> str:
+    msg = exc.msg.removesuffix(" at")  # "Invalid control character at": the position follows
+    return f"not valid JSON ({msg} at line {exc.lineno} column {exc.colno}){_hint(text, exc)}"
+
+
 class _Decoded:
     """One candidate text, decoded at most once: ``ok`` with its ``value``, or the
-    ``error`` that says why it is not JSON."""
+    ``error`` that says why it is not JSON; ``end``: where it ends in the reply."""
 
-    __slots__ = ("error", "ok", "value", "where")
+    __slots__ = ("end", "error", "ok", "value", "where")
 
-    def __init__(self, where: str, text: str | None = None, value: Any = None) -> None:
-        self.where, self.value, self.ok, self.error = where, value, text is None, None
+    def __init__(self, where: str, text: str | None = None, value: Any = None, end: int = 0) -> None:
+        self.where, self.value, self.ok, self.error, self.end = where, value, text is None, None, end
         if text is None:
             return
         if json_depth_bound(text) > MAX_JSON_DEPTH:
-            self.error = f"JSON nests deeper than {MAX_JSON_DEPTH} levels (an answer nests 3)"
+            self.error = _DEEP
             return
         try:
             self.value, self.ok = json.loads(text, parse_constant=_reject_constant), True
         except json.JSONDecodeError as exc:
-            msg = exc.msg.removesuffix(" at")  # "Invalid control character at": the position follows
-            self.error = f"not valid JSON ({msg} at line {exc.lineno} column {exc.colno}){_hint(text, exc)}"
+            self.error = _decode_error(text, exc)
         except ValueError as exc:  # NaN, Infinity
             self.error = f"not valid JSON ({exc})"
 
@@ -280,23 +302,29 @@ class _Decoded:
     def answer(self) -> bool:
         return self.obj and "rules" in self.value
 
+    @property
+    def template(self) -> bool:
+        """The answer format's example as the system prompt shows it, echoed."""
+        return self.answer and self.value == _TEMPLATE_VALUE
+
+
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
 
 def _embedded(text: str, start: int = 0) -> list[_Decoded]:
     """``{"rules": ...}`` objects that start inside ``text`` at or after ``start`` (prose
     around them), last first; each is decoded from its opening brace to wherever its
     value ends."""
     found = []
-    decoder = json.JSONDecoder(parse_constant=_reject_constant)
     starts = [m.start() for m in _RULES_OPENING.finditer(text, start)][-MAX_EMBEDDED_TRIES:]
     for start in reversed(starts):
-        rest = text[start:]
-        if json_depth_bound(rest) > MAX_JSON_DEPTH:
+        if json_depth_bound(text[start:]) > MAX_JSON_DEPTH:
             continue
         try:
-            value = decoder.raw_decode(rest)[0]
+            value, end = _DECODER.raw_decode(text, start)
         except ValueError:
             continue
-        found.append(_Decoded("an object in the text", value=value))
+        found.append(_Decoded("an object in the text", value=value, end=end))
     return found
 
 
@@ -304,20 +332,94 @@ def _block_where(tag: str) -> str:
     return f"the ```{tag} block" if tag else "the fenced block"
 
 
-def _fenced_answer(reply: str, fences: list[_Block]) -> tuple[_Decoded | None, list[_Decoded]]:
-    """The answer a fenced block gives (see the module doc): the last block holding an
-    object with "rules", or a ``{"rules": ...}`` object written after it, which a final
-    answer fenced some other way (~~~, a blockquote, a block broken by prose after its
-    closing fence) or not fenced at all, after a fenced draft, is. Also every block,
-    decoded, last first."""
-    blocks = []
-    for block in fences:
-        decoded = _Decoded(_block_where(block.tag), block.body)
-        blocks.append(decoded)
-        if decoded.answer:
-            later = [item for item in _embedded(reply, block.end) if item.answer]
-            return (later[0] if later else decoded), blocks
-    return None, blocks
+class _Search:
+    """Finds the answer of one reply (see the module doc), decoding each candidate
+    once. With ``skip_template``, a candidate that is the answer format's example
+    (`ANSWER_TEMPLATE`, as the system prompt shows it) is passed over, and
+    ``skipped_template`` says one was."""
+
+    def __init__(self, reply: str, skip_template: bool) -> None:
+        self.reply, self.skip, self.skipped_template = reply, skip_template, False
+        self.fences = _fences(reply)
+        self.blocks: list[_Decoded] = []  # every block decoded, last first (up to the answer's)
+
+    def _take(self, item: _Decoded) -> bool:
+        if not item.answer:
+            return False
+        if self.skip and item.template:
+            self.skipped_template = True
+            return False
+        return True
+
+    def fenced(self) -> _Decoded | None:
+        """The last block holding an object with "rules", or a ``{"rules": ...}``
+        object written after it, which a final answer fenced some other way (~~~, a
+        blockquote, a block broken by prose after its closing fence) or not fenced at
+        all, after a fenced draft, is."""
+        for block in self.fences:
+            decoded = _Decoded(_block_where(block.tag), block.body, end=block.end)
+            self.blocks.append(decoded)
+            if self._take(decoded):
+                later = [item for item in _embedded(self.reply, block.end) if self._take(item)]
+                return later[0] if later else decoded
+        return None
+
+    def answer(self) -> tuple[_Decoded | None, _Decoded]:
+        """The answer object, if any, and the whole reply decoded."""
+        found = self.fenced()
+        whole = _Decoded("the reply", self.reply.strip(), end=len(self.reply))
+        if found is not None:
+            return found, whole
+        if self._take(whole):
+            return whole, whole
+        for item in _embedded(self.reply):
+            if self._take(item):
+                return item, whole
+        return None, whole
+
+
+def _search(reply: str) -> tuple[_Search, _Decoded | None, _Decoded]:
+    """The search that found the answer: first passing over echoes of the answer
+    format's example, then, if that left no answer and passed one over, reading them."""
+    search = _Search(reply, skip_template=True)
+    answer, whole = search.answer()
+    if answer is None and search.skipped_template:
+        search = _Search(reply, skip_template=False)
+        answer, whole = search.answer()
+    return search, answer, whole
+
+
+def _skipped_later(search: _Search, answer: _Decoded) -> str | None:
+    """Why the last ``{"rules": ...}`` opening after the answer was not read, if one is
+    there: it does not decode (fenced with backticks, with tildes, quoted or not fenced
+    at all), or it is an echo of the answer format's example."""
+    reply = search.reply
+    starts = [m.start() for m in _ANY_RULES_OPENING.finditer(reply, answer.end)][-MAX_EMBEDDED_TRIES:]
+    for start in reversed(starts):
+        if json_depth_bound(reply[start:]) > MAX_JSON_DEPTH:
+            error = _DEEP
+        else:
+            try:
+                value = _DECODER.raw_decode(reply, start)[0]
+            except json.JSONDecodeError as exc:
+                error = _decode_error(reply, exc)
+            except ValueError as exc:
+                error = f"not valid JSON ({exc})"
+            else:
+                if search.skipped_template and value == _TEMPLATE_VALUE:
+                    return ("a later copy of the answer format's example (" + ANSWER_TEMPLATE + ") was skipped; "
+                            "the answer was read from an earlier object")
+                continue
+        for block in search.fences:
+            if block.start <= start < block.end and block.end > answer.end:
+                decoded = _Decoded(_block_where(block.tag), block.body)
+                if not decoded.ok:
+                    return (f"a later block with \"rules\" was skipped: {decoded.where} is {decoded.error}; "
+                            "the answer was read from an earlier one")
+        line = reply.count("\n", 0, start) + 1
+        return (f"a later {{\"rules\": ...}} object was skipped: the one on line {line} is {error}; "
+                "the answer was read from an earlier one")
+    return None
 
 
 def reply_notes(reply: object) -> list[str]:
@@ -334,19 +436,15 @@ def reply_notes(reply: object) -> list[str]:
         return []
     notes: list[str] = []
     # Scoring calls this on every rollout: decode only when a note is possible (a later
-    # fenced block to skip needs two fences; a backspace or form feed needs a JSON
-    # escape with an odd run of backslashes, a \u escape of one, or the raw character).
-    if reply.count("```") >= 4:
-        fences = _fences(reply)
-        answer, blocks = _fenced_answer(reply, fences)
-        # Blocks decoded stop at the answer's block; the note is due only when the answer
-        # was read from that block, not from an object written after it.
-        later = blocks[:-1] if answer is not None and answer is blocks[-1] else []
-        for decoded, block in zip(later, fences, strict=False):
-            if not decoded.ok and _RULES_OPENING.search(block.body):
-                notes.append(f"a later block with \"rules\" was skipped: {decoded.where} is {decoded.error}; "
-                             "the answer was read from an earlier one")
-                break
+    # candidate to skip needs two {"rules" openings; a backspace or form feed needs a
+    # JSON escape with an odd run of backslashes, a \u escape of one, or the raw
+    # character).
+    openings = _ANY_RULES_OPENING.finditer(reply)
+    if next(openings, None) is not None and next(openings, None) is not None:
+        search, answer, _ = _search(reply)
+        skipped = _skipped_later(search, answer) if answer is not None else None
+        if skipped is not None:
+            notes.append(skipped)
     if not _CONTROL_ESCAPE.search(reply):
         return notes
     obj = _load_object(reply)
@@ -363,16 +461,10 @@ def reply_notes(reply: object) -> list[str]:
 def _load_object(reply: str) -> dict[str, Any] | RedactionError:
     """The answer object of ``reply`` (see the module doc for which one), or why there
     is none."""
-    fences = _fences(reply)
-    answer, blocks = _fenced_answer(reply, fences)
+    search, answer, whole = _search(reply)
     if answer is not None:
         return dict(answer.value)
-    whole = _Decoded("the reply", reply.strip())
-    if whole.answer:
-        return dict(whole.value)
-    for item in _embedded(reply):
-        if item.answer:
-            return dict(item.value)
+    fences, blocks = search.fences, search.blocks
     first, last = reply.find("{"), reply.rfind("}")
     braces = [_Decoded("the text from the first { to the last }", reply[first:last + 1])] if 0 <= first < last else []
     if whole.ok and not whole.obj:

@@ -15,6 +15,7 @@ from ..corpus.stream import Record
 from ..scoring.answer import (
     ALLOWED_REPLACEMENTS,
     ANSWER_CHOICE,
+    ANSWER_TEMPLATE,
     MAX_PATTERN_CHARS,
     MAX_RAW_REPLY_CHARS,
     MAX_REPLY_CHARS,
@@ -47,7 +48,7 @@ unseen records of the same stream.
 
 ## Your answer
 One JSON object, in a ```json fenced block:
-{{"rules": [{{"pattern": "<regex>", "replacement": "[REDACTED]"}}]}}
+{ANSWER_TEMPLATE}
 - Only the key "rules"; each rule has exactly the keys "pattern" and "replacement".
 - Patterns are JSON strings: write every backslash twice ("\\\\d", "\\\\b", "\\\\."); \
 a single "\\b" or "\\f" is JSON for a backspace or form-feed character, not a regex \
@@ -56,7 +57,7 @@ trailing commas.
 - Which text is read: only what follows the last </think> (a reply that opens <think> \
 and never closes it has no answer); in it, {ANSWER_CHOICE}. A later block that is not \
 valid JSON and holds no valid {{"rules": ...}} object is skipped, so an earlier draft is \
-read instead.
+read instead; so is a later copy of the example above, exactly as shown.
 - Any error in the answer voids the whole reply (it scores 0, however good its other \
 rules): text that is not valid JSON, another key in the object or in a rule, a \
 replacement other than the two allowed, a pattern that does not compile, or any limit \

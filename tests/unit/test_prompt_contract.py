@@ -23,6 +23,7 @@ from redaction_pressure.scoring.answer import (
     MAX_RAW_REPLY_CHARS,
     MAX_REPLY_CHARS,
     MAX_RULES,
+    parse_reply,
 )
 from redaction_pressure.scoring.reward import WEIGHTS
 from redaction_pressure.scoring.scanner import DEFAULT_BUDGET_S, MAX_MATCHES
@@ -394,6 +395,59 @@ class NoFalseZeros(unittest.TestCase):
             text = '{"rules": [{"pattern": ' + escaped + ', "replacement": ""}]}'
             with self.subTest(pattern=escaped):
                 self.assertEqual(len(reply_notes(text)), 1, text)
+
+    def test_a_skipped_later_object_is_noted_however_it_is_fenced(self):
+        """Review of 2026-12-03: a broken final answer after a valid fenced draft got the
+        "skipped" note only when it was fenced with backticks; fenced with tildes, not
+        fenced, or quoted over several lines ("> " on each line), the draft was read
+        without a word. Each form gets the note now, with why the final is not JSON."""
+        from redaction_pressure.scoring.answer import reply_notes
+        draft = "```json\n" + reply([("ghp_[A-Za-z0-9]{36}", "[REDACTED]")]) + "\n```\n"
+        broken = '{\n "rules": [\n  {"pattern": "x", "replacement": ""},\n ]\n}'
+        finals = {"backticks": "```json\n" + broken + "\n```", "tildes": "~~~json\n" + broken + "\n~~~",
+                  "unfenced": broken, "quoted": "> " + broken.replace("\n", "\n> "),
+                  "quoted valid": "> " + broken.replace("},", "}").replace("\n", "\n> ")}
+        for draft_form in (draft, draft.removeprefix("```json\n").removesuffix("```\n")):
+            for name, final in finals.items():
+                text = draft_form + "\nFinal answer:\n" + final
+                with self.subTest(final=name, fenced_draft=draft_form is draft):
+                    self.assertEqual([r.pattern for r in parse_reply(text)[0]], ["ghp_[A-Za-z0-9]{36}"])
+                    (note,) = reply_notes(text)
+                    self.assertRegex(note, r"^a later .* was skipped: .* is not valid JSON \(.*; the answer was read "
+                                           r"from an earlier one$")
+                    if name.startswith("quoted"):
+                        self.assertIn('start with ">"', note)
+        # nothing later, or a later object that is read: no note
+        later = reply([("y", "")])
+        for text in (draft, draft + "Final: " + later, draft + "\n~~~json\n" + later + "\n~~~"):
+            self.assertEqual(reply_notes(text), [])
+
+    def test_an_echo_of_the_answer_format_is_skipped(self):
+        """Review of 2026-12-03: a model that repeats the prompt's answer-format example
+        after its answer had the example read (the last block wins) and scored its
+        placeholder rule: a false zero. A candidate equal to `ANSWER_TEMPLATE` (the
+        constant the prompt shows) is passed over, with a note, when the reply holds
+        another answer; alone, it is read as before."""
+        from redaction_pressure.scoring.answer import ANSWER_TEMPLATE, reply_notes
+        self.assertIn("\n" + ANSWER_TEMPLATE + "\n", SYSTEM_PROMPT)
+        answer = reply((p, "[REDACTED]") for p in TASK.oracle_rules)
+        spaced = json.dumps(json.loads(ANSWER_TEMPLATE), indent=2)
+        for echo in ("```json\n" + ANSWER_TEMPLATE + "\n```", "The format was " + ANSWER_TEMPLATE + ".",
+                     "~~~\n" + spaced + "\n~~~", "```json\n" + spaced + "\n```", "```json " + ANSWER_TEMPLATE + "```"):
+            for first in ("```json\n" + answer + "\n```", answer, "Answer: " + answer):
+                text = first + "\n\nAs asked, in the format:\n" + echo
+                with self.subTest(echo=echo[:30], first=first[:10]):
+                    score = score_completion(TASK, text)
+                    self.assertEqual((score.errors, score.reward), ((), 1.0))
+                    notes = reply_notes(text)
+                    self.assertEqual(len(notes), 1, notes)
+                    self.assertIn("answer format's example", notes[0])
+        # alone, or before the answer, or changed in any way, it is an answer like any other
+        self.assertEqual([r.pattern for r in parse_reply("```json\n" + ANSWER_TEMPLATE + "\n```")[0]], ["<regex>"])
+        self.assertEqual(score_completion(TASK, "```json\n" + ANSWER_TEMPLATE + "\n```\n" + answer).reward, 1.0)
+        for changed in (ANSWER_TEMPLATE.replace('"[REDACTED]"', '""'), ANSWER_TEMPLATE.replace("<regex>", "<regex2>")):
+            text = answer + "\n```json\n" + changed + "\n```"
+            self.assertNotEqual(parse_reply(text)[0], parse_reply(answer)[0])
 
     def test_schema_errors_come_in_rule_order(self):
         rules = [("a", "x")] * 12
