@@ -53,7 +53,11 @@ MAX_PATTERN_CHARS = 4096
 MAX_ERRORS = 50  # entries recorded per reply; the last one counts the rest
 ALLOWED_REPLACEMENTS = ("[REDACTED]", "")
 MAX_JSON_DEPTH = 16  # an answer nests 3 deep; up to 16 a wrong shape is still named (bad_entry)
-MAX_EMBEDDED_TRIES = 16  # ``{"rules":`` openings tried inside a text, last first
+# ``{"rules":`` openings tried inside a text, last first. Each try decodes up to the rest
+# of the text, so the cap keeps finding the answer linear (10,000 openings of
+# ``{"rules": [`` would otherwise decode the reply 10,000 times); as it can leave an
+# earlier object unread, the system prompt states it (in `ANSWER_CHOICE`).
+MAX_EMBEDDED_TRIES = 16
 MAX_FENCED_BLOCKS = 256  # fenced blocks tried, last first (a reply of 50,000 empty blocks decodes 256)
 # The answer format as the system prompt shows it. A candidate that is exactly this
 # object (a model echoing the format after its answer) is passed over when the reply
@@ -64,7 +68,8 @@ ANSWER_CHOICE = ('the last object with a "rules" key: the last fenced block (```
                  'its line, or ends a line as in "Final answer: ```json") that holds a JSON object with a "rules" '
                  'key, unless a {"rules": ...} object is written after that block (fenced any other way, or not at '
                  'all), which is then read; with no such block, the whole reply as JSON, then the last '
-                 '{"rules": ...} object in the text')
+                 '{"rules": ...} object in the text (an object outside a fenced block is looked for only at the '
+                 f'last {MAX_EMBEDDED_TRIES} places where {{"rules": opens)')
 
 # Fenced blocks, read line by line as Markdown reads them (linear in the reply, never
 # a regex that rescans the rest of the text from every opener). A block opens at a line

@@ -75,6 +75,20 @@ class StatedLimitsAreTheValidators(unittest.TestCase):
         self.assertEqual(tuple(rule_schema["items"]["properties"]["replacement"]["enum"]), ALLOWED_REPLACEMENTS)
         self.assertIn('exactly "[REDACTED]" or ""', SYSTEM_PROMPT)
 
+    def test_the_cap_on_embedded_objects_is_stated(self):
+        """Review of 2026-12-03: only the last `MAX_EMBEDDED_TRIES` places where
+        {"rules": opens are tried (a cap that keeps the search linear), so an unfenced
+        answer followed by that many broken openings had no answer (a zero), and the
+        prompt did not say so. The stated number is the constant, and it is where the
+        verdict turns."""
+        from redaction_pressure.scoring.answer import MAX_EMBEDDED_TRIES
+        self.assertEqual(number(r'only at the last (\d+) places where \{"rules": opens'), MAX_EMBEDDED_TRIES)
+        good = reply([("ghp_[A-Za-z0-9]{36}", "[REDACTED]")])
+        for later, read in ((MAX_EMBEDDED_TRIES - 1, True), (MAX_EMBEDDED_TRIES, False)):
+            text = "Answer: " + good + "\n" + "".join(f'- draft {i}: {{"rules": [ ... ]}}\n' for i in range(later))
+            with self.subTest(later=later):
+                self.assertEqual(bool(parse_reply(text)[0]), read)
+
     def test_the_reward_weights_are_the_contracts(self):
         """A model that knows the weights and that clean is all-or-nothing can weigh a
         risky rule (review of 2026-12-02: neither was stated)."""
