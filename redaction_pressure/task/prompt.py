@@ -23,6 +23,7 @@ from ..scoring.answer import (
 )
 from ..scoring.pattern_guard import (
     FULL_FOLD_FACTOR,
+    GRAPHEME_COST,
     MAX_COMPILED_COST,
     MAX_NESTING,
     MAX_REPLY_COST,
@@ -102,12 +103,19 @@ fuzzy matching ({{e<=1}}), \\K inside a lookaround, named lists (\\L<name>), the
 LOCALE flag (?L), a lone surrogate (\\ud800-\\udfff), groups and sets nested deeper \
 than {MAX_NESTING} levels (a parenthesis inside a set is a literal), a pattern whose \
 compiled size exceeds {MAX_COMPILED_COST:,} units, and rules whose compiled sizes \
-together exceed {MAX_REPLY_COST:,} units. A pattern costs {PATTERN_BASE_COST} units \
-plus one per character or group, and a set costs 1 plus 1 per member ([A-Za-z0-9] is \
-4); a counted repeat {{m,n}} builds its body m+1 times ({{m}} alone: m times) and nested \
-repeats multiply ([A-Za-z0-9]{{32}} is about 130 units, (?:a{{100}}){{100}} about \
-10,000); under full case folding ((?f) with (?i), or (?i) under (?V1)) each character \
-and each member of a set costs {FULL_FOLD_FACTOR} units instead of 1. A refusal states \
+together exceed {MAX_REPLY_COST:,} units. A pattern costs {PATTERN_BASE_COST} units plus: 1 \
+per character, escape (\\d, \\b, \\p{{L}}), ., ^ or $ (\\X: {GRAPHEME_COST}); 1 per alternative \
+(the whole pattern, a group's contents, each side of a |) and 1 more per | list; 1 per \
+group other than (?:...) and (?i:...) (capturing, lookaround, atomic; flags such as (?i) \
+cost nothing; a conditional (?(?=c)y|n) costs 1 plus c's contents, with y and n as \
+alternatives and no cost for its | or its (?=)); a set 1 plus 1 per member \
+([A-Za-z0-9] is 4), 1 more when it ends in a "-" after another member (unless \
+case-insensitive), and a set of one member costs as that member ([a-z] is 1); a \
+repeat 1 plus its body's cost times m+1 for {{m,n}} or {{m,}} (once for * and ?, twice \
+for +), times m for {{m}} (once for {{0}}; {{1}} is its body alone), so nested repeats \
+multiply ([A-Za-z0-9]{{32}} is 129 units, (?:a{{100}}){{100}} about 10,000); under full \
+case folding ((?f) with (?i), or (?i) under (?V1)) a character, \\N{{...}} or \\p{{...}} \
+costs {FULL_FOLD_FACTOR} units instead of 1 and a set {FULL_FOLD_FACTOR + 1} per member. A refusal states \
 the sizes.
 - At most {MAX_MATCHES:,} matches in the whole episode, all rules together \
 (zero-width matches count).

@@ -60,7 +60,7 @@ class StatedLimitsAreTheValidators(unittest.TestCase):
                          guard.MAX_COMPILED_COST),
             "reply cost": (number(r"together exceed ([\d,]+) units"), guard.MAX_REPLY_COST, guard.MAX_REPLY_COST),
             "nesting": (number(r"nested deeper than (\d+) levels"), guard.MAX_NESTING, guard.MAX_NESTING),
-            "fold": (number(r"each character and each member of a set costs (\d+) units instead of 1"),
+            "fold": (number(r"costs (\d+) units instead of 1 and a set"),
                      guard.FULL_FOLD_FACTOR, guard.FULL_FOLD_FACTOR),
             "base cost": (number(r"A pattern costs (\d+) units"), guard.PATTERN_BASE_COST,
                           guard.compile_bounded("a").cost - 2),
@@ -99,13 +99,38 @@ class StatedLimitsAreTheValidators(unittest.TestCase):
 
     def test_the_unit_examples_are_the_bounds_own(self):
         for pattern, stated in (("[A-Za-z0-9]", r"\(\[A-Za-z0-9\] is (\d+)\)"),
-                                ("[A-Za-z0-9]{32}", r"\[A-Za-z0-9\]\{32\} is about ([\d,]+) units"),
+                                ("[A-Za-z0-9]{32}", r"\[A-Za-z0-9\]\{32\} is (?:about )?([\d,]+) units"),
                                 ("(?:a{100}){100}", r"\(\?:a\{100\}\)\{100\} about ([\d,]+)")):
             with self.subTest(pattern=pattern):
                 tree = guard._parse(pattern)[0]
                 tree = tree.items[0] if len(getattr(tree, "items", ())) == 1 else tree  # the construct itself
                 cost = guard._cost(tree, 10**9)
                 self.assertLessEqual(abs(cost - number(stated)) / cost, 0.02, cost)
+
+    def test_the_stated_size_is_the_size_charged(self):
+        """Review of 2026-12-03: the prompt's formula ("one per character or group") was
+        about one unit low per alternative (each sequence of the parse costs 1), so a
+        model that sized its pattern from the prompt to the limit could be refused.
+        `tests.support.stated_cost` computes the size from a pattern's text by the
+        prompt's words; it must equal what the guard charges, exactly, on thousands of
+        random patterns (every construct `random_patterns` writes) and the numbers the
+        prompt names must be its own."""
+        from tests.support.random_patterns import _FLAGS, _node
+        from tests.support.stated_cost import FOLD, GRAPHEME, stated_cost
+        self.assertEqual((FOLD, GRAPHEME, number(r"A pattern costs (\d+) units plus")),
+                         (guard.FULL_FOLD_FACTOR, guard.GRAPHEME_COST, guard.PATTERN_BASE_COST))
+        self.assertEqual(number(r"\\X: (\d+)\)"), guard.GRAPHEME_COST)
+        self.assertEqual(number(r"a set (\d+) per member"), guard.FULL_FOLD_FACTOR + 1)
+        import random
+        r = random.Random(20261203)
+        patterns = [r.choice(_FLAGS) + _node(r, 2) for _ in range(3000)] + random_patterns(150, seed=11)
+        patterns += ["[A-Za-z0-9]{32}", "(?:a{100}){100}", "[a-z]", "a|bc", "(a)", "(?:ab){3}", "x{1}", "[ab-]",
+                     "(?i)[ab-]", "(?(?=a)b|c)", r"(?fi)\p{L}[ab]", r"\X{2,}"]
+        for pattern in patterns:
+            charged = guard.PATTERN_BASE_COST + guard._cost(guard._parse(pattern)[0], 10**12)
+            self.assertEqual(stated_cost(pattern), charged, pattern)
+        self.assertEqual(guard.compile_bounded("[A-Za-z0-9]{32}").cost,
+                         guard.PATTERN_BASE_COST + 1 + number(r"\{32\} is (\d+) units"))
 
     def test_a_refusal_states_the_patterns_size_and_the_limit(self):
         with self.assertRaises(guard.Refused) as refused:
