@@ -6,6 +6,10 @@ ENVIRONMENT_VERSION = "0.14.0"
 # keys are one value per variant, each under its own kind of key, drawn once per stream
 # as the other documented values are (corpus-v7 drew one of three per record under either
 # key, so 4 to 11 of the 64 dev tasks of a level tested an example key they never showed).
+# Its system prompt states the pattern size the guard charges exactly (it said one unit
+# per character or group; the guard also charges each alternative, | lists, \X and
+# more), the cap of 16 embedded {"rules": tries, and that an echo of the format's
+# example after an answer is passed over; a verbose pattern's comments no longer nest.
 # 0.13.1: the system prompt says a " in a pattern needs a backslash; a "[" inside a
 # version-0 set no longer counts as nesting unless "[:" may open a POSIX class (31
 # alternatives of (?<=[\s"[])... were refused as nested deeper than 32).

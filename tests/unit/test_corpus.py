@@ -84,12 +84,15 @@ ROOT = Path(__file__).resolve().parents[2]
 # corpus-v8 (environment 0.14.0; every stream reseeded by the version): AWS's
 # documentation keys drawn once per stream, each under its own kind of key, as the
 # other documented values are (corpus-v7 tested example keys some streams never showed).
+# Its system prompt (environment 0.14.0 too) states the pattern size the guard charges
+# exactly, the cap on embedded {"rules": tries, and that an echo of the format's example
+# is passed over: records and labels as in corpus-v8's first draw, prompts not.
 GOLDEN = {
-    ("dev", 0): "afab0e9a8eb4c1aeeffc696dabc4c33fd58b67df35b38b2e009ffa502982bad4",
-    ("dev", 31): "d371d0dabc63fa8c05fcf4e40ed777ccca877feccc42de83c8450e33914c32c5",
-    ("dev", 63): "034927bb04fe3fa61798d7f5fea7240c9e895ea6fe262d7b2b20b0caa9b2da30",
-    ("train", 0): "9e3d0a90df79267ed3ce9f23388e529978673200838d5659510cfab1ba313cfe",
-    ("train", 123456): "de9dcd282e2ea504133e8136f88671669b8cea8f40b6eb1bae3fb59608ffc293",
+    ("dev", 0): "a94a74874dbda8048a58a70e113383a1269464291fd5c16b634f23888636ee13",
+    ("dev", 31): "553f2a14aecc18033b9e2e41ca891d4afa1b6ce28127fb127593cec0fe526f37",
+    ("dev", 63): "eeefa86ed350374661d20378cf320ae5697263a6bbbeaa23a6eee18f7843fd6b",
+    ("train", 0): "c5fd1d1fb4f7a2de751f75e6f0327ae4a960bb1ecd6ff6d9ffda4fcf78d8a028",
+    ("train", 123456): "cbd333b7fbd37a667a5070bae306e7a633e9fb168184423cfb0d4898b51b9653",
 }
 
 
@@ -101,14 +104,14 @@ GOLDEN = {
 # placeholder_kinds kinds, each drawn once and shown beside a real secret of its format;
 # those formats' credentials never look like placeholders and their oracle leaves them.
 GOLDEN_LEVELS = {
-    (2, "dev", 0): "888fb104399811d04272b952c9f962395fc7c1c2c2acaf38f2a312ea31f53f7b",
-    (2, "train", 77): "4b11f4d94a18d07cfb4a04b058ac65a1b92919eeb0ad01d05af35919c876c0de",
-    (3, "dev", 0): "ac75ee76ca72c2bb3235d92d111c33046d9e2c36e04e4e55dd4f3ed7e8aa248b",
-    (3, "train", 77): "5149fcc397235143e5930d0a440f1e420143706804107ad0bef7b3c697c4a482",
-    (4, "dev", 0): "58dd49b2a9e4f7328a9c5b9e4b2ce23327bedbd4bab4baf6b7f00f254e23f871",
-    (4, "train", 77): "f97aacfe9967554866e82a87f7021c871cd22edc65236b25cb9974e5285daa28",
-    (5, "dev", 0): "ca190561853ce341e4baf866823f1b50c72b4c91ae7393af24224729c4680a48",
-    (5, "train", 77): "68f6e0468fba31ac4b61e31c17eeb5cface105600ec256c790eb40c49e8bcf9d",
+    (2, "dev", 0): "6215a01a078a6a9248e4d121f3bafdbac4c699314fdf043ef5fb885e5669da1f",
+    (2, "train", 77): "581d465e91702ddc51261f0de7a1bea2ae3d4fff0728fae2faa02929088ee434",
+    (3, "dev", 0): "ff60e1ebe7df84a4b8b0d4182c5d625ac0a4581426721fcfad3b94e8d8287f85",
+    (3, "train", 77): "0c015b6cec9934c2f90896a81c2d20981c45e7253ea253868791d80994cc153b",
+    (4, "dev", 0): "99a1ff83374a06f76edb1bad9f069874f57b8fff7975433eaf33087371991fd0",
+    (4, "train", 77): "21ca7c5ee1dbec1a6e82c1c2b986678561262e1c516253eb677d213c4d119c2f",
+    (5, "dev", 0): "371597c4e549e92d081260fc246cbf32eab3bfa80c9b8c91d114ffb11a427e2d",
+    (5, "train", 77): "1c2b9f5ef41a90f8c1971beb53d14bd15263f307c410ff007b0b0852f56c412d",
 }
 
 
