@@ -250,24 +250,24 @@ def _resume_marker(directory: Path, entry: os.DirEntry[str]) -> bool:
 
 
 def linked_step(base: Path, path: Path) -> Path | None:
-    """The first symbolic link on the way from ``base`` down to ``path``'s directory, when
-    ``path`` lies under ``base`` (read by name, links not followed), else None. A writer
-    that puts its file inside someone else's directory (a run or archive it was given)
-    must not be led out of it by a linked subdirectory there; ``base`` itself is the
-    caller's choice."""
-    base_abs, parent = os.path.abspath(base), os.path.abspath(Path(path).parent)
-    try:
-        if os.path.commonpath((base_abs, parent)) != base_abs:
-            return None
-    except ValueError:  # different drives
-        return None
-    step = Path(base_abs)
-    for part in Path(os.path.relpath(parent, base_abs)).parts:
-        if part in (".", ""):
-            continue
-        step = step / part
-        if os.path.islink(step):
-            return step
+    """The first symbolic link inside ``base`` on the way to ``path``'s directory, else
+    None. A writer that puts its file inside someone else's directory (a run or archive
+    it was given) must not be led out of it by a linked subdirectory there; ``base``
+    itself, and links outside it, are the caller's choice. The path is walked as
+    written: ``link/..`` is not collapsed, since the system follows the link before it
+    goes up; and "inside" is decided by where each step really is, so an alias of
+    ``base`` is ``base``."""
+    real_base = os.path.realpath(base)
+    path = Path(path)
+    step = Path(path.anchor) if path.is_absolute() else Path.cwd()
+    parts = path.parent.parts[1:] if path.is_absolute() else path.parent.parts
+    for part in parts:
+        following = step / part
+        if os.path.islink(following):
+            where = os.path.realpath(step)
+            if where == real_base or where.startswith(real_base.rstrip(os.sep) + os.sep):
+                return following
+        step = following
     return None
 
 

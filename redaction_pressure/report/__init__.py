@@ -119,12 +119,16 @@ def write_report_checked(run_path: Path, out: Path, **kw: Any) -> tuple[Path, Ve
     where the page goes by default, is someone else's); returns where, and the
     verification the page shows (a caller's exit status follows it)."""
     out = Path(out)
-    run_dir = Path(run_path) if Path(run_path).is_dir() else Path(run_path).parent
-    link = linked_step(run_dir, out)
-    if link is not None:
-        raise RunError(f"--out {out} goes through {link}, a symbolic link inside the run: "
-                       "nothing is written through links; write the page elsewhere")
+    _refuse_linked_out(Path(run_path), out)
     html, verification = render_report_checked(run_path, **kw)
+    _refuse_linked_out(Path(run_path), out)  # again: rendering can take seconds
     out.parent.mkdir(parents=True, exist_ok=True)
     replace_file(out, html.encode("utf-8"))
     return out, verification
+
+
+def _refuse_linked_out(run_path: Path, out: Path) -> None:
+    link = linked_step(run_path if run_path.is_dir() else run_path.parent, out)
+    if link is not None:
+        raise RunError(f"--out {out} goes through {link}, a symbolic link inside the run: "
+                       "nothing is written through links; write the page elsewhere")

@@ -271,7 +271,7 @@ def _hint(text: str, exc: json.JSONDecodeError) -> str:
     return ""
 
 
-_DEEP = f"JSON nests deeper than {MAX_JSON_DEPTH} levels (an answer nests 3)"
+_DEEP = f"JSON that nests deeper than {MAX_JSON_DEPTH} levels (an answer nests 3)"
 
 
 def _decode_error(text: str, exc: json.JSONDecodeError) -> str:

@@ -125,9 +125,12 @@ _MAYBE_V1 = regex.compile(r"\(\?[A-Za-z0-9-]*V1")
 # turn it off. Turning a flag off needs a "-" after "(?" and flag letters, which under
 # VERBOSE may be spaced out or interrupted by "#" comments ("(?i #...\n -x)"): any
 # "(?" followed by letters, digits, white space and comments, then "-", counts (a
-# superset: in a set, escaped or in a comment it would be text).
+# superset: in a set, escaped or in a comment it would be text). White space there is
+# what `regex` skips, every character of which ``str.isspace`` is true: ``\s`` and
+# U+001C-U+001F, which ``\s`` does not match ("(?\x1f-x)" turns VERBOSE off; a review
+# found the bound at 1 for 60 real levels when only ``\s`` was allowed).
 _POSITIONAL_FLAGS = regex.compile(r"\(\?((?:[abefiLmprsuwx]|V[01])*+)\)")
-_MAYBE_FLAGS_OFF = regex.compile(r"\(\?(?!#)(?:[\sA-Za-z0-9]|#[^\n]*+)*+-")
+_MAYBE_FLAGS_OFF = regex.compile(r"\(\?(?!#)(?:[\s\x1c-\x1fA-Za-z0-9]|#[^\n]*+)*+-")
 
 
 def nesting_bound(pattern: str) -> int:
@@ -542,3 +545,12 @@ def compile_trusted(pattern: str) -> tuple[regex.Pattern[str], list[tuple[str, .
         return regex.compile(pattern, FLAGS, cache_pattern=False), clauses
     finally:
         _regex_main._locale_sensitive.pop((str, pattern), None)
+
+
+def _charged(pattern: str) -> int:
+    return _cost(_parse(pattern)[0], MAX_COMPILED_COST)
+
+
+# \R is not one node: `regex` parses it as a branch of line-break sequences. What it
+# adds to a pattern, measured here so the system prompt states the guard's own figure.
+LINEBREAK_COST = _charged(r"\R") - _charged("a") + 1

@@ -24,6 +24,7 @@ from ..scoring.answer import (
 from ..scoring.pattern_guard import (
     FULL_FOLD_FACTOR,
     GRAPHEME_COST,
+    LINEBREAK_COST,
     MAX_COMPILED_COST,
     MAX_NESTING,
     MAX_REPLY_COST,
@@ -58,7 +59,7 @@ trailing commas.
 - Which text is read: only what follows the last </think> (a reply that opens <think> \
 and never closes it has no answer); in it, {ANSWER_CHOICE}. A later block that is not \
 valid JSON and holds no valid {{"rules": ...}} object is skipped, so an earlier draft is \
-read instead; so is a later copy of the example above, exactly as shown.
+read instead; so is a later copy of the example above (the same JSON object, however written).
 - Any error in the answer voids the whole reply (it scores 0, however good its other \
 rules): text that is not valid JSON, another key in the object or in a rule, a \
 replacement other than the two allowed, a pattern that does not compile, or any limit \
@@ -104,13 +105,15 @@ LOCALE flag (?L), a lone surrogate (\\ud800-\\udfff), groups and sets nested dee
 than {MAX_NESTING} levels (a parenthesis inside a set is a literal), a pattern whose \
 compiled size exceeds {MAX_COMPILED_COST:,} units, and rules whose compiled sizes \
 together exceed {MAX_REPLY_COST:,} units. A pattern costs {PATTERN_BASE_COST} units plus: 1 \
-per character, escape (\\d, \\b, \\p{{L}}), ., ^ or $ (\\X: {GRAPHEME_COST}); 1 per alternative \
+per character, escape (\\d, \\b, \\p{{L}}), ., ^ or $ (\\X: {GRAPHEME_COST}; \\R: {LINEBREAK_COST}); 1 per alternative \
 (the whole pattern, a group's contents, each side of a |) and 1 more per | list; 1 per \
-group other than (?:...) and (?i:...) (capturing, lookaround, atomic; flags such as (?i) \
+group other than (?:...), (?|...) and (?i:...) (capturing, lookaround, atomic; flags such as (?i) \
 cost nothing; a conditional (?(?=c)y|n) costs 1 plus c's contents, with y and n as \
 alternatives and no cost for its | or its (?=)); a set 1 plus 1 per member \
-([A-Za-z0-9] is 4), 1 more when it ends in a "-" after another member (unless \
-case-insensitive), and a set of one member costs as that member ([a-z] is 1); a \
+([A-Za-z0-9] is 4), 1 more when, neither negated nor case-insensitive, it ends in an \
+unescaped "-" right after a single character that is not its first member ([ab-] is 5, \
+[a-z0-9-] 4), and a set of one member costs as that member ([a-z] is 1; under full case \
+folding {FULL_FOLD_FACTOR}); a \
 repeat 1 plus its body's cost times m+1 for {{m,n}} or {{m,}} (once for * and ?, twice \
 for +), times m for {{m}} (once for {{0}}; {{1}} is its body alone), so nested repeats \
 multiply ([A-Za-z0-9]{{32}} is 129 units, (?:a{{100}}){{100}} about 10,000); under full \

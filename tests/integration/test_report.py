@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import copy
 import dataclasses
 import hashlib
@@ -882,10 +883,22 @@ class FilesFromOutside(ReportTestCase):
         elsewhere = self.tmp / "elsewhere"
         elsewhere.mkdir()
         (run / "html").symlink_to(elsewhere, target_is_directory=True)
-        for out in (run / "html" / "index.html", run / "html" / "new" / "index.html"):
-            with self.assertRaisesRegex(RunError, "symbolic link inside the run"):
-                write_report(run, out, jobs=1)
-        self.assertEqual(list(elsewhere.iterdir()), [])
+        deep = elsewhere / "deep"
+        deep.mkdir()
+        (run / "up").symlink_to(deep, target_is_directory=True)
+        alias = self.tmp / "alias-of-run"
+        alias.symlink_to(run, target_is_directory=True)
+        cases = [(run, run / "html" / "index.html"), (run, run / "html" / "new" / "index.html"),
+                 # the system follows a link before it goes up from it: up/.. is elsewhere
+                 (run, run / "up" / ".." / "index.html"),
+                 # the run named by an alias is the same place
+                 (alias, run / "html" / "index.html"), (run, alias / "html" / "index.html")]
+        for run_path, out in cases:
+            with self.subTest(out=str(out)), self.assertRaisesRegex(RunError, "symbolic link inside the run"):
+                write_report(run_path, out, jobs=1)
+        with contextlib.chdir(run), self.assertRaisesRegex(RunError, "symbolic link inside the run"):
+            write_report(Path("."), Path("up/../rel.html"), jobs=1)
+        self.assertEqual([p.name for p in elsewhere.rglob("*")], ["deep"])
         # A directory of the run's that is no link, and a page outside the run, are fine.
         (run / "pages").mkdir()
         self.assertTrue(write_report(run, run / "pages" / "index.html", jobs=1).is_file())

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-FOLD, BASE, GRAPHEME = 105, 16, 5
+FOLD, BASE, GRAPHEME, LINEBREAK = 105, 16, 5, 12
 _FLAGS = re.compile(r"\(\?([a-zA-Z0-9]*)\)")
 _SCOPED = re.compile(r"\(\?([a-zA-Z0-9]+):")
 _COUNT = re.compile(r"\{(\d+)(?:(,)(\d*))?\}")
@@ -88,7 +88,7 @@ def _atom(r: _Reader, flags: str) -> int:
         no = 1 + _sequence(r, flags) if r.take("|") else 0
         assert r.take(")")
         return 1 + condition + yes + no
-    if r.take("(?:"):
+    if r.take("(?:") or r.take("(?|"):
         inner = _alternation(r, flags)
         assert r.take(")")
         return inner
@@ -113,6 +113,8 @@ def _atom(r: _Reader, flags: str) -> int:
             return FOLD if fold else 1  # \N{name} is a character; \p{..} folds too
         if c == "X":
             return GRAPHEME
+        if c == "R":
+            return LINEBREAK
         if c in "dDwWsSbBAZ":
             return 1
         return FOLD if fold else 1  # an escaped character
@@ -124,36 +126,46 @@ def _atom(r: _Reader, flags: str) -> int:
 
 
 def _set(r: _Reader, fold: bool, nocase: bool) -> int:
-    """1 plus 1 per member (106 per member under full case folding), 1 more when it
-    ends in "-" after another member (unless case-insensitive); a set of one member
-    costs as that member."""
-    r.take("^")
-    members, hyphen = 0, False
+    """1 plus 1 per member (106 per member under full case folding); 1 more when it is
+    not negated nor case-insensitive and ends in an unescaped "-" right after a single
+    character that is not its first member; a set of one member costs as that member
+    (105 under full case folding)."""
+    negated = r.take("^")
+    kinds: list[str] = []
+    hyphen = False
     while not r.take("]"):
-        _member(r)
-        if r.peek("-]") and members >= 0 and r.text[r.pos - 1] != "[":
+        if r.peek("-]") and kinds:
             r.pos += 1
-            hyphen = True
-            members += 1
-        members += 1
+            hyphen = kinds[-1] == "char" and len(kinds) > 1
+            kinds.append("char")
+            continue
+        kinds.append(_member(r))
+    members = len(kinds)
     if members == 1:
         return FOLD if fold else 1
-    return members * (FOLD + 1) if fold else 1 + members + (hyphen and not nocase)
+    return members * (FOLD + 1) if fold else 1 + members + (hyphen and not nocase and not negated)
 
 
-def _member(r: _Reader) -> None:
+def _member(r: _Reader) -> str:
+    """One member of a set: "char", "range" or "class" (an escape of a class, \\p{..}, [:name:])."""
     if r.take("[:"):
         r.pos = r.text.index(":]", r.pos) + 2
-        return
-    _char(r)
+        return "class"
+    kind = _char(r)
     if r.peek("-") and not r.peek("-]"):  # a range: one member
         r.pos += 1
         _char(r)
+        return "range"
+    return kind
 
 
-def _char(r: _Reader) -> None:
+def _char(r: _Reader) -> str:
     if r.take("\\"):
         c = r.text[r.pos]
+        if c in "pP":
+            r.pos = r.text.index("}", r.pos) + 1
+            return "class"
         r.pos += 1 + (2 if c == "x" else 8 if c == "U" else 0)
-    else:
-        r.pos += 1
+        return "class" if c in "dDwWsS" else "char"
+    r.pos += 1
+    return "char"

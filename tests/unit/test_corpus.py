@@ -85,14 +85,16 @@ ROOT = Path(__file__).resolve().parents[2]
 # documentation keys drawn once per stream, each under its own kind of key, as the
 # other documented values are (corpus-v7 tested example keys some streams never showed).
 # Its system prompt (environment 0.14.0 too) states the pattern size the guard charges
-# exactly, the cap on embedded {"rules": tries, and that an echo of the format's example
-# is passed over: records and labels as in corpus-v8's first draw, prompts not.
+# exactly (\R, (?|...), which sets ending in "-" cost one more, a one-member set under
+# full folding: a review found each stated below its charge or above it), the cap on
+# embedded {"rules": tries, and that an echo of the format's example is passed over:
+# records and labels as in corpus-v8's first draw, prompts not.
 GOLDEN = {
-    ("dev", 0): "a94a74874dbda8048a58a70e113383a1269464291fd5c16b634f23888636ee13",
-    ("dev", 31): "553f2a14aecc18033b9e2e41ca891d4afa1b6ce28127fb127593cec0fe526f37",
-    ("dev", 63): "eeefa86ed350374661d20378cf320ae5697263a6bbbeaa23a6eee18f7843fd6b",
-    ("train", 0): "c5fd1d1fb4f7a2de751f75e6f0327ae4a960bb1ecd6ff6d9ffda4fcf78d8a028",
-    ("train", 123456): "cbd333b7fbd37a667a5070bae306e7a633e9fb168184423cfb0d4898b51b9653",
+    ("dev", 0): "c3095f46e4fbeb23ec50abb9b0a8d1531c985d3c348d96530379b9e644da05c7",
+    ("dev", 31): "48a111f14211db0a3e6e1c4db45782072fc431c16fcaa83921b98795d0d9bc81",
+    ("dev", 63): "66431f348e90a878eefcfdff276858b131ea06ac432ecf3e549a72f38547abfd",
+    ("train", 0): "038950939268e1580a6619afe3304ef852a688222fef0e7accb9488e30bf2ccb",
+    ("train", 123456): "e7d1c482e2d51c29f902e5ac1867924d2c46cffe6bd32c3147759ea06051c6a0",
 }
 
 
@@ -104,14 +106,14 @@ GOLDEN = {
 # placeholder_kinds kinds, each drawn once and shown beside a real secret of its format;
 # those formats' credentials never look like placeholders and their oracle leaves them.
 GOLDEN_LEVELS = {
-    (2, "dev", 0): "6215a01a078a6a9248e4d121f3bafdbac4c699314fdf043ef5fb885e5669da1f",
-    (2, "train", 77): "581d465e91702ddc51261f0de7a1bea2ae3d4fff0728fae2faa02929088ee434",
-    (3, "dev", 0): "ff60e1ebe7df84a4b8b0d4182c5d625ac0a4581426721fcfad3b94e8d8287f85",
-    (3, "train", 77): "0c015b6cec9934c2f90896a81c2d20981c45e7253ea253868791d80994cc153b",
-    (4, "dev", 0): "99a1ff83374a06f76edb1bad9f069874f57b8fff7975433eaf33087371991fd0",
-    (4, "train", 77): "21ca7c5ee1dbec1a6e82c1c2b986678561262e1c516253eb677d213c4d119c2f",
-    (5, "dev", 0): "371597c4e549e92d081260fc246cbf32eab3bfa80c9b8c91d114ffb11a427e2d",
-    (5, "train", 77): "1c2b9f5ef41a90f8c1971beb53d14bd15263f307c410ff007b0b0852f56c412d",
+    (2, "dev", 0): "de04a28b9552e424d43de43a08fb96e912298791d76425e7c5cf2669f1b6cb0e",
+    (2, "train", 77): "25e6340bb061d5e787af6c9f1c53cea2f596b708fd0743d35c753d2e59009b05",
+    (3, "dev", 0): "0e4daa949e9e9e8becbb7c28ecda2df0c5557030aa9856ce9866f57feacf8ce1",
+    (3, "train", 77): "8293928d37532e5732cbb49da94f6fbef068a243d91c32e978bb3c459698baf8",
+    (4, "dev", 0): "e3db6b8bf5c44bac4ff876b510e10d00de6f34eb83ab01c6a88611cc2f647ab5",
+    (4, "train", 77): "2d448c9a7cd4dfb84fa955fcc55855596c42ce44288eda6cbd59d27734101c46",
+    (5, "dev", 0): "33e87287ce200d1b0e386d4e8b8c64bd2d61ff1fa3d3402f7de94ec1f69bcb77",
+    (5, "train", 77): "72e43bdc4dca35198e7966c35c7156af7e454703087585eb2e19c37d97674257",
 }
 
 

@@ -9,6 +9,8 @@ import itertools
 import json
 import statistics
 import unittest
+from collections import Counter
+from dataclasses import replace
 from types import SimpleNamespace
 
 import regex
@@ -16,6 +18,7 @@ import regex
 from redaction_pressure import load_task, policies, score_completion
 from redaction_pressure.contract import LEVELS
 from redaction_pressure.corpus.blocks import NEUTRAL_LABELS
+from redaction_pressure.corpus.families.base import Fragment
 from redaction_pressure.corpus.families.decoys import DECOYS, SHAPES
 from redaction_pressure.corpus.levels import level
 from redaction_pressure.corpus.rng import Rng
@@ -25,18 +28,23 @@ from tests.support import tasks as shared
 HIGHER = tuple(lv for lv in LEVELS if lv > 1)
 
 
-def _drawn(family, variant: str, draws: int = 64) -> set[str]:
-    return {family.make(Rng(f"fairness-{family.name}-{variant}", i), variant).text for i in range(draws)}
+def _drawn(family, variant: str, draws: int = 64) -> Counter[tuple[str, str | None]]:
+    """How often each (value, key) comes out of ``draws`` draws of one variant."""
+    made = (family.make(Rng(f"fairness-{family.name}-{variant}", i), variant) for i in range(draws))
+    return Counter((m.text, m.key) for m in made)
 
 
-# Decoy families whose every variant is one value a vendor published (a sample key, a
-# test fixture): read from the generators, so a new one is checked without being listed.
-DOCUMENTED_VALUES = frozenset(f.name for f in DECOYS if all(len(_drawn(f, v)) == 1 for v in f.variants))
-# Families that draw from a few fixed values, recognisable as what they are without a
-# shown example (a template word, a setting, a realm; vendor placeholders have checks
-# of their own): anything else drawing that few values must be a documented one.
-SELF_EVIDENT = frozenset({"placeholder_value", "keyword_setting", "basic_realm_challenge",
-                          "format_valid_placeholder"})
+# Decoy families whose every variant is one value, under one key, that a vendor
+# published (a sample key, a test fixture): read from the generators, so a new one is
+# checked without being listed.
+DOCUMENTED_VALUES = frozenset(f.name for f in DECOYS if f.variants and all(len(_drawn(f, v)) == 1 for v in f.variants))
+# Families whose draws repeat fixed values, recognisable as what they are without a
+# shown example (a template word, a mask, a setting, a realm, a Secret's configuration
+# under its own key; vendor placeholders have checks of their own): any other family
+# with a value that recurs must be a documented one.
+SELF_EVIDENT = frozenset({"placeholder_value", "already_masked", "keyword_setting", "basic_realm_challenge",
+                          "format_valid_placeholder", "k8s_config_data"})
+RECURS = 8  # draws of 64 that one (value, key) makes a fixed value
 TRAIN_PER_LEVEL = 200
 # The decoy groups that stand beside a secret as its look-alike, and how a look-alike's
 # family name leads to the secret it contrasts with (same service, same key, or the
@@ -184,8 +192,16 @@ class FairAndExactAtEveryLevel(unittest.TestCase):
         # fixed values that is not one value per variant escapes documented_problems.
         self.assertLessEqual({"aws_documented_example", "vendor_published_example", "test_fixture"},
                              DOCUMENTED_VALUES)
-        few = {f.name for f in DECOYS for v in f.variants if len(_drawn(f, v)) <= 12}
-        self.assertEqual(few - DOCUMENTED_VALUES - SELF_EVIDENT, set())
+        self.assertTrue(all(f.variants for f in DECOYS))
+        fixed = {f.name for f in DECOYS for v in f.variants if _drawn(f, v).most_common(1)[0][1] >= RECURS}
+        self.assertEqual(fixed - DOCUMENTED_VALUES - SELF_EVIDENT, set())
+        # A family of fixed values drawn per record (corpus-v7's AWS examples), even with a
+        # random branch beside them, recurs, is not documented, and is caught.
+        v7 = replace(DECOYS[0], name="v7_examples", variants=("",),
+                     make=lambda r, v: Fragment(r.choice(("AKIAIOSFODNN7EXAMPLE", "AKIA" + r.chars("ABC", 16))),
+                                                ((0, 20),), None))
+        self.assertGreaterEqual(_drawn(v7, "").most_common(1)[0][1], RECURS)
+        self.assertNotIn("v7_examples", DOCUMENTED_VALUES | SELF_EVIDENT)
 
 
 _WIPE = json.dumps({"rules": [{"pattern": r"[\s\S]+", "replacement": ""}]})

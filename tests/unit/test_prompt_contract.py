@@ -119,13 +119,25 @@ class StatedLimitsAreTheValidators(unittest.TestCase):
         from tests.support.stated_cost import FOLD, GRAPHEME, stated_cost
         self.assertEqual((FOLD, GRAPHEME, number(r"A pattern costs (\d+) units plus")),
                          (guard.FULL_FOLD_FACTOR, guard.GRAPHEME_COST, guard.PATTERN_BASE_COST))
-        self.assertEqual(number(r"\\X: (\d+)\)"), guard.GRAPHEME_COST)
+        self.assertEqual(number(r"\\X: (\d+);"), guard.GRAPHEME_COST)
+        self.assertEqual(number(r"\\R: (\d+)\)"), guard.LINEBREAK_COST)
         self.assertEqual(number(r"a set (\d+) per member"), guard.FULL_FOLD_FACTOR + 1)
         import random
         r = random.Random(20261203)
         patterns = [r.choice(_FLAGS) + _node(r, 2) for _ in range(3000)] + random_patterns(150, seed=11)
         patterns += ["[A-Za-z0-9]{32}", "(?:a{100}){100}", "[a-z]", "a|bc", "(a)", "(?:ab){3}", "x{1}", "[ab-]",
-                     "(?i)[ab-]", "(?(?=a)b|c)", r"(?fi)\p{L}[ab]", r"\X{2,}"]
+                     "(?i)[ab-]", "(?(?=a)b|c)", r"(?fi)\p{L}[ab]", r"\X{2,}",
+                     # a second review's cases: \R, (?|...), a one-member set under full folding,
+                     # and which sets ending in "-" cost one more
+                     r"\R", r"a\R{2}", r"(?:\R[A-Za-z0-9+/]{64}){51}", "(?|a|b)", "(?|(a)|(b))", r"(?fi)[\d]",
+                     "(?fi)[a-z]", "xox[baprs]-[0-9a-zA-Z-]{10,48}", "[a-]", "[A-Za-z0-9-]", "[a-z0-9-]", r"[\w-]",
+                     "[^ab-]", "[^abc-]", r"[a\--]", r"[ab\-]", "[.a-]", "[ab-c-]", r"[a\w-]", r"[a\x41-]",
+                     "[a[:alpha:]-]", r"[a\n-]"]
+        members = ["a", "b", "Z", ".", "\\-", "a-z", "0-9", "\\w", "\\d", "\\n", "\\x41", "[:alpha:]", "\\p{L}"]
+        for _ in range(2000):
+            body = "".join(r.choice(members) for _ in range(r.randint(1, 4))) + r.choice(("", "-"))
+            patterns.append(r.choice(("", "(?i)", "(?fi)")) + "[" + r.choice(("", "^")) + body + "]"
+                            + r.choice(("", "{3}", "+")))
         for pattern in patterns:
             charged = guard.PATTERN_BASE_COST + guard._cost(guard._parse(pattern)[0], 10**12)
             self.assertEqual(stated_cost(pattern), charged, pattern)

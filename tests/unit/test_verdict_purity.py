@@ -278,7 +278,9 @@ class StackUse(unittest.TestCase):
         from hypothesis import given, settings
         from hypothesis import strategies as st
         pieces = ["(", "(?:", "(?#", "(?x:", "(?-x:", "(?i-x)", "(?i #c\n-x)", "(? -x:", "(?V1)", "[", "[^", "]",
-                  ")", "[[:alpha:]", "#", "\n", " ", "\\", "\\(", "\\#", "a", "|", "-", "&&"]
+                  ")", "[[:alpha:]", "#", "\n", " ", "\\", "\\(", "\\#", "a", "|", "-", "&&",
+                  # every character regex skips as white space under VERBOSE, \s or not
+                  "(?\x1f-x)", "(?i\x1c-x:", "\x1e", "\x1d", "\x85", "\u2028", "\u3000", "\r"]
 
         @settings(max_examples=400, deadline=None, derandomize=True)
         @given(st.sampled_from(["(?x)", "(?ix)", "(?xV1)", "(?x-i)"]), st.lists(st.sampled_from(pieces), max_size=60))
@@ -287,6 +289,12 @@ class StackUse(unittest.TestCase):
             self.assertGreaterEqual(guard.nesting_bound(pattern), parse_depth(pattern), pattern)
 
         check()
+        # The review's reproduction: "\x1f" is white space to regex under VERBOSE, not to \s.
+        for off in ("(?\x1f-x)", "(?i\x1c-x)", "(?\x1e-x:"):
+            pattern = "(?x)" + off + "#" + "(" * 60 + "a" + ")" * 60
+            self.assertGreaterEqual(guard.nesting_bound(pattern), parse_depth(pattern), repr(pattern))
+        self.assertEqual([c for c in map(chr, range(0x110000)) if c.isspace() and not regex.match(r"\s", c)],
+                         ["\x1c", "\x1d", "\x1e", "\x1f"])
 
     def test_the_text_bound_costs_linear_time(self):
         """Review of 2026-12-02: every "#" under VERBOSE doubled the readings followed, so
