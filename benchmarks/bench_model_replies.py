@@ -3,7 +3,8 @@
     uv run python benchmarks/bench_model_replies.py [DIR]
 
 DIR (default: the newest ``benchmarks/data/model-replies-*``, replies to the current
-corpus; there are none yet for corpus-v8) holds files named
+corpus: ``model-replies-2026-12-03-env0.14``, environment 0.14.0, corpus-v8, level 1
+dev 3, 11, ..., 59 and level 5 dev 1, 3, ..., 31; its README) holds files named
 ``L{level}-dev{index}.reply.txt``: each the complete reply a model gave to dev task
 ``index`` at ``level`` when shown only that task's system prompt and prompt (no tools,
 no code execution). Prints each reply's reward, what it leaked or destroyed (by class),
