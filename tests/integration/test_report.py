@@ -77,6 +77,10 @@ class Hover:
     def __init__(self, css: str):
         self.families = {m[1]: css_unescape(m[2]) for m in re.finditer(r'\.f(\d+)\{--f:"((?:[^"\\]|\\.)*)"\}', css)}
         self.contents = {m[1]: m[2] for m in re.finditer(r"pre \.(\w)::after\{content:([^;}]+)\}", css)}
+        # a kept decoy is any <u> but a leak's: "pre u:not(.l)::after"
+        kept = re.search(r"pre u:not\(\.l\)::after\{content:([^;}]+)\}", css)
+        if kept:
+            self.contents["k"] = kept[1]
 
     def text(self, classes: str) -> str | None:
         kind, *rest = classes.split()
@@ -134,7 +138,10 @@ class Page(HTMLParser):
         if self._pre is not None and tag == "span" and a.get("class") == "ln":
             self._ln = True
         elif self._pre is not None and tag in ("s", "u") and a.get("class"):
-            self._mark = [a["class"], ""]
+            classes = a["class"]
+            if tag == "u" and "l" not in classes.split():
+                classes = "k " + classes  # as the CSS reads it: u:not(.l) is a kept decoy
+            self._mark = [classes, ""]
             self._pre["at"].append(len(self._pre["text"]))
 
     def handle_startendtag(self, tag, attrs):
