@@ -78,9 +78,13 @@ class Hover:
         self.families = {m[1]: css_unescape(m[2]) for m in re.finditer(r'\.f(\d+)\{--f:"((?:[^"\\]|\\.)*)"\}', css)}
         self.contents = {m[1]: m[2] for m in re.finditer(r"pre \.(\w)::after\{content:([^;}]+)\}", css)}
         # a kept decoy is any <u> but a leak's: "pre u:not(.l)::after"
+        # A kept decoy is any <u> in a <pre> but a leak's: only that rule gives its hover
+        # text (an old-style "pre .k::after" names a class no kept mark carries), and it
+        # must draw the dotted underline the legend shows.
         kept = re.search(r"pre u:not\(\.l\)::after\{content:([^;}]+)\}", css)
-        if kept:
-            self.contents["k"] = kept[1]
+        self.contents["k"] = kept[1] if kept else None
+        dotted = r"(?:^|[\n,}])[^{}]*pre u:not\(\.l\)[^{}]*\{[^}]*border-bottom:2px dotted"
+        self.kept_dotted = re.search(dotted, css) is not None
 
     def text(self, classes: str) -> str | None:
         kind, *rest = classes.split()
@@ -120,7 +124,7 @@ class Page(HTMLParser):
         self._ln = False
         self.feed(text)
         self.close()
-        hover = Hover("".join(self.styles))
+        hover = self.hover = Hover("".join(self.styles))
         for pre in self.pres:
             pre["marks"] = [(classes.split()[0], t, hover.text(classes)) for classes, t in pre["marks"]]
 
@@ -316,6 +320,7 @@ class PageContent(ReportTestCase):
                     self.assertEqual(secret, c in "rpl", (c, t))
                     self.assertEqual(hover, said[c].format(span.family))
         self.assertLessEqual({"r", "l", "k", "d", "c"}, seen)  # every kind but "p"
+        self.assertTrue(page.hover.kept_dotted, "a kept decoy's <u> is not drawn with the legend's dotted underline")
 
     def _marks_in(self, page, ep, record, span):
         """The marks of ``page`` inside ``span`` of ``record`` (located by the record's text)."""
