@@ -316,6 +316,20 @@ class _Decoded:
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 
 
+def _decode_at(text: str, start: int, explain: bool = False) -> tuple[Any, int, str | None]:
+    """The JSON value that starts at ``start`` in ``text`` and where it ends, with None;
+    or, when none does, why (with ``explain``; else "", sparing the hint's work)."""
+    if json_depth_bound(text[start:]) > MAX_JSON_DEPTH:
+        return None, start, _DEEP if explain else ""
+    try:
+        value, end = _DECODER.raw_decode(text, start)
+    except json.JSONDecodeError as exc:
+        return None, start, _decode_error(text, exc) if explain else ""
+    except ValueError as exc:  # NaN, Infinity
+        return None, start, f"not valid JSON ({exc})" if explain else ""
+    return value, end, None
+
+
 def _embedded(text: str, start: int = 0) -> list[_Decoded]:
     """``{"rules": ...}`` objects that start inside ``text`` at or after ``start`` (prose
     around them), last first; each is decoded from its opening brace to wherever its
@@ -323,13 +337,9 @@ def _embedded(text: str, start: int = 0) -> list[_Decoded]:
     found = []
     starts = [m.start() for m in _RULES_OPENING.finditer(text, start)][-MAX_EMBEDDED_TRIES:]
     for start in reversed(starts):
-        if json_depth_bound(text[start:]) > MAX_JSON_DEPTH:
-            continue
-        try:
-            value, end = _DECODER.raw_decode(text, start)
-        except ValueError:
-            continue
-        found.append(_Decoded("an object in the text", value=value, end=end))
+        value, end, error = _decode_at(text, start)
+        if error is None:
+            found.append(_Decoded("an object in the text", value=value, end=end))
     return found
 
 
@@ -401,20 +411,12 @@ def _skipped_later(search: _Search, answer: _Decoded) -> str | None:
     reply = search.reply
     starts = [m.start() for m in _ANY_RULES_OPENING.finditer(reply, answer.end)][-MAX_EMBEDDED_TRIES:]
     for start in reversed(starts):
-        if json_depth_bound(reply[start:]) > MAX_JSON_DEPTH:
-            error = _DEEP
-        else:
-            try:
-                value = _DECODER.raw_decode(reply, start)[0]
-            except json.JSONDecodeError as exc:
-                error = _decode_error(reply, exc)
-            except ValueError as exc:
-                error = f"not valid JSON ({exc})"
-            else:
-                if search.skipped_template and value == _TEMPLATE_VALUE:
-                    return ("a later copy of the answer format's example (" + ANSWER_TEMPLATE + ") was skipped; "
-                            "the answer was read from an earlier object")
-                continue
+        value, _, error = _decode_at(reply, start, explain=True)
+        if error is None:
+            if search.skipped_template and value == _TEMPLATE_VALUE:
+                return ("a later copy of the answer format's example (" + ANSWER_TEMPLATE + ") was skipped; "
+                        "the answer was read from an earlier object")
+            continue
         for block in search.fences:
             if block.start <= start < block.end and block.end > answer.end:
                 decoded = _Decoded(_block_where(block.tag), block.body)
