@@ -524,7 +524,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from .export import ExportError, export
-    from .scoring.scan_pool import ScanInfrastructureError, available_cpus
+    from .scoring.scan_pool import available_cpus
 
     start = time.perf_counter()
     with Progress(TextColumn(f"exporting {args.split} ({args.policy})"), BarColumn(), MofNCompleteColumn(),
@@ -534,7 +534,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         try:
             done = export(args.split, args.policy, args.level, args.start, args.n, out,
                           args.jobs or available_cpus(), on_line=lambda: progress.advance(bar))
-        except (ExportError, ScanInfrastructureError) as exc:
+        except ExportError as exc:
             print(f"redaction-pressure: error: {exc}", file=sys.stderr)
             return 1
         except OSError as exc:

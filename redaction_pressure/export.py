@@ -11,8 +11,10 @@ The bytes are a function of the arguments alone: lines come in task order whatev
 the number of worker processes, every value is computed from its task, and a reward
 that depends on the machine (a scan that ran out of its time budget) is never
 written: the scan is retried with the budget extended 4x, then the export fails.
-Rewards are scored by the public path (`score_completion`), each worker process with
-one scan worker of its own, as `audit verify --jobs N` does.
+Rewards are scored by `score_trusted`: the public path's rules and scan, run in the
+worker process that built the task (a built-in policy's reply needs no scan worker's
+isolation), which compiles each of the stream's oracle patterns once for both the
+build's check and the scan. The tests compare every reward with `score_completion`.
 
 Only public splits are exported: the private split's prompts and answers must never
 become training data.
@@ -21,7 +23,6 @@ become training data.
 from __future__ import annotations
 
 import json
-import multiprocessing.util
 import os
 import sys
 import tempfile
@@ -33,8 +34,8 @@ from typing import IO, Any
 
 from . import policies
 from .boundary.launch import fork_context, scrub_environment
-from .scoring import scan_pool
-from .scoring.score import score_completion
+from .scoring.pattern_guard import share_trusted_compiles
+from .scoring.score import score_trusted
 from .task.tasks import durable_key, load_task
 
 SCHEMA = "sft-example-v1"
@@ -52,9 +53,9 @@ def example(split: str, policy: str, level: int, index: int) -> tuple[bytes, flo
     """One JSONL line: task ``index``'s messages with ``policy``'s reply, and its reward."""
     task = load_task(split, index, level=level)
     reply = policies.POLICIES[policy](task)
-    score = score_completion(task, reply)
+    score = score_trusted(task, reply)
     if TIME_CODES.intersection(e.code for e in score.errors):
-        score = score_completion(task, reply, budget_s=task.budget_s * BUDGET_EXTENSION)
+        score = score_trusted(task, reply, budget_s=task.budget_s * BUDGET_EXTENSION)
         if TIME_CODES.intersection(e.code for e in score.errors):
             raise ExportError(f"{task.id}: scoring the {policy} reply ran out of time even with the budget "
                               f"extended {BUDGET_EXTENSION:g}x; the machine is too loaded for a reward that "
@@ -73,12 +74,7 @@ def example(split: str, policy: str, level: int, index: int) -> tuple[bytes, flo
 def _worker_init() -> None:
     # Export reads public splits only: no worker needs the private secret.
     scrub_environment()
-    # One scan worker per export worker (they score from one thread), forked from it.
-    scan_pool.set_pool_size(1, fork=True)
-    scan_pool.prestart()
-    # A worker that ends normally (the pool closed, not terminated) stops and reaps its
-    # scan worker, so that worker's CPU time is counted in the export's own (rusage).
-    multiprocessing.util.Finalize(None, scan_pool.shutdown, exitpriority=10)
+    share_trusted_compiles()
 
 
 def lines(split: str, policy: str, level: int, start: int, n: int, jobs: int) -> Iterator[tuple[bytes, float]]:
@@ -90,6 +86,7 @@ def lines(split: str, policy: str, level: int, start: int, n: int, jobs: int) ->
     # directory on its path); where fork is unsafe the export runs in this process.
     context = fork_context()
     if jobs <= 1 or context is None:
+        share_trusted_compiles()
         yield from map(make, indices)
         return
     pool = context.Pool(jobs, initializer=_worker_init)

@@ -220,6 +220,20 @@ def json_depth_bound(text: str) -> int:
     return max(accumulate(map(_DEPTH_STEP.__getitem__, brackets)), default=0)
 
 
+def value_depth_bound(text: str, start: int) -> int:
+    """`json_depth_bound` of the one value the decoder reads from ``start`` (a ``[``
+    or ``{``): counting stops where that value's brackets close, so what follows an
+    answer (prose, a later example with open brackets) cannot void it. Never below what
+    the decoder reaches: up to its first error it reads the same strings and brackets,
+    and the count never stops before the value it reads has closed."""
+    rest = text[start:]
+    if rest.count("[") + rest.count("{") <= MAX_JSON_DEPTH:
+        return rest.count("[") + rest.count("{")
+    depths = list(accumulate(map(_DEPTH_STEP.__getitem__, _NOT_BRACKET.sub("", _JSON_STRING.sub("", rest)))))
+    closed = depths.index(0) if 0 in depths else len(depths)
+    return max(depths[:closed], default=0)
+
+
 def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not JSON")
 
@@ -227,6 +241,10 @@ def _reject_constant(name: str) -> None:
 # Spaces JSON does not allow between values (only space, tab, CR and LF are JSON's).
 _ODD_SPACES = frozenset("\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
                         "\u200b\u202f\u205f\u3000\ufeff")
+
+
+_CURLY_QUOTES = frozenset("\u201c\u201d\u2018\u2019\u201e\u00ab\u00bb")
+_LINE_SEPARATORS = frozenset("\u2028\u2029\u0085")
 
 
 def _hint(text: str, exc: json.JSONDecodeError) -> str:
@@ -261,6 +279,12 @@ def _hint(text: str, exc: json.JSONDecodeError) -> str:
         return ("; JSON has no raw strings (r\"...\"): write each pattern as a plain JSON string with every "
                 "backslash written twice")
     at = text[exc.pos:exc.pos + 1]
+    if at in _CURLY_QUOTES:
+        return (f"; there is a curly quote {at} (U+{ord(at):04X}) where JSON needs a straight double quote \" "
+                "(copied from formatted text, perhaps)")
+    if at in _LINE_SEPARATORS:
+        return (f"; there is a U+{ord(at):04X} line separator where JSON allows only plain spaces, tabs and line "
+                "breaks")
     if at in _ODD_SPACES:
         return (f"; there is a U+{ord(at):04X} space where JSON allows only plain spaces, tabs and line breaks "
                 "(a non-breaking space copied from formatted text, perhaps)")
@@ -271,7 +295,7 @@ def _hint(text: str, exc: json.JSONDecodeError) -> str:
     return ""
 
 
-_DEEP = f"JSON that nests deeper than {MAX_JSON_DEPTH} levels (an answer nests 3)"
+_DEEP = f"nested deeper than {MAX_JSON_DEPTH} levels of [ and {{ (an answer nests 3)"
 
 
 def _decode_error(text: str, exc: json.JSONDecodeError) -> str:
@@ -319,7 +343,7 @@ _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 def _decode_at(text: str, start: int, explain: bool = False) -> tuple[Any, int, str | None]:
     """The JSON value that starts at ``start`` in ``text`` and where it ends, with None;
     or, when none does, why (with ``explain``; else "", sparing the hint's work)."""
-    if json_depth_bound(text[start:]) > MAX_JSON_DEPTH:
+    if value_depth_bound(text, start) > MAX_JSON_DEPTH:
         return None, start, _DEEP if explain else ""
     try:
         value, end = _DECODER.raw_decode(text, start)
@@ -492,7 +516,10 @@ def _load_object(reply: str) -> dict[str, Any] | RedactionError:
     if meant.ok:
         return RedactionError("malformed_json", f'expected a JSON object {{"rules": [...]}} in {meant.where}, '
                                                 f"got {_kind(meant.value)}")
-    return RedactionError("malformed_json", f"no answer: {meant.where} is {meant.error}")
+    tries = sum(1 for _ in _RULES_OPENING.finditer(reply))
+    cap = (f'; only the last {MAX_EMBEDDED_TRIES} places where {{"rules": opens are tried as the answer '
+           f"({tries:,} here)") if tries > MAX_EMBEDDED_TRIES else ""
+    return RedactionError("malformed_json", f"no answer: {meant.where} is {meant.error}{cap}")
 
 
 def _kind(value: object) -> str:
@@ -560,7 +587,7 @@ def _path_key(path: Any) -> tuple[tuple[int, int | str], ...]:
 def parse_reply(reply: object) -> tuple[list[Rule], list[RedactionError]]:
     """Returns the rules and the errors; any error makes the episode invalid. As in
     verifiers' own scoring, only the text after the last ``</think>`` is read, and a
-    reply that opens ``<think>`` without ever closing it has no answer."""
+    reply that opens with ``<think>`` without ever closing it has no answer."""
     if not isinstance(reply, str):
         return [], [RedactionError("malformed_json", f"the reply is {type(reply).__name__}, not text")]
     if len(reply) > MAX_RAW_REPLY_CHARS:
@@ -568,7 +595,9 @@ def parse_reply(reply: object) -> tuple[list[Rule], list[RedactionError]]:
                                                      f"the limit is {MAX_RAW_REPLY_CHARS:,}")]
     if "</think>" in reply:
         reply = reply.rsplit("</think>", 1)[1]
-    elif "<think>" in reply:
+    elif reply.lstrip().startswith("<think>"):
+        # Thinking cut off by the token limit. A <think> further on is text (a reply
+        # that mentions the tag), not an opening.
         return [], [RedactionError("malformed_json", "the reply opens <think> and never closes it: no answer")]
     if len(reply) > MAX_REPLY_CHARS:
         return [], [RedactionError("malformed_json", f"the answer (the text after the last </think>) has "

@@ -469,13 +469,18 @@ def compile_cached(pattern: str) -> Compiled:
     threads. Only successes are kept, and a success is a pure function of the pattern
     (bounded nesting, fixed stack), so a hit is exactly what a fresh compile gives;
     refusals and errors are recomputed every time."""
-    global _cache_cost
     with _cache_lock:
         hit = _cache.get(pattern)
         if hit is not None:
             _cache.move_to_end(pattern)
             return hit
     compiled = compile_bounded(pattern)
+    _remember(pattern, compiled)
+    return compiled
+
+
+def _remember(pattern: str, compiled: Compiled) -> None:
+    global _cache_cost
     with _cache_lock:
         if pattern not in _cache:
             while _cache and (_cache_cost + compiled.cost > _CACHE_COST_LIMIT or len(_cache) >= _CACHE_ENTRIES):
@@ -484,7 +489,6 @@ def compile_cached(pattern: str) -> Compiled:
             _cache_cost += compiled.cost
         else:
             _cache.move_to_end(pattern)
-    return compiled
 
 
 def cache_stats() -> tuple[int, int]:
@@ -508,7 +512,11 @@ def compile_bounded(pattern: str) -> Compiled:
     `regex` raises for a bad pattern, and never takes long."""
     if not pattern.isascii() and _SURROGATE.search(pattern):
         raise Refused("the pattern contains a lone surrogate (an unpaired \\ud800-\\udfff code point)")
-    parsed, source, info = _parse(pattern)
+    return _bounded(pattern, *_parse(pattern))
+
+
+def _bounded(pattern: str, parsed: Any, source: Any, info: Any) -> Compiled:
+    """`compile_bounded` after parsing."""
     cost = PATTERN_BASE_COST + _cost(parsed, MAX_COMPILED_COST - PATTERN_BASE_COST)
     if cost > MAX_COMPILED_COST:
         # Counted again without stopping early, so the message says how much to cut.
@@ -531,6 +539,18 @@ def compile_bounded(pattern: str) -> Compiled:
     return Compiled(compiled, cost, max(runs, key=len, default=""))
 
 
+_share_trusted = False
+
+
+def share_trusted_compiles() -> None:
+    """From now on `compile_trusted` also puts what it compiles, bounded, in the
+    cache `compile_cached` reads, when the bound allows it: a process that scores the
+    stream's own oracle in the process that built the task (`export`) then compiles
+    each pattern once, not twice. Off by default: the size bound costs a build ~3%."""
+    global _share_trusted
+    _share_trusted = True
+
+
 @with_headroom
 def compile_trusted(pattern: str) -> tuple[regex.Pattern[str], list[tuple[str, ...]]]:
     """The generator's own patterns (oracle patterns, line gates; never a reply):
@@ -539,6 +559,14 @@ def compile_trusted(pattern: str) -> tuple[regex.Pattern[str], list[tuple[str, .
     patterns), with the `literal_clauses` every match needs."""
     parsed, source, info = _parse(pattern)
     clauses = literal_clauses(parsed)
+    if _share_trusted and _SINGLE_PARSE and (pattern.isascii() or not _SURROGATE.search(pattern)):
+        try:
+            compiled = _bounded(pattern, parsed, source, info)
+        except Refused:  # over a reply's bound (a joined oracle rule may be): compiled afresh below
+            parsed, source, info = _parse(pattern)
+        else:
+            _remember(pattern, compiled)
+            return compiled.pattern, clauses
     if _SINGLE_PARSE:
         return _build(pattern, parsed, source, info), clauses
     try:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import regex
 
@@ -18,6 +18,9 @@ from .answer import RedactionError, Rule, parse_reply, rule_error
 from .pattern_guard import MAX_REPLY_COST, Refused, compile_cached
 from .reward import Outcome, evaluate
 from .scan_pool import run_scan
+
+if TYPE_CHECKING:
+    from .scan_pool import ScanReply
 from .scanner import CompiledRule, scan
 
 
@@ -153,8 +156,27 @@ def score_with_masks(task: RedactionTask, reply: object, budget_s: float | None 
     return score, [bytes(len(m)) if score.errors else bytes(m) for m in removed]
 
 
-def _score(task: RedactionTask, reply: object,
-           budget_s: float | None) -> tuple[Score, list[bytearray], float, float]:
+def score_trusted(task: RedactionTask, reply: str, budget_s: float | None = None) -> Score:
+    """`score_completion` for a reply this build wrote itself (a built-in policy's:
+    `export`), scanned in this process instead of a scan worker. The isolation a scan
+    worker gives (a crash, a runaway pattern, another thread's CPU time charged to the
+    budget) guards against hostile replies; a built-in policy's reply is none, and
+    skipping the round trip and the second compile of the stream's oracle patterns
+    (`share_trusted_compiles`) saves a fifth of an export line. Same rules, same
+    scan, same verdict: a reply of a model must never come here. Call it from a
+    single-threaded process: the budget is this process's CPU time."""
+    return _score(task, reply, budget_s, _scan_here)[0]
+
+
+def _scan_here(texts: list[str], rules: list[tuple[str, str]], budget_s: float) -> ScanReply:
+    cpu, wall = time.process_time(), time.perf_counter()
+    removed, matches, errors = scan_rules(texts, rules, budget_s)
+    return removed, matches, errors, time.process_time() - cpu, time.perf_counter() - wall
+
+
+def _score(task: RedactionTask, reply: object, budget_s: float | None,
+           scanner: Callable[[list[str], list[tuple[str, str]], float], ScanReply] = run_scan
+           ) -> tuple[Score, list[bytearray], float, float]:
     budget = task.budget_s if budget_s is None else float(budget_s)  # a caller's mistake still raises
     rules, errors = _parse(reply)
     texts = [r.text for r in task.heldout]
@@ -162,6 +184,6 @@ def _score(task: RedactionTask, reply: object,
     if errors:
         removed, matches = [bytearray(len(t)) for t in texts], 0
     else:
-        removed, matches, errors, cpu, wall = run_scan(texts, [(r.pattern, r.replacement) for r in rules], budget)
+        removed, matches, errors, cpu, wall = scanner(texts, [(r.pattern, r.replacement) for r in rules], budget)
     outcome = evaluate(removed, [[(s.start, s.end) for s in r.secrets] for r in task.heldout], bool(errors))
     return Score(outcome, tuple(errors), matches, *_tallies(task, removed)), removed, cpu, wall

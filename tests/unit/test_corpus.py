@@ -89,12 +89,16 @@ ROOT = Path(__file__).resolve().parents[2]
 # full folding: a review found each stated below its charge or above it), the cap on
 # embedded {"rules": tries, and that an echo of the format's example is passed over:
 # records and labels as in corpus-v8's first draw, prompts not.
+# environment 0.14.1 (corpus-v8, levels-v8 unchanged): the system prompt says a reply
+# that *starts* with <think> and never closes it has no answer (a <think> further on is
+# text): records, labels and oracles byte-identical (300 tasks, levels 1-5, compared with
+# 0.14.0), the system prompt and so fingerprints not.
 GOLDEN = {
-    ("dev", 0): "c3095f46e4fbeb23ec50abb9b0a8d1531c985d3c348d96530379b9e644da05c7",
-    ("dev", 31): "48a111f14211db0a3e6e1c4db45782072fc431c16fcaa83921b98795d0d9bc81",
-    ("dev", 63): "66431f348e90a878eefcfdff276858b131ea06ac432ecf3e549a72f38547abfd",
-    ("train", 0): "038950939268e1580a6619afe3304ef852a688222fef0e7accb9488e30bf2ccb",
-    ("train", 123456): "e7d1c482e2d51c29f902e5ac1867924d2c46cffe6bd32c3147759ea06051c6a0",
+    ("dev", 0): "324337c3eda87f2c95cc64a666dcd31c3859ece6c9ff45b4dcbdb780c40e15ce",
+    ("dev", 31): "f46d90e3934df788166812483d32f489de2a7bef7a0caa835df7952c19c705b9",
+    ("dev", 63): "fc3dedf24e07dee238e5377cf75612794d759befd9660801c0404fb3736da045",
+    ("train", 0): "0cf2beb5986c26301662ef99df9b89469278288647040ab30a7623ca205c5ad4",
+    ("train", 123456): "c40fe32e7baa1e805b02ec1080a638452c1b673abccacfdf4e495da38f722c44",
 }
 
 
@@ -106,14 +110,14 @@ GOLDEN = {
 # placeholder_kinds kinds, each drawn once and shown beside a real secret of its format;
 # those formats' credentials never look like placeholders and their oracle leaves them.
 GOLDEN_LEVELS = {
-    (2, "dev", 0): "de04a28b9552e424d43de43a08fb96e912298791d76425e7c5cf2669f1b6cb0e",
-    (2, "train", 77): "25e6340bb061d5e787af6c9f1c53cea2f596b708fd0743d35c753d2e59009b05",
-    (3, "dev", 0): "0e4daa949e9e9e8becbb7c28ecda2df0c5557030aa9856ce9866f57feacf8ce1",
-    (3, "train", 77): "8293928d37532e5732cbb49da94f6fbef068a243d91c32e978bb3c459698baf8",
-    (4, "dev", 0): "e3db6b8bf5c44bac4ff876b510e10d00de6f34eb83ab01c6a88611cc2f647ab5",
-    (4, "train", 77): "2d448c9a7cd4dfb84fa955fcc55855596c42ce44288eda6cbd59d27734101c46",
-    (5, "dev", 0): "33e87287ce200d1b0e386d4e8b8c64bd2d61ff1fa3d3402f7de94ec1f69bcb77",
-    (5, "train", 77): "72e43bdc4dca35198e7966c35c7156af7e454703087585eb2e19c37d97674257",
+    (2, "dev", 0): "20212521b2d5e6009b78bfbafae0d978d9598144d65d2e7cdbf5057b1cee8314",
+    (2, "train", 77): "a83681438bc73f9d0bd32646bd7afa302861b712f36ecf0ce09fbc30cb34502a",
+    (3, "dev", 0): "aa1ab166ed7989bf5965a9751454ea03f0f0976606a833e93038f1ea7c955cb8",
+    (3, "train", 77): "f4f82c9e483b5aa6352d8630de9df98f6389e260e220a4dfd98f0f39fe0f0207",
+    (4, "dev", 0): "a6aa3b74053843e7661c03101a13f96cb5fe539f8d6fbeff2bad24ef6033859e",
+    (4, "train", 77): "e0bc3efa3c772394bbe4ac207e4f8972662da5f3f7d508c023983d14de72b845",
+    (5, "dev", 0): "0caec4a57c39772923cf1f4f09377dc4543cb7717855c64a28737eecbb87a9f5",
+    (5, "train", 77): "29062839f829be3afedbbafb8208f19fe10c71064f77d1add63832105e587ca6",
 }
 
 

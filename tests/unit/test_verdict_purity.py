@@ -5,6 +5,7 @@ family the parsers recurse on get the same error code everywhere and never raise
 from __future__ import annotations
 
 import json
+import random
 import sys
 import threading
 import time
@@ -16,7 +17,7 @@ import regex
 from redaction_pressure import load_task, policies, score_completion
 from redaction_pressure.scoring import pattern_guard as guard
 from redaction_pressure.scoring import score
-from redaction_pressure.scoring.answer import MAX_JSON_DEPTH, json_depth_bound, parse_reply
+from redaction_pressure.scoring.answer import MAX_JSON_DEPTH, json_depth_bound, parse_reply, value_depth_bound
 from redaction_pressure.scoring.stack import HEADROOM_FRAMES
 from tests.support.util import reply
 
@@ -26,6 +27,13 @@ DEPTHS = (0, 300, 600, 900)
 
 def nest_obj(depth: int, leaf: str = "1") -> str:
     return '{"a":' * depth + leaf + "}" * depth
+
+
+def _depth(node) -> int:
+    """How deeply a decoded JSON value nests arrays and objects."""
+    if isinstance(node, (list, dict)):
+        return 1 + max(map(_depth, node.values() if isinstance(node, dict) else node), default=0)
+    return 0
 
 
 def nest_list(depth: int, leaf: str = '"a"') -> str:
@@ -192,6 +200,28 @@ class SameVerdictEverywhere(unittest.TestCase):
         self.assertEqual(json_depth_bound('{"a": ' + '[' * 20), 21)  # an unfinished text: all it opens
         self.assertEqual(MAX_JSON_DEPTH, 16)
 
+    def test_a_values_bound_stops_where_the_value_closes(self):
+        """An unfenced answer is decoded from its opening brace to where it closes: the
+        prose after it (notes that leave 17 brackets open) once voided it (review of
+        2026-12-03). Up to the close the bound is the whole text's, so never low."""
+        rng = random.Random(7)
+        junk = "[{]}\"x:, "
+        for body in ("[]", '{"rules": []}', '{"a": [{"b": "[[[[{{{{"}]}', '{"x": ["]]]]"]}', nest_list(40),
+                     nest_list(16), nest_list(17)):
+            depth = _depth(json.loads(body))
+            for _ in range(30):
+                before = "".join(rng.choice(junk) for _ in range(rng.randrange(20)))
+                after = "".join(rng.choice(junk) for _ in range(rng.randrange(60))) + "[" * rng.randrange(40)
+                text = before + body + after
+                start = len(before)
+                bound = value_depth_bound(text, start)
+                self.assertGreaterEqual(bound, depth, text)
+                # what follows the value never decides: over the cap exactly when the value is
+                self.assertEqual(bound > MAX_JSON_DEPTH, depth > MAX_JSON_DEPTH, text)
+                self.assertEqual(json.JSONDecoder().raw_decode(text, start), (json.loads(body), start + len(body)))
+        self.assertEqual(value_depth_bound('x {"a": ' + "[" * 20, 2), 21)  # an unfinished value: all it opens
+        self.assertEqual(value_depth_bound('{"rules": []} ' + "{" * 40, 0), 2)
+
 
 class StackUse(unittest.TestCase):
     """The fixed stack (`stack.HEADROOM_FRAMES`) must cover what bounded work uses."""
@@ -338,6 +368,24 @@ def _frames(frame) -> list:
     return out
 
 
+class TrustedScoring(unittest.TestCase):
+    def test_the_verdict_is_the_scan_workers(self):
+        """`score_trusted` (export's in-process scan) gives `score_completion`'s verdict,
+        tallies and errors, for good replies and broken ones alike."""
+        for level in (1, 3, 5):
+            task = load_task("dev", 4, level=level)
+            replies = [policies.oracle(task), policies.induce(task), policies.baseline(task), "no json here",
+                       reply([("(", "")]), reply([("[A-Za-z0-9]{3,}", "[REDACTED]")]),
+                       reply([(r"\w", "[REDACTED]")] * 3)]
+            with mock.patch.object(guard, "_share_trusted", True):
+                for text in replies:
+                    want, got = score_completion(task, text), score.score_trusted(task, text)
+                    self.assertEqual((got.outcome, got.errors, got.matches, got.secret_families, got.decoy_families,
+                                      got.secret_classes, got.decoy_classes),
+                                     (want.outcome, want.errors, want.matches, want.secret_families,
+                                      want.decoy_families, want.secret_classes, want.decoy_classes), (level, text[:80]))
+
+
 class CompileCache(unittest.TestCase):
     def setUp(self):
         guard.clear_cache()
@@ -379,6 +427,30 @@ class CompileCache(unittest.TestCase):
             verdicts.append(([e.code for e in errors], matches, [bytes(r) for r in removed]))
         self.assertEqual(verdicts[0], verdicts[1])
         self.assertEqual(verdicts[0][0], [])
+
+    def test_a_shared_trusted_compile_is_what_a_fresh_compile_gives(self):
+        """`export` compiles a stream's oracle once, for the build's check and the scan
+        (`share_trusted_compiles`): what the build leaves in the cache must be exactly
+        what a reply's own compile gives, and a pattern over a reply's bound stays out."""
+        tasks = [load_task("dev", 2, level=level) for level in (1, 5)]
+        patterns = sorted({p for t in tasks for p in (*t.oracle_rules, *_patterns(policies.induce(t)))})
+        clauses = {p: guard.compile_trusted(p)[1] for p in patterns}
+        self.assertEqual(guard.cache_stats(), (0, 0), "off by default: a build leaves the cache alone")
+        with mock.patch.object(guard, "_share_trusted", True):
+            for p in patterns:
+                self.assertEqual(guard.compile_trusted(p)[1], clauses[p])
+            with mock.patch.object(guard, "compile_bounded", side_effect=AssertionError("a miss")):
+                hits = {p: guard.compile_cached(p) for p in patterns}
+            for p in patterns:
+                fresh = guard.compile_bounded(p)
+                c = hits[p]
+                self.assertEqual((c.pattern.pattern, c.pattern.flags, c.pattern.groupindex, c.cost, c.required),
+                                 (fresh.pattern.pattern, fresh.pattern.flags, fresh.pattern.groupindex,
+                                  fresh.cost, fresh.required))
+            entries = guard.cache_stats()[0]
+            big = f"x{{{guard.MAX_COMPILED_COST + 10}}}"
+            self.assertEqual(guard.compile_trusted(big)[0].pattern, big)
+            self.assertEqual(guard.cache_stats()[0], entries, "over a reply's bound: compiled, not cached")
 
     def test_failures_are_never_cached(self):
         for p in ("(", HOSTILE_PATTERNS["V1 sets 200"], "(?R)", "a{100000}"):
