@@ -12,12 +12,13 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from redaction_pressure.contract import printable
+
 _MAX_MESSAGE = 160
 
 
 def _printable(text: str) -> str:
-    text = " ".join(text.split())[:_MAX_MESSAGE]
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+    return printable(" ".join(text.split())[:_MAX_MESSAGE])
 
 
 def failed_kind(trace: Any) -> tuple[str, str] | None:

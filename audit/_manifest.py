@@ -33,6 +33,7 @@ from redaction_pressure.contract import (
     coverage_of,
     evaluated_of,
     level_summaries,
+    loads_toml,
     run_uncertainty,
     summary_means,
 )
@@ -151,7 +152,7 @@ def dumps(manifest: dict[str, Any]) -> bytes:
 def loads(data: bytes) -> dict[str, Any]:
     """Parses manifest bytes (strict UTF-8 TOML, no byte order mark). Raises ManifestError."""
     try:
-        return tomllib.loads(decode_utf8(data, "the manifest"))
+        return loads_toml(decode_utf8(data, "the manifest"))
     except StrictJSONError as exc:  # decode_utf8's error; nothing JSON about it here
         raise ManifestError(str(exc)) from None
     except (tomllib.TOMLDecodeError, RecursionError, ValueError) as exc:

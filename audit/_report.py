@@ -29,7 +29,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from redaction_pressure.contract import describe_evaluated
+from redaction_pressure.contract import describe_evaluated, printable
 
 from ._labels import STANDARD_LEVELS, STANDARD_TASK_PARAMS, describe_levels, describe_params, is_standard
 from ._verify import FAILED, INCOMPLETE, PASSED, SKIPPED, V1_MESSAGE, V2_MESSAGE, Report, tolerance_phrases
@@ -40,10 +40,7 @@ _STYLE = {PASSED: ("PASS", "bold green"), FAILED: ("FAIL", "bold red"), SKIPPED:
 
 
 def safe(text: object) -> str:
-    s = str(text)
-    if s.isprintable():
-        return s
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in s)
+    return printable(text)
 
 
 def console(file: TextIO | None = None) -> Console:

@@ -25,7 +25,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from redaction_pressure.contract import DEFAULT_MAX_BUDGET_S, DEFAULT_MAX_CPU_S
+from redaction_pressure.contract import DEFAULT_MAX_BUDGET_S, DEFAULT_MAX_CPU_S, printable
 
 USAGE, INVALID, OK = 2, 1, 0
 
@@ -35,7 +35,7 @@ class _Usage(Exception):
 
 
 def _err(message: str) -> None:
-    print(f"audit: error: {message}", file=sys.stderr)
+    print(f"audit: error: {printable(message)}", file=sys.stderr)
 
 
 def _digest(args: argparse.Namespace) -> int:
@@ -105,7 +105,7 @@ def _seal(args: argparse.Namespace) -> int:
     except SealRefused as exc:
         _err(f"refusing to seal: {exc.summary}")
         for reason in exc.reasons:
-            print(f"  {reason}", file=sys.stderr)
+            print(f"  {printable(reason)}", file=sys.stderr)
         return INVALID
     from redaction_pressure.contract import describe_evaluated
 
@@ -114,13 +114,13 @@ def _seal(args: argparse.Namespace) -> int:
     n = m["counts"]["traces"]
     if sealed.excluded:
         x = sealed.excluded
-        print(f"sealed {n} of {n + x['rollouts']} rollouts as a PARTIAL archive into {sealed.out_dir}: "
-              f"{x['reasons'] or 'failed rollouts'} left out")
+        print(printable(f"sealed {n} of {n + x['rollouts']} rollouts as a PARTIAL archive into {sealed.out_dir}: "
+                        f"{x['reasons'] or 'failed rollouts'} left out"))
     else:
-        print(f"sealed {n} traces into {sealed.out_dir}")
-    print(f"split {s['split']}: {s['label']}")
-    print(f"coverage: {m['coverage']['label']}")
-    print(f"evaluated: {describe_evaluated(m['evaluated'])}")
+        print(printable(f"sealed {n} traces into {sealed.out_dir}"))
+    print(printable(f"split {s['split']}: {s['label']}"))
+    print(printable(f"coverage: {m['coverage']['label']}"))
+    print(printable(f"evaluated: {describe_evaluated(m['evaluated'])}"))
     reward = s["uncertainty"]["reward"]
     pm = f" ± {reward['se']:.4f}" if "se" in reward else ""
     print(f"mean reward {s['mean_reward']:.4f}{pm}; signed by key id {sealed.keyid}")

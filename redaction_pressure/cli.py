@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from . import policies
 from .boundary.launch import safe_spawned_paths
+from .boundary.terminal import printable
 from .corpus.levels import LEVELS
 from .scoring.allowance import DEFAULT_MAX_BUDGET_S, DEFAULT_MAX_CPU_S
 from .scoring.summary import split_label
@@ -418,7 +419,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     print(f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB) in {time.perf_counter() - start:.1f} s")
     if (args.public_key or args.verdict) and verification.state == NOT_VERIFIED:
         # The page says so too; a script that checks the exit status must see it.
-        print(f"NOT VERIFIED: {verification.how}", file=sys.stderr)
+        print(f"NOT VERIFIED: {printable(verification.how)}", file=sys.stderr)
         return 1
     return 0
 
@@ -445,14 +446,14 @@ def cmd_rescore(args: argparse.Namespace) -> int:
         return outcome.exit_code
     listed = outcome.differences + outcome.not_rescored
     for line in listed[:MAX_LISTED]:
-        print(line)
+        print(printable(line))
     total = outcome.difference_count + outcome.not_rescored_count
     if total > MAX_LISTED:
         print(f"... and {total - MAX_LISTED} more (--json lists the first {len(listed)})")
     if outcome.other_builds:
         print(f"note: {outcome.other_builds} trace(s) were recorded by another build of redaction-pressure "
               "(another source digest); a difference may come from that")
-    print(outcome.headline())
+    print(printable(outcome.headline()))
     return outcome.exit_code
 
 
@@ -492,7 +493,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         console = _console()
         for line in compare_lines(done.comparison, (done.described(0), done.described(1)), done.context(),
                                   all_classes=args.classes):
-            console.print(line, markup=False)
+            console.print(printable(line), markup=False)
         if html is not None:
             console.print(f"wrote {html}", markup=False)
     return 1 if done.verification_failed else 0
@@ -753,7 +754,7 @@ def main(argv: list[str] | None = None) -> int:
         code: int = args.fn(args)
         return code
     except UsageError as exc:
-        print(f"redaction-pressure: error: {exc}", file=sys.stderr)
+        print(f"redaction-pressure: error: {printable(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

@@ -45,12 +45,19 @@ What an auditor needs, by question:
   `read_bounded` (regular files only, size from ``fstat`` checked before reading,
   raising `InputFileError`), `file_kind`, the cap `MAX_TRACES_BYTES` on a traces file,
   and `write_new` (exclusive, no-follow creation): one boundary for every command.
+- *How deep may a file nest?* `json_nesting` and `MAX_FILE_JSON_NESTING`, and
+  `loads_toml` (dotted keys and nesting bounded before `tomllib`): a fixed bound, read
+  off the text, so no reader's verdict depends on its stack.
+- *How is a file's text shown?* `printable`: every character that could rewrite a
+  terminal or reorder a line written as its escape.
 """
 
 from __future__ import annotations
 
 from .boundary.files import MAX_TRACES_BYTES, InputFileError, file_kind, open_regular, read_bounded, write_new
 from .boundary.launch import fork_context, scrub_environment
+from .boundary.parse_bounds import MAX_FILE_JSON_NESTING, json_nesting, loads_toml
+from .boundary.terminal import printable
 from .build.identity import build_identity, source_digest
 from .build.schemas import json_path, schema_dir
 from .build.versions import CORPUS_VERSION, ENVIRONMENT_VERSION, REWARD_SCHEMA_VERSION
@@ -101,6 +108,7 @@ __all__ = [
     "DEFAULT_N_SHOWN",
     "ENVIRONMENT_VERSION",
     "LEVELS",
+    "MAX_FILE_JSON_NESTING",
     "MAX_TRACES_BYTES",
     "PRIVATE_SIZE",
     "PUBLIC_SPLITS",
@@ -125,10 +133,13 @@ __all__ = [
     "evaluated_of",
     "file_kind",
     "fork_context",
+    "json_nesting",
     "json_path",
     "level_summaries",
+    "loads_toml",
     "open_regular",
     "prestart_scan_pool",
+    "printable",
     "private_commitment",
     "private_seed",
     "prove_split",

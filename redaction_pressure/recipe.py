@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import math
 import os
-import tomllib
 from collections.abc import Callable, Iterator
 from itertools import islice
 from pathlib import Path
@@ -34,6 +33,7 @@ from verifiers.v1.utils.loaders import resolve_env_config
 
 from .boundary.files import InputFileError, read_bounded
 from .boundary.launch import safe_spawned_paths
+from .boundary.parse_bounds import loads_toml
 from .corpus.levels import LEVELS
 from .scoring.scan_pool import WORKERS_ENV, available_cpus
 from .task.splits import PRIVATE_SEED_ENV
@@ -92,12 +92,12 @@ MAX_RECIPE_BYTES = 1 << 20  # a recipe is a page of TOML
 
 def _read(path: Path) -> dict[str, Any]:
     try:
-        data = tomllib.loads(read_bounded(Path(path), MAX_RECIPE_BYTES, follow_links=True).decode("utf-8"))
+        data = loads_toml(read_bounded(Path(path), MAX_RECIPE_BYTES, follow_links=True).decode("utf-8"))
     except InputFileError as exc:
         raise RecipeError(f"{path} does not exist" if exc.missing else f"cannot read {path}: {exc}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise RecipeError(f"cannot read {path}: {exc}") from None
-    except tomllib.TOMLDecodeError as exc:
+    except ValueError as exc:  # TOMLDecodeError, or refused by loads_toml's bounds
         raise RecipeError(f"{path} is not valid TOML: {exc}") from None
     return data
 

@@ -2,11 +2,11 @@
 the same commit that updates the golden fingerprints in tests/unit/test_corpus.py."""
 
 ENVIRONMENT_VERSION = "0.14.1"
-# 0.14.1 (corpus-v8, levels-v8): only a reply that starts with <think> opens thinking (a
-# reply that mentioned the tag in its prose was void), and an object in prose is
-# measured for nesting up to where it closes (notes after an unfenced answer that left
-# 17 brackets open voided it): two false zeros a review found. The system prompt says
-# "starts with <think>"; records, labels and oracles are byte-identical.
+# 0.14.1 (corpus-v8, levels-v8): an object in prose is measured for nesting up to where
+# it closes (notes after an unfenced answer that left 17 brackets open voided it: a false
+# zero a review found), and the system prompt states exactly when <think> voids a reply
+# (a <think> anywhere with no </think>, as verifiers reads it: a tag written in prose
+# too). Records, labels and oracles are byte-identical.
 # corpus-v8 (environment 0.14.0; every stream reseeded by the version): AWS's documentation
 # keys are one value per variant, each under its own kind of key, drawn once per stream
 # as the other documented values are (corpus-v7 drew one of three per record under either

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..boundary.episodes import EpisodeReader
 from ..boundary.files import MAX_TRACES_BYTES, InputFileError, open_regular, read_bounded
+from ..boundary.parse_bounds import loads_toml
 
 TRACES = "traces.jsonl"
 MANIFEST = "manifest.toml"
@@ -62,7 +62,7 @@ def _traces_path(path: Path) -> tuple[Path, Path, bool]:
 def _read_manifest(run: Run) -> None:
     try:
         data = read_bounded(run.path / MANIFEST, MAX_MANIFEST_BYTES)
-        manifest = tomllib.loads(data.decode("utf-8"))
+        manifest = loads_toml(data.decode("utf-8"))
     except InputFileError as exc:
         run.manifest_problem = f"{MANIFEST} could not be read: {exc}"
         return

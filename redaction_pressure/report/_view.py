@@ -18,6 +18,7 @@ from collections import Counter, defaultdict
 from typing import TYPE_CHECKING, Any
 
 from ..boundary.launch import fork_context
+from ..boundary.terminal import printable as shown
 from ..build.identity import build_identity
 from ..results.classes import DECOY_CLASSES, SECRET_CLASSES, add_tallies, trace_tallies
 from ..results.coverage import coverage_of, ranges
@@ -63,10 +64,7 @@ def printable(value: object, limit: int | None = None) -> str:
     s = value if isinstance(value, str) else str(value)
     if limit is not None and len(s) > limit:
         s = s[:limit] + f"… [{len(s) - limit} more characters]"
-    if s.isprintable():
-        return s
-    return "".join(c if c.isprintable() or c in "\n\t" else c.encode("unicode_escape", "backslashreplace")
-                   .decode("ascii") for c in s)
+    return shown(s, keep="\n\t")
 
 
 def _dict(value: object) -> JSON:

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..task.tasks import task_id
+
 _PARAMS = ("n_shown", "n_eval", "budget_s", "level")
 _IDENTITY = ("split", "split_commitment", "task_index", "task_params", "task_seed")
 
@@ -56,6 +58,15 @@ def label_problems(trace: object) -> list[str]:
         pairs.append((key, params.get(key, 1 if key == "level" else None), recorded))
     if "task_id" in env and "id" in data:
         pairs.append(("task id", env.get("task_id"), data.get("id")))
+    index = data.get("index")
+    if isinstance(index, int) and not isinstance(index, bool):
+        # An id is "{split}-{index:06d}": one naming another index titled a page as another
+        # task's (red team, 2026-12-03). Its split part is the split label's, checked
+        # against the commitment and seeds where the split is established.
+        suffix = task_id("", index)
+        for key in ("id", "name"):
+            if key in data and not (isinstance(data[key], str) and data[key].endswith(suffix)):
+                problems.append(f"task {key}: task.data says {_shown(data[key])}, its index is {index}")
     identity = data.get("identity")
     if isinstance(identity, dict):
         for key in _IDENTITY:  # a private row's identity holds no seed: it is revealed by scoring

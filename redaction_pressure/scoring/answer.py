@@ -33,12 +33,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import accumulate
 from typing import Any, NamedTuple, cast
 
 import jsonschema
 import regex
 
+from ..boundary.parse_bounds import json_nesting
 from ..build.schemas import json_path, load_schema
 from ..build.versions import ANSWER_SCHEMA_VERSION
 from .stack import with_headroom
@@ -204,34 +204,21 @@ def _plainly_valid(obj: dict[str, Any]) -> bool:
                     for r in rules))
 
 
-_JSON_STRING = regex.compile(r'"(?:[^"\\]|\\.)*+"', regex.DOTALL)
-_NOT_BRACKET = regex.compile(r"[^\[\]{}]++")
-_DEPTH_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
-
-
 def json_depth_bound(text: str) -> int:
     """A bound, read without recursion, on how deeply ``text`` nests arrays and
     objects: never below what the decoder reaches (up to its first error, if the text
     is not JSON, both read the same strings and brackets), and exact on JSON whenever
     it exceeds `MAX_JSON_DEPTH`, the only place where it decides anything."""
-    if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:
-        return text.count("[") + text.count("{")
-    brackets = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
-    return max(accumulate(map(_DEPTH_STEP.__getitem__, brackets)), default=0)
+    brackets = text.count("[") + text.count("{")
+    return brackets if brackets <= MAX_JSON_DEPTH else json_nesting(text)
 
 
 def value_depth_bound(text: str, start: int) -> int:
     """`json_depth_bound` of the one value the decoder reads from ``start`` (a ``[``
     or ``{``): counting stops where that value's brackets close, so what follows an
-    answer (prose, a later example with open brackets) cannot void it. Never below what
-    the decoder reaches: up to its first error it reads the same strings and brackets,
-    and the count never stops before the value it reads has closed."""
-    rest = text[start:]
-    if rest.count("[") + rest.count("{") <= MAX_JSON_DEPTH:
-        return rest.count("[") + rest.count("{")
-    depths = list(accumulate(map(_DEPTH_STEP.__getitem__, _NOT_BRACKET.sub("", _JSON_STRING.sub("", rest)))))
-    closed = depths.index(0) if 0 in depths else len(depths)
-    return max(depths[:closed], default=0)
+    answer (prose, a later example with open brackets) cannot void it."""
+    brackets = text.count("[", start) + text.count("{", start)
+    return brackets if brackets <= MAX_JSON_DEPTH else json_nesting(text, start, value_only=True)
 
 
 def _reject_constant(name: str) -> None:
@@ -587,7 +574,7 @@ def _path_key(path: Any) -> tuple[tuple[int, int | str], ...]:
 def parse_reply(reply: object) -> tuple[list[Rule], list[RedactionError]]:
     """Returns the rules and the errors; any error makes the episode invalid. As in
     verifiers' own scoring, only the text after the last ``</think>`` is read, and a
-    reply that opens with ``<think>`` without ever closing it has no answer."""
+    reply that holds ``<think>`` and no ``</think>`` has no answer."""
     if not isinstance(reply, str):
         return [], [RedactionError("malformed_json", f"the reply is {type(reply).__name__}, not text")]
     if len(reply) > MAX_RAW_REPLY_CHARS:
@@ -595,10 +582,11 @@ def parse_reply(reply: object) -> tuple[list[Rule], list[RedactionError]]:
                                                      f"the limit is {MAX_RAW_REPLY_CHARS:,}")]
     if "</think>" in reply:
         reply = reply.rsplit("</think>", 1)[1]
-    elif reply.lstrip().startswith("<think>"):
-        # Thinking cut off by the token limit. A <think> further on is text (a reply
-        # that mentions the tag), not an opening.
-        return [], [RedactionError("malformed_json", "the reply opens <think> and never closes it: no answer")]
+    elif "<think>" in reply:
+        # Thinking cut off by the token limit, as verifiers reads it: a <think> anywhere
+        # without a </think> (a mention in prose too, which the system prompt warns of).
+        return [], [RedactionError("malformed_json", "the reply opens <think> and never closes it (no </think>): "
+                                                     "no answer")]
     if len(reply) > MAX_REPLY_CHARS:
         return [], [RedactionError("malformed_json", f"the answer (the text after the last </think>) has "
                                                      f"{len(reply):,} characters; the limit is {MAX_REPLY_CHARS:,}")]

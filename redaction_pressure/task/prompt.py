@@ -56,10 +56,11 @@ One JSON object, in a ```json fenced block:
 a single "\\b" or "\\f" is JSON for a backspace or form-feed character, not a regex \
 escape; a ' needs no backslash ("\\'" is not JSON) and a " needs one (\\"). JSON allows no comments and no \
 trailing commas.
-- Which text is read: only what follows the last </think> (a reply that starts with \
-<think> and never closes it has no answer); in it, {ANSWER_CHOICE}. A later block that is not \
-valid JSON and holds no valid {{"rules": ...}} object is skipped, so an earlier draft is \
-read instead; so is a later copy of the example above (the same JSON object, however written).
+- Which text is read: only what follows the last </think> (a reply that holds <think> \
+and no </think> has no answer, as verifiers reads it: never write that tag in prose); \
+in it, {ANSWER_CHOICE}. A later block that is not valid JSON and holds no valid \
+{{"rules": ...}} object is skipped, so an earlier draft is read instead; so is a later \
+copy of the example above (the same JSON object, however written).
 - Any error in the answer voids the whole reply (it scores 0, however good its other \
 rules): text that is not valid JSON, another key in the object or in a rule, a \
 replacement other than the two allowed, a pattern that does not compile, or any limit \

@@ -147,6 +147,50 @@ class Refusals(unittest.TestCase):
         self.assertTrue(out.splitlines()[1].startswith("MISMATCHED RUNS (compared anyway, --allow-mismatch): task "
                                                        "parameters"))
 
+    def test_what_a_run_names_reaches_the_terminal_escaped(self):
+        """Red team, 2026-12-03: a model name holding an escape sequence (erase the line,
+        print a fake one) and a bidi override, a run name and a recorded split commitment
+        were printed raw by `compare`, `rescore` and `audit seal`. Each is escaped now,
+        as `audit verify` escapes them."""
+        from audit._keys import keygen
+        from audit.cli import main as audit_main
+
+        evil = "evil\x1b[2K\r\x1b[32mFAKE-LINE\u202e"
+
+        def names(episodes):
+            for ep in episodes:
+                ep["run"]["name"] = "run\x1b[1mX"
+                for t in ep["traces"]:
+                    t["agent"]["config"]["model"] = evil
+
+        def commitment(episodes):
+            for ep in episodes:
+                for t in ep["traces"]:
+                    t["info"]["environment"]["split_commitment"] = "public-sha256:\x1b[31mX"
+
+        def version(episodes):
+            for ep in episodes:
+                for t in ep["traces"]:
+                    t["info"]["environment"]["environment_version"] = "9\x1b[2K"
+
+        run = fx.tampered_run(fx.baseline_run(), names)
+        outputs = [run_cli("compare", fx.baseline_run(), run, "--allow-mismatch"),
+                   run_cli("rescore", fx.tampered_run(fx.baseline_run(), commitment)),
+                   run_cli("compare", fx.baseline_run(), fx.tampered_run(fx.baseline_run(), version))]
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            audit_main(["seal", str(run), "--key", str(keygen(fx.fresh_dir("keys"))[0]), "--out",
+                        str(fx.fresh_dir("archive"))])
+        outputs.append((0, out.getvalue(), err.getvalue()))
+        for _code, stdout, stderr in outputs:
+            text = stdout + stderr
+            self.assertTrue(text.strip())
+            self.assertNotIn("\x1b", text)
+            self.assertNotIn("\u202e", text)
+            self.assertNotIn("\r", text)
+        self.assertIn("FAKE-LINE\\u202e", outputs[0][1] + outputs[3][1])
+        self.assertIn("\\x1b[2K", outputs[2][2])
+
     def test_hostile_lines_are_counted_not_fatal(self):
         run = fx.fresh_dir("hostile")
         run.mkdir()

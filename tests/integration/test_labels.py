@@ -68,7 +68,12 @@ class Laundering(unittest.TestCase):
             as_dev(trace)
             trace["task"]["data"] = None
 
+        def another_task(trace):  # red team, 2026-12-03: a consistent forged id titled the page as another task's
+            trace["task"]["data"]["id"] = trace["task"]["data"]["name"] = "dev-000063"
+            trace["info"]["environment"]["task_id"] = "dev-000063"
+
         cls.train_as_dev = rewrite(cls.train, cls.tmp / "train-as-dev", as_dev)
+        cls.renamed = rewrite(cls.dev, cls.tmp / "dev-renamed", another_task)
         cls.easy_as_standard = rewrite(cls.easy, cls.tmp / "easy-as-standard", as_standard)
         cls.no_data = rewrite(cls.train, cls.tmp / "train-as-dev-no-data", as_dev_without_data)
 
@@ -84,7 +89,8 @@ class Laundering(unittest.TestCase):
     def test_rescore_names_the_disagreement(self):
         self.assertEqual(cli("rescore", str(self.dev))[0], 0)
         for run, needle in ((self.train_as_dev, "split: info.environment says 'dev', task.data says 'train'"),
-                            (self.easy_as_standard, "n_shown: info.environment says 8, task.data says 9")):
+                            (self.easy_as_standard, "n_shown: info.environment says 8, task.data says 9"),
+                            (self.renamed, "task id: task.data says 'dev-000063', its index is 0")):
             with self.subTest(run=run.name):
                 code, out, _ = cli("rescore", str(run))
                 self.assertEqual(code, 1, out)
@@ -93,7 +99,7 @@ class Laundering(unittest.TestCase):
                 self.assertIn(needle, out)
 
     def test_compare_pairs_nothing_laundered(self):
-        for run in (self.train_as_dev, self.easy_as_standard, self.no_data):
+        for run in (self.train_as_dev, self.easy_as_standard, self.no_data, self.renamed):
             with self.subTest(run=run.name):
                 code, _, err = cli("compare", str(self.dev), str(run))
                 self.assertEqual(code, 2, err)
@@ -104,7 +110,7 @@ class Laundering(unittest.TestCase):
         honest = render_report(self.dev)
         self.assertIn("PUBLIC DEV SPLIT", honest.upper())
         self.assertNotIn("LABELS DISAGREE", honest)
-        for run in (self.train_as_dev, self.easy_as_standard, self.no_data):
+        for run in (self.train_as_dev, self.easy_as_standard, self.no_data, self.renamed):
             with self.subTest(run=run.name):
                 page = render_report(run)
                 self.assertIn(f"LABELS DISAGREE: {N} episode(s)", page)

@@ -163,8 +163,6 @@ CASES: tuple[Case, ...] = (
          error=("invalid_regex", "rule 2: does not compile")),
     Case("prose-only", "prose without JSON", "I would redact every token.",
          error=("malformed_json", "no answer: the reply holds no JSON object")),
-    Case("think-mentioned", "the answer, then prose that mentions `<think>` (only a reply that starts with it opens "
-         "one)", "```json\n{ORACLE_PRETTY}\n```\n(No <think> block was needed.)"),
     Case("open-brackets-after-answer", "the answer unfenced, then notes whose code spans leave 17 `{` open (only "
          "the answer's own nesting counts)", "My rules:\n{ORACLE_PRETTY}\n\nWhy:\n"
          + "".join(f"- record {i}: the value after `\"data\": {{`\n" for i in range(1, 18))),
@@ -172,7 +170,11 @@ CASES: tuple[Case, ...] = (
          "{\u201crules\u201d: [{\u201cpattern\u201d: \u201ca\u201d, \u201creplacement\u201d: \u201c\u201d}]}",
          error=("malformed_json", "no answer: the reply is not valid JSON (Expecting property name enclosed in "
                 "double quotes at line 1 column 2); there is a curly quote")),
-    Case("unclosed-think", "a reply that starts with `<think>` and never closes it",
+    Case("think-mentioned", "the answer, then prose that writes the tag `<think>` with no `</think>` (verifiers "
+         "reads no answer either; the system prompt warns of it)",
+         "```json\n{ORACLE_PRETTY}\n```\n(No <think> block was needed.)",
+         error=("malformed_json", "the reply opens <think> and never closes it")),
+    Case("unclosed-think", "a `<think>` that never closes",
          "<think>planning\n```json\n{ORACLE}\n```",
          error=("malformed_json", "the reply opens <think> and never closes it")),
     Case("extra-key", 'an extra top-level key (`"explanation"`)',

@@ -606,6 +606,51 @@ class UnauthenticatedInputIsCheap(VerifyCase):
         self.assertIn(f"... and {2 * n - MAX_DETAILS} more differences", problems[-1])
 
 
+class OneNestingBoundForEveryReader(VerifyCase):
+    def test_seal_verify_and_the_run_readers_agree_on_deep_lines(self):
+        """Red team, 2026-12-03: a trace nested 982 deep was signed by `audit seal` and
+        refused by `audit verify` of the same build, read by `rescore` and `compare` and
+        dropped by the report: each read as deep as its own stack allowed. A fixed bound
+        (64 levels) now decides, read off the text before any decoder recurses, and the
+        same in a deep caller."""
+        from audit._seal import SealRefused
+        from redaction_pressure.boundary.episodes import EpisodeReader
+        from tests.unit.test_verdict_purity import at_depth
+
+        def deep(levels: int):
+            def edit(episodes):
+                value: object = 0
+                for _ in range(levels):
+                    value = [value]
+                episodes[0]["traces"][0]["info"]["deep"] = value
+            return edit
+
+        within = fx.tampered_run(fx.dev_run(), deep(60))  # 64 levels with the Episode's own four
+        self.assertCheck(self.verify(fx.seal_run(within)), "trace-schemas", PASSED)
+        beyond = fx.tampered_run(fx.dev_run(), deep(61))
+        for run, want in ((within, 8), (beyond, 7)):
+            for depth in (0, 900):
+                reader_problems: list[str] = []
+                reader = EpisodeReader(reader_problems.append)
+                with open(run / "traces.jsonl", "rb") as f:
+                    read = at_depth(depth, lambda f=f, reader=reader: sum(1 for _ in reader.read(f)))
+                self.assertEqual(read, want)
+                if want == 7:
+                    self.assertEqual(reader_problems, ["line 1 is nested too deeply: 65 levels; at most 64 are read; "
+                                                "it is not read"])
+        with self.assertRaises(SealRefused) as caught:
+            fx.seal_run(beyond)
+        self.assertIn("JSON nested too deeply: 65 levels; at most 64 are read", " ".join(caught.exception.reasons))
+        # what `audit verify` reads each line with (a dishonest signer can sign any line)
+        from audit._canonical import StrictJSONError, loads_strict
+
+        line = (beyond / "traces.jsonl").read_bytes().splitlines()[0]
+        for depth in (0, 900):
+            with self.assertRaises(StrictJSONError) as refused:
+                at_depth(depth, loads_strict, line)
+            self.assertEqual(str(refused.exception), "JSON nested too deeply: 65 levels; at most 64 are read")
+
+
 class ArchiveMembersAreNotFollowed(VerifyCase):
     def _linked(self, name):
         archive = fx.seal_run(fx.dev_run())

@@ -104,17 +104,16 @@ class ReplyForms(unittest.TestCase):
         self.assertEqual(codes(policies.oracle(TASK) + "</think>nothing"), ["malformed_json"])
 
     def test_unclosed_think_is_no_answer(self):
-        """As in verifiers' scoring: a reply that opens with <think> (thinking cut off by
-        the token limit) and never closes it has no answer, whatever follows. A <think>
-        further on is text: a reply that mentions the tag was void until a review of
-        2026-12-03."""
+        """As verifiers reads a reply (`verifiers.v1.utils.score`): one that holds <think>
+        and no </think> (thinking cut off by the token limit, or the tag written in prose,
+        which the system prompt warns of) has no answer, whatever follows."""
         body = policies.oracle(TASK)
-        for text in ("<think>" + body, "<think>\nplanning...\n" + body, " \n<think>" + body):
-            with self.subTest(text=text[:30]):
+        for text in ("<think>" + body, "<think>\nplanning...\n" + body, body + "<think>", body + "\n<think>more",
+                     "Let me think.\n<think>\n" + body, body + "\n(No <think> was needed.)"):
+            with self.subTest(text=text[-30:]):
                 self.assertEqual(codes(text), ["malformed_json"])
                 self.assertIn("<think>", score_completion(TASK, text).errors[0].message)
-        for text in ("<think>x</think>" + body, "<think>a</think>" + body + "<think>", "</think>" + body,
-                     body + "<think>", body + "\n(No <think> was needed.)", "Sure, no <think> tags:\n" + body):
+        for text in ("<think>x</think>" + body, "<think>a</think>" + body + "<think>", "</think>" + body):
             with self.subTest(text=text[:30]):
                 self.assertEqual(score_completion(TASK, text).reward, 1.0)
 

@@ -90,15 +90,15 @@ ROOT = Path(__file__).resolve().parents[2]
 # embedded {"rules": tries, and that an echo of the format's example is passed over:
 # records and labels as in corpus-v8's first draw, prompts not.
 # environment 0.14.1 (corpus-v8, levels-v8 unchanged): the system prompt says a reply
-# that *starts* with <think> and never closes it has no answer (a <think> further on is
-# text): records, labels and oracles byte-identical (300 tasks, levels 1-5, compared with
-# 0.14.0), the system prompt and so fingerprints not.
+# holding <think> and no </think> has no answer, a tag written in prose too (as
+# verifiers reads it): records, labels and oracles byte-identical (300 tasks, levels
+# 1-5, compared with 0.14.0), the system prompt and so fingerprints not.
 GOLDEN = {
-    ("dev", 0): "324337c3eda87f2c95cc64a666dcd31c3859ece6c9ff45b4dcbdb780c40e15ce",
-    ("dev", 31): "f46d90e3934df788166812483d32f489de2a7bef7a0caa835df7952c19c705b9",
-    ("dev", 63): "fc3dedf24e07dee238e5377cf75612794d759befd9660801c0404fb3736da045",
-    ("train", 0): "0cf2beb5986c26301662ef99df9b89469278288647040ab30a7623ca205c5ad4",
-    ("train", 123456): "c40fe32e7baa1e805b02ec1080a638452c1b673abccacfdf4e495da38f722c44",
+    ("dev", 0): "e712b695180cc3e7ca9d68da30bbc990cb8f2453d9e25fa854503266c8d270c4",
+    ("dev", 31): "fc5b06a1667e1c14bb7f147fc65f5e848b137fe93d8ac1c07dac23c53de0cd56",
+    ("dev", 63): "ada505f9dfeaa799b604b06d56979cc69b812eba5ea29c54c7e3eaea115fcad3",
+    ("train", 0): "3f15f4a223f9cf4eb859b05f24648974482aab394f10d980ef0f615a248c06e5",
+    ("train", 123456): "e53357947e33ae7f60a2ec22e89f5fd9d0b78628482b695dc47f515bfeb89de7",
 }
 
 
@@ -110,14 +110,14 @@ GOLDEN = {
 # placeholder_kinds kinds, each drawn once and shown beside a real secret of its format;
 # those formats' credentials never look like placeholders and their oracle leaves them.
 GOLDEN_LEVELS = {
-    (2, "dev", 0): "20212521b2d5e6009b78bfbafae0d978d9598144d65d2e7cdbf5057b1cee8314",
-    (2, "train", 77): "a83681438bc73f9d0bd32646bd7afa302861b712f36ecf0ce09fbc30cb34502a",
-    (3, "dev", 0): "aa1ab166ed7989bf5965a9751454ea03f0f0976606a833e93038f1ea7c955cb8",
-    (3, "train", 77): "f4f82c9e483b5aa6352d8630de9df98f6389e260e220a4dfd98f0f39fe0f0207",
-    (4, "dev", 0): "a6aa3b74053843e7661c03101a13f96cb5fe539f8d6fbeff2bad24ef6033859e",
-    (4, "train", 77): "e0bc3efa3c772394bbe4ac207e4f8972662da5f3f7d508c023983d14de72b845",
-    (5, "dev", 0): "0caec4a57c39772923cf1f4f09377dc4543cb7717855c64a28737eecbb87a9f5",
-    (5, "train", 77): "29062839f829be3afedbbafb8208f19fe10c71064f77d1add63832105e587ca6",
+    (2, "dev", 0): "49f97a4607aadf37605367d48b8db8f979ebb9bb383b4156d05ff216c36b1f89",
+    (2, "train", 77): "28ce31d2546d8f812546f9a9ea2408ca5c3fb57c781c0af9aa4f29da803ad01c",
+    (3, "dev", 0): "218ada069bebf97865668b483b2a9a56da42ef315024d2c16009ad56ba889696",
+    (3, "train", 77): "12c9236621d9be3ff2cc4235266eb29f6e4293a2f80a2d95ab585547e52a5ecb",
+    (4, "dev", 0): "ba8cd8deba32327fef0ab53a4c66e2ccf73cf10b1c7575a44ec2fc20e65cec3a",
+    (4, "train", 77): "4d1e35d6c48f57cbb218cd902982e94fd5db26f9f3ce5f19fa6b05a441d11687",
+    (5, "dev", 0): "be43290ededd3b0a9e8eb284e3bc12508d84cf13cead29be613b746fd61075fe",
+    (5, "train", 77): "0d3c6fbb31d29ee71e872862569c0f264c2c09a8854f20eb8a63372f47c3ba6a",
 }
 
 

@@ -1,0 +1,94 @@
+"""How deeply a text nests, and how long its keys run, read off the text in linear time
+before a parser that recurses or grows quadratically sees it.
+
+Python's JSON decoder and `tomllib` recurse once per level of nested arrays and
+objects (inline tables), so without a bound fixed in advance whether a file is read
+depends on the caller's stack: a trace nested 982 deep was signed by `audit seal` and
+refused by `audit verify` of the same build, and read by `rescore` but not by the
+report (red team, 2026-12-03). `tomllib` also takes time and memory quadratic in the
+parts of one dotted key: a 48 KB manifest line ``a.a.a…`` of 20,000 parts cost 22 s
+and 1.6 GB in `report`, 40,000 parts 6.3 GB, before any signature was checked. Every
+reader of files from outside applies these bounds first; each is never below what the
+parser reaches, up to the parser's first error (both read the same strings and
+brackets until then). No pattern here repeats a group per character: `regex` keeps
+state per repetition, and such a pattern ran out of memory on a 16 MB string.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from itertools import accumulate
+from typing import Any
+
+import regex
+
+# A trace nests about ten deep (Episode, traces, trace, info, redaction, a family's
+# tallies); manifests, statements and verdicts less. Far below any stack's limit.
+MAX_FILE_JSON_NESTING = 64
+MAX_TOML_NESTING = 32
+MAX_TOML_KEY_PARTS = 64  # a manifest's longest key has 3 parts (summary.uncertainty.reward)
+
+_JSON_STRING = regex.compile(r'"[^"]*+"')  # once escapes are plain (`_escapes_out`)
+_NOT_BRACKET = regex.compile(r"[^\[\]{}]++")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+def _escapes_out(text: str) -> str:
+    """``text`` with escaped backslashes and escaped quotes made plain characters:
+    pairs of backslashes first, left to right as a decoder reads them, so a quote after
+    an odd run of backslashes is escaped and one after an even run is not. Replaced,
+    not deleted, so quotes on either side of an escaped one never join into a closing
+    triple quote a TOML decoder does not see. A backslash outside a string, or before a
+    quote inside a TOML literal string, is then of no consequence: an error where the
+    decoder stops, or string content."""
+    return text.replace("\\\\", "__").replace('\\"', "__") if "\\" in text else text
+
+
+def json_nesting(text: str, start: int = 0, value_only: bool = False) -> int:
+    """A bound on how deeply the JSON decoder nests reading ``text`` from ``start``
+    (the whole rest, or with ``value_only`` the one value that starts there, up to
+    where its brackets close): exact on JSON, and never below what the decoder
+    reaches on any text."""
+    rest = text[start:] if start else text
+    depths = accumulate(map(_STEP.__getitem__, _NOT_BRACKET.sub("", _JSON_STRING.sub("", _escapes_out(rest)))))
+    if not value_only:
+        return max(max(depths, default=0), 0)  # lazily: a 64 MB line of brackets holds no list
+    steps = list(depths)  # a reply's answer: at most 200,000 characters
+    return max(max(steps[:steps.index(0)] if 0 in steps else steps, default=0), 0)
+
+
+# What TOML reads as a string or a comment, once escapes are plain: a multi-line
+# string closes at its first three quotes and takes up to two more, a basic or literal
+# one ends on its line, "#" runs to the end of its line. A string left open runs to the
+# end of its line (a multi-line one: of the text), where tomllib stops with an error.
+# Every alternative matches where it starts, so the scan is linear.
+_TOML_SKIP = regex.compile(
+    r'"""(?:[\s\S]*?"""|[\s\S]*+)"{0,2}'
+    r"|'''(?:[\s\S]*?'''|[\s\S]*+)'{0,2}"
+    r'|"[^"\n]*+"?'
+    r"|'[^'\n]*+'?"
+    r"|#[^\n]*+")
+# A run of what a dotted key is made of (bare parts, strings, dots, blanks): its dots
+# bound the parts of any key inside it.
+_KEY_RUN = regex.compile(r"[A-Za-z0-9_. \t-]++")
+
+
+def toml_shape(text: str) -> tuple[int, int]:
+    """(a bound on the parts of any dotted key, a bound on how deeply arrays and
+    inline tables nest) of a TOML text: a string is one part and holds no bracket."""
+    plain = _TOML_SKIP.sub("Q", _escapes_out(text))
+    parts = max((m.group().count(".") + 1 for m in _KEY_RUN.finditer(plain)), default=1)
+    depth = max(max(accumulate(map(_STEP.__getitem__, _NOT_BRACKET.sub("", plain))), default=0), 0)
+    return parts, depth
+
+
+def loads_toml(text: str) -> dict[str, Any]:
+    """``tomllib.loads`` of a text from outside, refused (ValueError, with the numbers)
+    when a key may have more than MAX_TOML_KEY_PARTS dotted parts or arrays and inline
+    tables nest deeper than MAX_TOML_NESTING."""
+    parts, depth = toml_shape(text)
+    if parts > MAX_TOML_KEY_PARTS:
+        raise ValueError(f"a key of {parts:,} dotted parts; at most {MAX_TOML_KEY_PARTS} are read")
+    if depth > MAX_TOML_NESTING:
+        raise ValueError(f"arrays or inline tables nested {depth:,} deep; at most {MAX_TOML_NESTING} are read")
+    return tomllib.loads(text)

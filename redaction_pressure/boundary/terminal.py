@@ -1,0 +1,22 @@
+"""Text from a run or an archive, made safe to show.
+
+A trace's strings (a model name, a run name, a split commitment, an error message) reach
+terminals and pages; written raw, an escape sequence could rewrite what a reader sees
+(``\\x1b[2K\\r`` erases a line and prints a fake one) and a bidi override reorder it
+(red team, 2026-12-03: `compare`, `rescore` and `audit seal` printed them raw while
+`audit verify` escaped them). Every command prints such text through `printable`.
+"""
+
+from __future__ import annotations
+
+
+def printable(value: object, keep: str = "") -> str:
+    """``value`` as text with every character Python does not call printable (control
+    characters, so every escape sequence; bidi overrides; line and paragraph
+    separators) written as its escape (``\\x1b``, ``\\u202e``), except those in ``keep``
+    (a page keeps ``\\n`` and ``\\t`` of a reply)."""
+    text = value if isinstance(value, str) else str(value)
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c in keep else c.encode("unicode_escape", "backslashreplace").decode("ascii")
+                   for c in text)
