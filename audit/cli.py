@@ -61,9 +61,9 @@ def _validate(args: argparse.Namespace) -> int:
         errors = validate_file(f)
         total += len(errors)
         for line in errors:
-            print(line)
+            print(printable(line))
         if not errors:
-            print(f"{f}: valid")
+            print(printable(f"{f}: valid"))
     print(f"{len(files)} file(s) checked, {total} error(s)", file=sys.stderr)
     return INVALID if total else OK
 

@@ -416,10 +416,12 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     except OSError as exc:
         raise UsageError(f"cannot write {out}: {exc}") from None
-    print(f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB) in {time.perf_counter() - start:.1f} s")
+    print(printable(f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB) in {time.perf_counter() - start:.1f} s"))
     if (args.public_key or args.verdict) and verification.state == NOT_VERIFIED:
         # The page says so too; a script that checks the exit status must see it.
-        print(f"NOT VERIFIED: {printable(verification.how)}", file=sys.stderr)
+        how = verification.how if verification.how.upper().startswith("NOT VERIFIED") else \
+            f"NOT VERIFIED: {verification.how}"
+        print(printable(how), file=sys.stderr)
         return 1
     return 0
 

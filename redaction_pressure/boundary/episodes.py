@@ -25,12 +25,11 @@ refused, and problems are passed on as they are found (callers cap how many they
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO, Protocol
 
-from .parse_bounds import MAX_FILE_JSON_NESTING, json_nesting
+from .parse_bounds import NestedTooDeeply, loads_json
 
 MAX_LINE_BYTES = 64 << 20  # an Episode line of 16 rollouts of 24-rule replies is a few MB
 MAX_TRACES = 160_000  # 10,000 tasks x 16 rollouts: far above any run one reads in one piece
@@ -62,20 +61,12 @@ class _Numbers:
         return math.nan if self._too_long(text) else float(text)
 
 
-class NestedTooDeeply(ValueError):
-    """A line nests deeper than MAX_FILE_JSON_NESTING: refused before decoding."""
-
-
 def loads_bounded(raw: bytes | str) -> tuple[Any, int, int]:
     """``json.loads(raw)`` with number literals over MAX_NUMBER_CHARS read as NaN: (the
-    value, how many literals were, the longest one's length). Raises ValueError for a
-    text nesting deeper than MAX_FILE_JSON_NESTING, before the decoder recurses."""
-    text = raw.decode(json.detect_encoding(raw), "surrogatepass") if isinstance(raw, bytes) else raw
-    depth = json_nesting(text)
-    if depth > MAX_FILE_JSON_NESTING:
-        raise NestedTooDeeply(f"nested too deeply: {depth:,} levels; at most {MAX_FILE_JSON_NESTING} are read")
+    value, how many literals were, the longest one's length). Raises `NestedTooDeeply`
+    for a text nesting deeper than MAX_FILE_JSON_NESTING, before the decoder recurses."""
     numbers = _Numbers()
-    value = json.loads(text, parse_int=numbers.integer, parse_float=numbers.real)
+    value = loads_json(raw, parse_int=numbers.integer, parse_float=numbers.real)
     return value, numbers.oversized, numbers.longest
 
 

@@ -16,6 +16,7 @@ state per repetition, and such a pattern ran out of memory on a 16 MB string.
 
 from __future__ import annotations
 
+import json
 import tomllib
 from itertools import accumulate
 from typing import Any
@@ -25,12 +26,34 @@ import regex
 # A trace nests about ten deep (Episode, traces, trace, info, redaction, a family's
 # tallies); manifests, statements and verdicts less. Far below any stack's limit.
 MAX_FILE_JSON_NESTING = 64
-MAX_TOML_NESTING = 32
-MAX_TOML_KEY_PARTS = 64  # a manifest's longest key has 3 parts (summary.uncertainty.reward)
+# tomllib's cost grows with the square of a table header's parts plus a key's, on every
+# line: at 64 parts each, 16 MB of such lines took 72 s (review of 2026-12-03); at 8,
+# 17.3 s against 9.6 s for any 16 MB of TOML (the size cap's own cost). A manifest's
+# longest key has 3 parts (summary.uncertainty.reward), a recipe's 3; nothing nests
+# deeper than 2. Inline tables whose keys are dotted nest the result further, so the
+# parsed result's depth is bounded too (`_depth`).
+MAX_TOML_NESTING = 8
+MAX_TOML_KEY_PARTS = 8
+MAX_TOML_RESULT_DEPTH = 32
 
 _JSON_STRING = regex.compile(r'"[^"]*+"')  # once escapes are plain (`_escapes_out`)
 _NOT_BRACKET = regex.compile(r"[^\[\]{}]++")
 _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+class NestedTooDeeply(ValueError):
+    """A text nests deeper than its reader's bound: refused before decoding."""
+
+
+def loads_json(raw: bytes | str, **hooks: Any) -> Any:
+    """``json.loads(raw, **hooks)`` of a file from outside, refused (`NestedTooDeeply`)
+    when it nests deeper than MAX_FILE_JSON_NESTING. Bytes are decoded as
+    ``json.loads`` decodes them (UTF-8, -16 or -32, detected)."""
+    text = raw.decode(json.detect_encoding(raw), "surrogatepass") if isinstance(raw, (bytes, bytearray)) else raw
+    depth = json_nesting(text)
+    if depth > MAX_FILE_JSON_NESTING:
+        raise NestedTooDeeply(f"nested too deeply: {depth:,} levels; at most {MAX_FILE_JSON_NESTING} are read")
+    return json.loads(text, **hooks)
 
 
 def _escapes_out(text: str) -> str:
@@ -68,9 +91,10 @@ _TOML_SKIP = regex.compile(
     r'|"[^"\n]*+"?'
     r"|'[^'\n]*+'?"
     r"|#[^\n]*+")
-# A run of what a dotted key is made of (bare parts, strings, dots, blanks): its dots
-# bound the parts of any key inside it.
-_KEY_RUN = regex.compile(r"[A-Za-z0-9_. \t-]++")
+# A run of what a dotted key is made of (bare parts, strings, dots, blanks) holding a
+# dot: its dots bound the parts of any key inside it. Runs without a dot are skipped by
+# the engine, not by a Python step per line.
+_KEY_RUN = regex.compile(r"[A-Za-z0-9_ \t-]*+\.[A-Za-z0-9_. \t-]*+")
 
 
 def toml_shape(text: str) -> tuple[int, int]:
@@ -84,11 +108,27 @@ def toml_shape(text: str) -> tuple[int, int]:
 
 def loads_toml(text: str) -> dict[str, Any]:
     """``tomllib.loads`` of a text from outside, refused (ValueError, with the numbers)
-    when a key may have more than MAX_TOML_KEY_PARTS dotted parts or arrays and inline
-    tables nest deeper than MAX_TOML_NESTING."""
+    when a run of dotted parts may be longer than MAX_TOML_KEY_PARTS, arrays and inline
+    tables nest deeper than MAX_TOML_NESTING, or the result deeper than
+    MAX_TOML_RESULT_DEPTH."""
     parts, depth = toml_shape(text)
     if parts > MAX_TOML_KEY_PARTS:
         raise ValueError(f"a key of {parts:,} dotted parts; at most {MAX_TOML_KEY_PARTS} are read")
     if depth > MAX_TOML_NESTING:
         raise ValueError(f"arrays or inline tables nested {depth:,} deep; at most {MAX_TOML_NESTING} are read")
-    return tomllib.loads(text)
+    value = tomllib.loads(text)
+    depth = _depth(value)
+    if depth > MAX_TOML_RESULT_DEPTH:
+        raise ValueError(f"tables nested {depth:,} deep once read; at most {MAX_TOML_RESULT_DEPTH} are read")
+    return value
+
+
+def _depth(value: object) -> int:
+    """How deeply a parsed value nests tables and arrays, without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        node, level = stack.pop()
+        if isinstance(node, (dict, list)):
+            deepest = max(deepest, level)
+            stack.extend((child, level + 1) for child in (node.values() if isinstance(node, dict) else node))
+    return deepest

@@ -24,7 +24,6 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
-import json
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -33,6 +32,7 @@ from typing import Any
 
 from ..boundary.files import InputFileError, read_bounded
 from ..boundary.launch import child_environment, has_package, python_command
+from ..boundary.parse_bounds import loads_json
 from ..scoring.scan_pool import WORKERS_ENV
 from ._runfile import ENVELOPE, RunError
 
@@ -77,7 +77,7 @@ def _b64(text: str) -> bytes:
 def read_statement(archive: Path) -> Statement:
     """The Statement of the archive at ``archive`` (never raises for what it contains)."""
     try:
-        envelope = json.loads(read_bounded(archive / ENVELOPE, MAX_ENVELOPE_BYTES))
+        envelope = loads_json(read_bounded(archive / ENVELOPE, MAX_ENVELOPE_BYTES))
         payload = _b64(envelope["payload"])
     except InputFileError as exc:
         return Statement(None, problem=f"{ENVELOPE} cannot be read: {exc}")
@@ -88,7 +88,7 @@ def read_statement(archive: Path) -> Statement:
     sha256 = hashlib.sha256(payload).hexdigest()
     subjects: dict[str, str] = {}
     try:
-        for subject in json.loads(payload)["subject"]:
+        for subject in loads_json(payload)["subject"]:
             name, digest = subject["name"], subject["digest"]["sha256"]
             if isinstance(name, str) and isinstance(digest, str):
                 subjects[name] = digest
@@ -150,7 +150,7 @@ def read_verdict_file(path: Path, statement: Statement, shown: dict[str, str]) -
         raise RunError(f"cannot read the verdict file {path}: {exc.strerror or exc}") from None
     source = f"verdict file {Path(path).name}"
     try:
-        verdict = json.loads(data)
+        verdict = loads_json(data)
     except (ValueError, RecursionError):
         return Verification(NOT_VERIFIED, f"NOT VERIFIED: {source} is not JSON")
     untied = _tie(verdict, statement, shown, source)
@@ -183,7 +183,7 @@ def run_verify(archive: Path, public_key: Path, statement_of: Callable[[Path], S
     except (OSError, subprocess.TimeoutExpired) as exc:
         return Verification(NOT_VERIFIED, f"not verified: `audit verify` could not run: {str(exc)[:200]}")
     try:
-        verdict = json.loads(done.stdout)
+        verdict = loads_json(done.stdout)
     except ValueError:
         err = done.stderr.decode("utf-8", "replace").strip().splitlines()
         return Verification(NOT_VERIFIED, f"NOT VERIFIED: `audit verify` exited {done.returncode}: "

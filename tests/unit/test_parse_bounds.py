@@ -21,7 +21,10 @@ from redaction_pressure.boundary import parse_bounds
 from redaction_pressure.boundary.parse_bounds import (
     MAX_TOML_KEY_PARTS,
     MAX_TOML_NESTING,
+    MAX_TOML_RESULT_DEPTH,
+    NestedTooDeeply,
     json_nesting,
+    loads_json,
     loads_toml,
     toml_shape,
 )
@@ -147,9 +150,40 @@ class Bombs(unittest.TestCase):
             with self.assertRaises(ValueError) as caught:
                 loads_toml(text)
             self.assertLess(time.perf_counter() - start, 0.5)
-            self.assertRegex(str(caught.exception), r"at most (64|32) are read")
+            self.assertRegex(str(caught.exception), r"at most (16|8) are read")
         self.assertEqual(toml_shape("a" + ".a" * (MAX_TOML_KEY_PARTS - 1) + " = 1\n")[0], MAX_TOML_KEY_PARTS)
         self.assertEqual(loads_toml('x = "' + "a." * 20_000 + '"\n# ' + "[{." * 100 + "\n"), {"x": "a." * 20_000})
+
+    def test_what_the_bounds_let_through_stays_cheap_and_shallow(self):
+        """Review of 2026-12-03: within 64-part bounds, a table header and keys of 63
+        parts each on every line cost 72 s for 16 MB (tomllib pays for both); inline
+        tables with dotted keys parsed into a dict 1,953 levels deep, which `audit
+        validate` then recursed into."""
+        header = "[" + ".".join(["h"] * (MAX_TOML_KEY_PARTS - 1)) + "]\n"
+        key = ".".join(["a"] * (MAX_TOML_KEY_PARTS - 2))
+        worst = header + "".join(f"{key}.k{i} = 1\n" for i in range(40_000))
+        plain = "".join(f"k{i} = 1\n" for i in range(len(worst) // 10))
+        timings = []
+        for text in (worst, plain):
+            start = time.perf_counter()
+            loads_toml(text)
+            timings.append(time.perf_counter() - start)
+        self.assertLess(timings[0], 4 * timings[1] + 0.5, timings)
+        deep = "x = " + ("{" + ".".join(["a"] * (MAX_TOML_KEY_PARTS - 1)) + " = ") * MAX_TOML_NESTING + "1" \
+            + "}" * MAX_TOML_NESTING
+        parts, nesting = toml_shape(deep)
+        self.assertLessEqual(parts, MAX_TOML_KEY_PARTS)
+        self.assertLessEqual(nesting, MAX_TOML_NESTING)
+        with self.assertRaisesRegex(ValueError, f"at most {MAX_TOML_RESULT_DEPTH} are read"):
+            loads_toml(deep)
+
+    def test_json_files_are_refused_past_the_bound_at_any_stack_depth(self):
+        from tests.unit.test_verdict_purity import at_depth
+
+        for depth in (0, 900):
+            self.assertEqual(at_depth(depth, loads_json, "[" * 64 + "]" * 64), json.loads("[" * 64 + "]" * 64))
+            with self.assertRaisesRegex(NestedTooDeeply, "nested too deeply: 5,000 levels; at most 64 are read"):
+                at_depth(depth, loads_json, ("[" * 5000 + "]" * 5000).encode("utf-16"))
 
     def test_scans_are_linear_and_hold_no_state_per_character(self):
         """16 MiB inputs made to defeat each part of the scan (an open string retried
