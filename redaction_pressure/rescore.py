@@ -185,6 +185,12 @@ def _recorded(trace: dict[str, Any]) -> Copies | None:
     copies = score_copies(trace)
     if copies.problems or (copies.rewards is None and copies.redaction):
         raise ValueError(copies.distrust())
+    if copies.rewards is not None and len(copies.redaction) < len(METRICS):
+        # The scorer writes both copies of every scored trace; one with a copy missing
+        # (red team, 2026-12-03: info.redaction null) was edited, and "reproduced"
+        # would vouch for a copy that is not there.
+        missing = ", ".join(f"info.redaction.{k}" for k in METRICS if k not in copies.redaction)
+        raise ValueError(f"it records rewards but not {missing}, which the scorer writes beside them")
     return None if copies.rewards is None else copies
 
 

@@ -181,6 +181,27 @@ class Rescore(unittest.TestCase):
                                    r"clean 1\.0000\)$")
         self.assertTrue(lines[-1].startswith(f"{N - 1}/{N} rewards reproduced"), lines[-1])
 
+    def test_a_missing_copy_is_a_difference(self):
+        """Red team, 2026-12-03: with info.redaction null (or without its scores) rescore
+        compared the one copy left and said every reward reproduced, exit 0."""
+        run = self.copy("missing-copy")
+
+        def drop(episode):
+            episode["traces"][0]["info"]["redaction"] = None
+
+        def strip(episode):
+            for key in ("reward", "clean"):
+                episode["traces"][0]["info"]["redaction"].pop(key)
+        _edit(run / "traces.jsonl", 2, drop)
+        _edit(run / "traces.jsonl", 4, strip)
+        code, out, err = cli("rescore", str(run))
+        self.assertEqual((code, err), (1, ""))
+        self.assertIn("line 3: cannot be rescored: it records rewards but not info.redaction.reward, "
+                      "info.redaction.recall, info.redaction.precision, info.redaction.clean", out)
+        self.assertIn("line 5: cannot be rescored: it records rewards but not info.redaction.reward, "
+                      "info.redaction.clean", out)
+        self.assertTrue(out.strip().splitlines()[-1].startswith(f"{N - 2}/{N} rewards reproduced"), out)
+
     def test_absurd_numbers_are_malformed_never_a_traceback(self):
         """Attacks (red team a02, a09): a score and weight of 1e308, integers of 4,299
         digits: float() raised OverflowError. Each is a difference with its reason."""
