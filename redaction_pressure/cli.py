@@ -419,9 +419,10 @@ def cmd_report(args: argparse.Namespace) -> int:
     print(printable(f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB) in {time.perf_counter() - start:.1f} s"))
     if (args.public_key or args.verdict) and verification.state == NOT_VERIFIED:
         # The page says so too; a script that checks the exit status must see it.
-        how = verification.how if verification.how.upper().startswith("NOT VERIFIED") else \
-            f"NOT VERIFIED: {verification.how}"
-        print(printable(how), file=sys.stderr)
+        how = verification.how
+        if how.upper().startswith("NOT VERIFIED:"):
+            how = how[len("NOT VERIFIED:"):].lstrip()
+        print(printable(f"NOT VERIFIED: {how}"), file=sys.stderr)
         return 1
     return 0
 

@@ -169,8 +169,14 @@ class Readers(unittest.TestCase):
         code, _, err = cli("report", str(archive), "--public-key", str(fx.keys("other")[1]), "--out",
                            str(self.tmp / "bad.html"))
         self.assertEqual(code, 1)
-        self.assertIn("NOT VERIFIED", err)
+        self.assertTrue(err.startswith("NOT VERIFIED: "), err)
+        self.assertEqual(err.count("NOT VERIFIED"), 1, err)  # said once (it was said twice)
         self.assertIn("✘ NOT VERIFIED", (self.tmp / "bad.html").read_text())
+        bad = self.tmp / "verdict.json"
+        bad.write_text("[" * 5000 + "]" * 5000)  # read under the fixed nesting bound, at any stack depth
+        code, _, err = cli("report", str(archive), "--verdict", str(bad), "--out", str(self.tmp / "v.html"))
+        self.assertEqual(code, 1)
+        self.assertTrue(err.startswith("NOT VERIFIED: verdict file verdict.json is not JSON"), err)
 
 
 if __name__ == "__main__":
