@@ -24,7 +24,7 @@ import json
 import math
 from typing import Any, NoReturn
 
-from redaction_pressure.contract import MAX_FILE_JSON_NESTING, json_nesting
+from redaction_pressure.contract import NestedTooDeeply, check_json_nesting
 
 CANONICALIZATION = "rp-canonical-json-v1"
 
@@ -99,9 +99,10 @@ def loads_strict(data: bytes | str) -> Any:
     that is not strict UTF-8 (see ``decode_utf8``) and numbers Python refuses to
     convert."""
     text = decode_utf8(data, "JSON text")
-    depth = json_nesting(text)
-    if depth > MAX_FILE_JSON_NESTING:  # refused before the decoder recurses: no verdict depends on the stack
-        raise StrictJSONError(f"JSON nested too deeply: {depth:,} levels; at most {MAX_FILE_JSON_NESTING} are read")
+    try:  # refused before the decoder recurses: no verdict depends on the stack
+        check_json_nesting(text)
+    except NestedTooDeeply as exc:
+        raise StrictJSONError(f"JSON {exc}") from None
     try:
         return json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_finite,
                           parse_int=_integer)

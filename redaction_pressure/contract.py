@@ -45,7 +45,7 @@ What an auditor needs, by question:
   `read_bounded` (regular files only, size from ``fstat`` checked before reading,
   raising `InputFileError`), `file_kind`, the cap `MAX_TRACES_BYTES` on a traces file,
   and `write_new` (exclusive, no-follow creation): one boundary for every command.
-- *How deep may a file nest?* `json_nesting` and `MAX_FILE_JSON_NESTING`, and
+- *How deep may a file nest?* `check_json_nesting` (raising `NestedTooDeeply`), and
   `loads_toml` (dotted keys and nesting bounded before `tomllib`): a fixed bound, read
   off the text, so no reader's verdict depends on its stack.
 - *How is a file's text shown?* `printable`: every character that could rewrite a
@@ -56,7 +56,7 @@ from __future__ import annotations
 
 from .boundary.files import MAX_TRACES_BYTES, InputFileError, file_kind, open_regular, read_bounded, write_new
 from .boundary.launch import fork_context, scrub_environment
-from .boundary.parse_bounds import MAX_FILE_JSON_NESTING, json_nesting, loads_toml
+from .boundary.parse_bounds import NestedTooDeeply, check_json_nesting, loads_toml
 from .boundary.terminal import printable
 from .build.identity import build_identity, source_digest
 from .build.schemas import json_path, schema_dir
@@ -108,7 +108,6 @@ __all__ = [
     "DEFAULT_N_SHOWN",
     "ENVIRONMENT_VERSION",
     "LEVELS",
-    "MAX_FILE_JSON_NESTING",
     "MAX_TRACES_BYTES",
     "PRIVATE_SIZE",
     "PUBLIC_SPLITS",
@@ -118,12 +117,14 @@ __all__ = [
     "WEIGHTS",
     "Allowance",
     "InputFileError",
+    "NestedTooDeeply",
     "PrivateSeedError",
     "RedactionTask",
     "Score",
     "SplitProof",
     "available_cpus",
     "build_identity",
+    "check_json_nesting",
     "class_summary",
     "configure_scan_pool",
     "coverage_label",
@@ -133,7 +134,6 @@ __all__ = [
     "evaluated_of",
     "file_kind",
     "fork_context",
-    "json_nesting",
     "json_path",
     "level_summaries",
     "loads_toml",

@@ -50,10 +50,16 @@ def loads_json(raw: bytes | str, **hooks: Any) -> Any:
     when it nests deeper than MAX_FILE_JSON_NESTING. Bytes are decoded as
     ``json.loads`` decodes them (UTF-8, -16 or -32, detected)."""
     text = raw.decode(json.detect_encoding(raw), "surrogatepass") if isinstance(raw, (bytes, bytearray)) else raw
+    check_json_nesting(text)
+    return json.loads(text, **hooks)
+
+
+def check_json_nesting(text: str) -> None:
+    """Raises `NestedTooDeeply` when ``text`` nests deeper than MAX_FILE_JSON_NESTING:
+    what every reader of a JSON file from outside calls before decoding it."""
     depth = json_nesting(text)
     if depth > MAX_FILE_JSON_NESTING:
         raise NestedTooDeeply(f"nested too deeply: {depth:,} levels; at most {MAX_FILE_JSON_NESTING} are read")
-    return json.loads(text, **hooks)
 
 
 def _escapes_out(text: str) -> str:

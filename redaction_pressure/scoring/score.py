@@ -18,10 +18,10 @@ from .answer import RedactionError, Rule, parse_reply, rule_error
 from .pattern_guard import MAX_REPLY_COST, Refused, compile_cached
 from .reward import Outcome, evaluate
 from .scan_pool import run_scan
+from .scanner import CompiledRule, scan
 
 if TYPE_CHECKING:
     from .scan_pool import ScanReply
-from .scanner import CompiledRule, scan
 
 
 @dataclass(frozen=True)
