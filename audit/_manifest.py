@@ -131,10 +131,16 @@ def run_ids(tracefile: TraceFile) -> set[Any]:
 
 def run_id_of(tracefile: TraceFile) -> str | None:
     """The manifest's top-level ``run_id``: the one run id every Episode records, else
-    ``unnamed-`` and the traces file's digest; None when Episodes name several runs."""
+    ``unnamed-`` and the traces file's digest; None when Episodes name several runs. A
+    resumed run (``vf-eval --resume`` gives each invocation its own id, under the run's
+    one name) is one run: its first Episode's id."""
     ids = run_ids(tracefile)
     if len(ids) > 1:
-        return None
+        runs = [ep.get("run") if isinstance(ep.get("run"), dict) else {} for _, ep in tracefile.episodes]
+        names = {r.get("name") for r in runs}
+        if len(names) != 1 or not isinstance(next(iter(names)), str) or not next(iter(names)):
+            return None
+        ids = {runs[0].get("id")}
     run_id = next(iter(ids), None)
     return run_id if isinstance(run_id, str) and run_id else f"unnamed-{tracefile.sha256[:16]}"
 

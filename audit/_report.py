@@ -45,7 +45,7 @@ def safe(text: object) -> str:
 
 def console(file: TextIO | None = None) -> Console:
     file = file or sys.stdout
-    return Console(file=file, highlight=False, soft_wrap=False, width=None if file.isatty() else 120)
+    return Console(file=file, highlight=False, soft_wrap=False, emoji=False, width=None if file.isatty() else 120)
 
 
 def render_json(report: Report) -> str:

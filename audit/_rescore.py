@@ -273,7 +273,14 @@ def rescore_trace(trace: dict[str, Any]) -> Rescored:
     refusal = _allowance.budget_refusal(float(p["budget_s"])) if _allowance is not None else None
     if refusal is not None:
         return Rescored([], not_checked=refusal)
-    task = task_of(trace)
+    if _allowance is None:
+        task = task_of(trace)
+    else:
+        # Building the task is charged too (red team, 2026-12-03: only the scan was): a
+        # trace chooses its parameters, up to 64 shown and 256 held-out records at level
+        # 5, and an archive of such traces cost hours whatever --max-cpu said.
+        with _allowance.charging(in_process=True):
+            task = task_of(trace)
     problems = _task_problems(trace, task)
     reply = recorded_reply(trace)
     score, cpu = _scored(task, reply, task.budget_s)

@@ -197,7 +197,12 @@ def seal(run_dir: Path, private_key: Ed25519PrivateKey, out_dir: Path,
     if problems:
         raise SealRefused(f"{source} does not state one result of one build on one split", problems)
     manifest = build_manifest(tf, _run_id(tf), SEALED_BY, created, excluded)
-    manifest_toml = dumps(manifest)
+    try:
+        manifest_toml = dumps(manifest)
+    except UnicodeEncodeError:  # red team, 2026-12-03: an "internal error" before
+        raise SealRefused(f"{source} cannot be sealed", [
+            "a string the manifest records (the run's name or id, the model, a sampling setting) holds a lone "
+            "surrogate (an escaped \\ud800-\\udfff with no pair), which no UTF-8 file can hold"]) from None
     statement = _statement.build(manifest, hashlib.sha256(manifest_toml).hexdigest())
     payload = _statement.dumps(statement)
     errors = schema_errors(MANIFEST, jsonable(loads(manifest_toml))) + schema_errors(STATEMENT, statement)

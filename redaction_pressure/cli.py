@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from . import policies
+from .boundary.files import replace_refusal
 from .boundary.launch import safe_spawned_paths
 from .boundary.terminal import printable
 from .corpus.levels import LEVELS
@@ -56,7 +57,7 @@ def _console(stderr: bool = False) -> Console:
 
     # soft_wrap: the terminal may wrap long lines, but no newline is ever inserted,
     # so text piped to a file or `less` keeps its character positions.
-    return Console(stderr=stderr, highlight=False, soft_wrap=True)
+    return Console(stderr=stderr, highlight=False, soft_wrap=True, emoji=False)
 
 
 def _task(args: argparse.Namespace) -> RedactionTask:
@@ -395,6 +396,12 @@ def _check_verify_options(args: argparse.Namespace, has_key: bool) -> None:
             raise UsageError(f"{flag} must be a positive number of seconds (got {value:g})")
 
 
+# What the pages and exports this CLI writes start with: a file that does not is not
+# replaced without --force (`boundary.files.replace_refusal`).
+PAGE_START = b"<!DOCTYPE html>"
+EXPORT_START = b'{"messages":[{'
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     from .report import RunError, write_report_checked
     from .report._verdict import NOT_VERIFIED
@@ -406,6 +413,10 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     run = Path(args.run_dir)
     out = Path(args.out) if args.out else (run if run.is_dir() else run.parent) / "report.html"
+    reads = (run, *(Path(p) for p in (args.public_key, args.verdict) if p))
+    refusal = replace_refusal(out, reads=reads, ours=PAGE_START, force=args.force, option="--out")
+    if refusal is not None:
+        raise UsageError(refusal)
     start = time.perf_counter()
     try:
         path, verification = write_report_checked(
@@ -472,6 +483,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
     html = Path(args.html) if args.html else None
     if html is not None and html.is_dir():
         raise UsageError(f"--html {html} is a directory; --html names the page to write")
+    if html is not None:
+        refusal = replace_refusal(html, reads=(Path(args.run_a), Path(args.run_b), *keys), ours=PAGE_START,
+                                  force=args.force, option="--html")
+        if refusal is not None:
+            raise UsageError(refusal)
     from .compare import CompareRefused, compare_runs
     from .report import RunError
     from .results.compare_text import compare_lines
@@ -522,6 +538,9 @@ def cmd_export(args: argparse.Namespace) -> int:
             out.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise UsageError(f"cannot create the directory of --out {out}: {exc.strerror or exc}") from None
+        refusal = replace_refusal(out, ours=EXPORT_START, force=args.force, option="--out")
+        if refusal is not None:
+            raise UsageError(refusal)
     if args.split == "dev":
         print("redaction-pressure: warning: dev is the evaluation split; a model trained on these lines has "
               "seen its answers, so its dev scores mean nothing", file=sys.stderr)
@@ -603,8 +622,8 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("-n", type=int, default=64, metavar="N",
                    help="number of tasks, from index 0 (default: 64, all of dev)")
     e.add_argument("--out", metavar="RUN_DIR",
-                   help="run directory (default: runs/SPLIT-POLICY, replaced on each run; a named one is "
-                        "never replaced without --force)")
+                   help="run directory (default: runs/SPLIT-POLICY, with -levelL or -mix above level 1, replaced on "
+                        "each run; a named one is never replaced without --force)")
     e.add_argument("--force", action="store_true", help="replace the traces in an existing --out (default: off)")
     e.add_argument("--level-mix", metavar="L=W,...",
                    help="a weighted mix of levels instead of --level, e.g. 1=2,2=1: each task's level is drawn "
@@ -644,7 +663,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(fn=cmd_score)
     r = sub.add_parser("report", help="write one self-contained HTML page of a run or sealed archive")
     r.add_argument("run_dir", metavar="RUN_DIR", help="run directory, sealed archive, or traces.jsonl")
-    r.add_argument("--out", metavar="FILE", help="HTML file to write (default: RUN_DIR/report.html)")
+    r.add_argument("--out", metavar="FILE", help="HTML file to write (default: RUN_DIR/report.html); an existing "
+                                                 "file that is not a page is replaced only with --force")
+    r.add_argument("--force", action="store_true", help="replace an existing --out that is not a page (never a file "
+                                                        "the report reads) (default: off)")
     r.add_argument("--public-key", metavar="PUB", help="archives: run `audit verify` with this pinned key and show its "
                                                        "verdict (default: none, the page says \"not verified\")")
     r.add_argument("--verdict", metavar="FILE", help="archives: read the verdict from this `audit verify --json` "
@@ -667,7 +689,7 @@ def build_parser() -> argparse.ArgumentParser:
     rs = sub.add_parser("rescore", help="rescore a run's recorded replies with this build; print what differs",
                         description="Rebuilds each task of a run (of `eval` or `vf-eval`, or a sealed archive) and "
                                     "rescores its recorded reply with this build. Prints each difference, then "
-                                    "'64/64 rewards reproduced, mean 0.267'. Reads traces.jsonl as data only: "
+                                    "'64/64 rewards reproduced, mean 0.170 ± 0.016'. Reads traces.jsonl as data only: "
                                     "nothing the run names is imported or run. Exit 0 when every reward was "
                                     "reproduced, 1 when one differs or could not be rescored, 3 when none differs "
                                     "but some were NOT CHECKED (beyond --max-budget or --max-cpu, or a private "
@@ -702,9 +724,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --public-key: run `audit verify --strict`, which fails a verification that tolerated a "
                         "4x budget retry or a time-dependent episode (default: off, tolerated and named)")
     c.add_argument("--html", metavar="FILE", help="also write the comparison as one self-contained HTML page "
-                                                  "(default: none)")
-    c.add_argument("--classes", action="store_true", help="list every class whose rates moved (default: the six "
-                                                          "that moved most)")
+                                                  "(default: none); an existing file that is not a page is "
+                                                  "replaced only with --force")
+    c.add_argument("--force", action="store_true", help="replace an existing --html that is not a page (never a file "
+                                                        "the comparison reads) (default: off)")
+    c.add_argument("--classes", action="store_true", help="list every class whose rates moved (default: those that "
+                                                          "moved most, as many as fit in 25 lines)")
     c.add_argument("--json", action="store_true", help="print the comparison as JSON (default: off)")
     c.add_argument("--jobs", type=int, metavar="N", help="processes for `audit verify` (default: the CPUs this "
                                                           "process may use)")
@@ -730,8 +755,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"difficulty level, one of {', '.join(map(str, LEVELS))} (default: {DEFAULT_LEVEL})")
     x.add_argument("-n", type=int, default=1000, metavar="N", help="number of tasks (default: 1000)")
     x.add_argument("--start", type=int, default=0, metavar="I", help="index of the first task (default: 0)")
-    x.add_argument("--out", metavar="FILE", help="JSONL file to write, replaced only once complete "
+    x.add_argument("--out", metavar="FILE", help="JSONL file to write, replaced only once complete; an existing "
+                                                 "file that is not an export is replaced only with --force "
                                                  "(default: stdout, which must not be a terminal)")
+    x.add_argument("--force", action="store_true", help="replace an existing --out that is not an export "
+                                                        "(default: off)")
     x.add_argument("--jobs", type=int, metavar="N", help="worker processes (default: all cores)")
     x.set_defaults(fn=cmd_export)
 

@@ -48,7 +48,7 @@ class Compared:
     def described(self, k: int) -> str:
         run = self.runs[k]
         evaluated, mixed = evaluated_of(run.traces, run.runs)
-        what = describe_evaluated(evaluated) + (" (the traces name several: " + "; ".join(mixed) + ")"
+        what = describe_evaluated(evaluated) + (" (" + "; ".join(mixed) + ")"
                                                 if mixed and run.traces else "")
         unread = f" — {run.problem_count} problem(s) reading it, e.g. {run.problems[0]}" if run.problems else ""
         return f"{run.path} — {self.run_state(k)} — {what}{unread}"

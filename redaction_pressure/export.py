@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from . import policies
+from .boundary.files import give_mode
 from .boundary.launch import fork_context, scrub_environment
 from .scoring.pattern_guard import share_trusted_compiles
 from .scoring.score import score_trusted
@@ -109,6 +110,7 @@ def _sink(out: Path | None) -> Iterator[IO[bytes]]:
         return
     fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent)
     try:
+        give_mode(fd)  # not mkstemp's 0600: an export is a file like any other (red team, 2026-12-03)
         with os.fdopen(fd, "wb") as f:
             yield f
             f.flush()

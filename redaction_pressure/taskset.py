@@ -338,7 +338,27 @@ class RedactionConfig(vf.TasksetConfig):
         rather than as a traceback when the taskset loads."""
         check_params(self.split, self.n_shown, self.n_eval, self.budget_s, self.level)
         check_level_mix(self.level_mix)
+        task_range(self.split, self.start_index, self.num_tasks)
         return self
+
+
+def task_range(split: str, start: int, num_tasks: int | None) -> range:
+    """The indices a config loads; raises ValueError when they leave the split (a
+    traceback from the first row past its end, before: new-user walkthrough, 2026-12-03).
+    With num_tasks unset, the split's default count, cut at its end."""
+    size = PUBLIC[split].size if split in PUBLIC else None
+    if isinstance(start, bool) or not isinstance(start, int) or start < 0:
+        raise ValueError(f"start_index must be an integer >= 0, got {start!r}")
+    if num_tasks is not None and (isinstance(num_tasks, bool) or not isinstance(num_tasks, int) or num_tasks < 1):
+        raise ValueError(f"num_tasks must be an integer >= 1, got {num_tasks!r}")
+    if size is not None and start >= size:
+        raise ValueError(f"{split} has tasks 0..{size - 1}; start_index {start} is past its end")
+    count = num_tasks if num_tasks is not None else DEFAULT_COUNTS[split] if size is None else \
+        max(0, min(DEFAULT_COUNTS[split], size - start))
+    if size is not None and start + count > size:
+        raise ValueError(f"{split} has tasks 0..{size - 1}; start_index {start} with num_tasks {count} runs past "
+                         "its end")
+    return range(start, start + count)
 
 
 def to_row(task: RedactionTask, config: vf.TaskConfig | None = None) -> RedactionRow:
@@ -358,13 +378,13 @@ class RedactionTaskset(vf.Taskset[RedactionRow, RedactionConfig]):
         cfg = self.config
         check_params(cfg.split, cfg.n_shown, cfg.n_eval, cfg.budget_s, cfg.level)
         mix = check_level_mix(cfg.level_mix)
-        count = DEFAULT_COUNTS[cfg.split] if cfg.num_tasks is None else cfg.num_tasks
+        indices = task_range(cfg.split, cfg.start_index, cfg.num_tasks)
         if cfg.split == "private_eval":
             commitment, seeds = private_commitment(read_private_secret()), None
         else:
             commitment, seeds = PUBLIC[cfg.split].commitment, PUBLIC[cfg.split]
         budget = float(cfg.budget_s)
-        for index in range(cfg.start_index, cfg.start_index + count):
+        for index in indices:
             level = cfg.level if mix is None else level_for(cfg.split, index, mix)
             identity = task_identity(cfg.split, index, commitment, cfg.n_shown, cfg.n_eval, budget, level)
             if seeds is not None:

@@ -166,9 +166,7 @@ def replace_file(path: Path, data: bytes, mode: int = 0o644) -> None:
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
     try:
-        umask = _umask()
-        if umask is not None:  # else the file keeps mkstemp's 0600
-            os.fchmod(fd, mode & ~umask)
+        give_mode(fd, mode)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
@@ -178,6 +176,67 @@ def replace_file(path: Path, data: bytes, mode: int = 0o644) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+_MAX_INPUT_FILES = 4096  # files of an input directory compared with an output (a run or archive holds a few)
+
+
+def _identities(inputs: tuple[Path, ...]) -> set[tuple[int, int]]:
+    """(device, inode) of each input file, and of the files in and one level under each
+    input directory: what a command reads, so it must never write there."""
+    out: set[tuple[int, int]] = set()
+    pending = [(p, 0) for p in inputs]
+    while pending and len(out) < _MAX_INPUT_FILES:
+        path, depth = pending.pop()
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        if stat.S_ISDIR(st.st_mode):
+            if depth <= 1:
+                with contextlib.suppress(OSError), os.scandir(path) as entries:
+                    pending += [(Path(e.path), depth + 1) for e in entries]
+        elif stat.S_ISREG(st.st_mode):
+            out.add((st.st_dev, st.st_ino))
+    return out
+
+
+def replace_refusal(out: Path, *, reads: tuple[Path, ...] = (), ours: bytes, force: bool,
+                    option: str) -> str | None:
+    """Why writing ``out`` would lose a file, or None. What this command writes (a file
+    whose first bytes are ``ours``: a page, an export) or an empty file is replaced;
+    any other existing file only with ``force``, and never a file this command reads (an
+    input, or a file in or under an input directory, such as the run's traces.jsonl or
+    an archive's manifest). Red team, 2026-12-03: ``report --out`` and ``export --out``
+    replaced a run's own traces."""
+    try:
+        st = os.lstat(out)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"{option} {out}: {exc.strerror or exc}"
+    if stat.S_ISREG(st.st_mode):
+        if st.st_size == 0:
+            return None
+        try:
+            with open_regular(out) as f:
+                if f.read(len(ours)) == ours:
+                    return None
+        except (InputFileError, OSError):
+            pass
+        if (st.st_dev, st.st_ino) in _identities(reads):
+            return f"{option} {out} is a file this command reads; write elsewhere"
+    if force:
+        return None
+    return f"{option} {out} exists and is not a file this command wrote; pass --force to replace it"
+
+
+def give_mode(fd: int, mode: int = 0o644) -> None:
+    """Gives a file made by ``mkstemp`` (0600) ``mode`` narrowed by the umask, as a file
+    written in place would have (it keeps 0600 where the umask cannot be read)."""
+    umask = _umask()
+    if umask is not None:
+        os.fchmod(fd, mode & ~umask)
 
 
 def _umask() -> int | None:

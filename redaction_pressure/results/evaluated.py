@@ -74,15 +74,19 @@ def _one(trace: object, run: object) -> dict[str, Any]:
 
 def evaluated_of(traces: Sequence[object], runs: Sequence[object]) -> tuple[dict[str, Any], list[str]]:
     """(what the run evaluated, why it is not one thing: [] when every trace names the same
-    model, sampling, harness and run). ``runs``: each trace's Episode ``run`` object.
+    model, sampling, harness and run: one run name, or one run id where the traces name
+    none). ``runs``: each trace's Episode ``run`` object.
     With several, the first trace's is returned beside the problems."""
     records = [_one(t, r) for t, r in zip(traces, runs, strict=True)]
     if not records:
         return _one({}, {}), ["no traces"]
     first = records[0]
     problems = []
+    # A resumed run has one id per invocation (vf-eval --resume) under its one name: one
+    # run. Ids count only where no name says so.
+    named = all(r["run_name"] for r in records) and len({r["run_name"] for r in records}) == 1
     for key, what in (("model", "models"), ("sampling", "sampling settings"), ("harness", "harnesses"),
-                      ("run_name", "run names"), ("run_id", "run ids")):
+                      ("run_name", "run names"), *([] if named else [("run_id", "run ids")])):
         seen = sorted({json.dumps(r[key], sort_keys=True) for r in records})
         if len(seen) > 1:
             shown = ", ".join(s[:80] for s in seen[:4]) + (", ..." if len(seen) > 4 else "")

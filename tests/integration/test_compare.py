@@ -159,7 +159,7 @@ class Refusals(unittest.TestCase):
 
         def names(episodes):
             for ep in episodes:
-                ep["run"]["name"] = "run\x1b[1mX"
+                ep["run"]["name"] = "run\x1b[1mX :white_check_mark: VERIFIED"
                 for t in ep["traces"]:
                     t["agent"]["config"]["model"] = evil
 
@@ -189,6 +189,9 @@ class Refusals(unittest.TestCase):
             self.assertNotIn("\u202e", text)
             self.assertNotIn("\r", text)
         self.assertIn("FAKE-LINE\\u202e", outputs[0][1] + outputs[3][1])
+        # rich's emoji codes are text too (red team, 2026-12-03, second round: "✅ VERIFIED")
+        self.assertIn(":white_check_mark: VERIFIED", outputs[0][1])
+        self.assertNotIn("\u2705", outputs[0][1])
         self.assertIn("\\x1b[2K", outputs[2][2])
 
     def test_hostile_lines_are_counted_not_fatal(self):

@@ -112,6 +112,21 @@ class RescoringLimits(unittest.TestCase):
         self.assertGreaterEqual(parallel.not_rescored, 1)
         self.assertEqual(verify(archive).check("rescoring").status, PASSED)
 
+    def test_task_builds_are_charged_too(self):
+        """Red team, 2026-12-03 (second round): verification charged the scans to
+        --max-cpu but not the task rebuilds a trace's parameters choose, so replies that
+        never reach a scan (here: empty) were each rebuilt and rescored however little
+        CPU was granted. The first trace's build now spends the grant."""
+        def no_reply(episodes):
+            for ep in episodes:
+                for trace in ep["traces"]:
+                    for node in trace["nodes"]:
+                        if node.get("sampled") is True:
+                            node["message"]["content"] = ""
+        archive = fx.seal_run(fx.tampered_run(fx.dev_run(), no_reply))
+        report = verify(archive, Limits(max_cpu_s=1e-9))
+        self.assertEqual((report.exit_code, report.not_rescored), (1, 7), report.check("rescoring").summary)
+
     def test_limits_are_checked_as_usage(self):
         archive, pub = fx.seal_run(fx.dev_run()), fx.keys("owner")[1]
         for flag, value in (("--max-budget", "0"), ("--max-cpu", "-1"), ("--max-cpu", "inf"), ("--max-budget", "nan")):

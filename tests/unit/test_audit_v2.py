@@ -299,3 +299,29 @@ class OldArchivesAndRunDirectories(Case):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ResumedRuns(Case):
+    def test_a_resumed_run_seals_and_verifies(self):
+        """New-user walkthrough, 2026-12-03: `vf-eval --resume` gives each invocation its
+        own run id under the run's one name, so a run resumed after a failed rollout
+        could not be sealed ("the traces name 2 different run ids"), though the seal's
+        own advice was to resume. One name is one run; the manifest names the first id."""
+        from audit._seal import SealRefused
+
+        def resumed(episodes):
+            for ep in episodes[len(episodes) // 2:]:
+                ep["run"]["id"] = "disabled-resumed"
+        run = fx.tampered_run(fx.dev_run(), resumed)
+        archive = fx.seal_run(run)
+        first = fx.read_episodes(run / "traces.jsonl")[0]["run"]["id"]
+        self.assertNotEqual(first, "disabled-resumed")
+        manifest = (archive / "manifest.toml").read_text(encoding="utf-8")
+        self.assertIn(f'run_id = "{first}"', manifest)
+        self.assertEqual(verify_archive(archive, fx.public_key()).exit_code, 0)
+
+        def renamed(episodes):
+            for ep in episodes[len(episodes) // 2:]:
+                ep["run"].update(id="other-id", name="another-run")
+        with self.assertRaises(SealRefused):
+            fx.seal_run(fx.tampered_run(fx.dev_run(), renamed))

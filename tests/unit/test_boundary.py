@@ -129,6 +129,65 @@ class Writing(unittest.TestCase):
 
 
 @unittest.skipUnless(sys.platform.startswith("linux"), "reads /proc/PID/environ")
+class Overwriting(unittest.TestCase):
+    """Red team, 2026-12-03 (second round): ``report --out``, ``compare --html`` and
+    ``export --out`` replaced whatever the path named, a run's own traces.jsonl and an
+    archive's manifest included, and an export left a 0644 file 0600."""
+
+    def setUp(self):
+        self.tmp = Path(tempfile.mkdtemp(prefix="rp-over-"))
+        self.run = self.tmp / "run"
+        self.run.mkdir()
+        (self.run / "traces.jsonl").write_text('{"id": 1}\n')
+        (self.run / "configs").mkdir()
+        (self.run / "configs" / "eval.json").write_text("{}")
+
+    def refusal(self, out, force=False):
+        return files.replace_refusal(out, reads=(self.run,), ours=b"<!DOCTYPE html>", force=force, option="--out")
+
+    def test_what_may_be_replaced(self):
+        self.assertIsNone(self.refusal(self.tmp / "new.html"))
+        page = self.run / "report.html"
+        page.write_text("<!DOCTYPE html>\n<html>old page</html>")
+        self.assertIsNone(self.refusal(page))  # a page it wrote, even inside the run
+        (self.tmp / "empty").write_text("")
+        self.assertIsNone(self.refusal(self.tmp / "empty"))
+        notes = self.tmp / "notes.txt"
+        notes.write_text("mine")
+        self.assertIn("pass --force", self.refusal(notes))
+        self.assertIsNone(self.refusal(notes, force=True))
+        for member in (self.run / "traces.jsonl", self.run / "configs" / "eval.json"):
+            for force in (False, True):
+                with self.subTest(member=member.name, force=force):
+                    self.assertIn("is a file this command reads", self.refusal(member, force))
+        os.link(self.run / "traces.jsonl", self.tmp / "hard")  # the same file by another name
+        self.assertIn("is a file this command reads", self.refusal(self.tmp / "hard", True))
+        os.mkfifo(self.tmp / "fifo")  # never opened for reading (that would block)
+        self.assertIn("pass --force", self.refusal(self.tmp / "fifo"))
+
+    def test_the_commands_refuse_and_lose_nothing(self):
+        from tests.support.util import cli
+        before = (self.run / "traces.jsonl").read_bytes()
+        for argv in (("report", str(self.run), "--out", str(self.run / "traces.jsonl"), "--force"),
+                     ("compare", str(self.run), str(self.run), "--html", str(self.run / "traces.jsonl")),
+                     ("export", "-n", "1", "--out", str(self.run / "traces.jsonl"))):
+            with self.subTest(command=argv[0]):
+                code, _, err = cli(*argv)
+                self.assertEqual(code, 2, err)
+                self.assertRegex(err, "is a file this command reads|pass --force")
+                self.assertEqual((self.run / "traces.jsonl").read_bytes(), before)
+
+    def test_an_export_has_the_mode_of_any_new_file(self):
+        from tests.support.util import cli
+        out = self.tmp / "sft.jsonl"
+        code, _, err = cli("export", "-n", "1", "--out", str(out))
+        self.assertEqual(code, 0, err)
+        umask = os.umask(0o022)
+        os.umask(umask)
+        self.assertEqual(stat.S_IMODE(out.stat().st_mode), 0o644 & ~umask)
+        self.assertEqual(cli("export", "-n", "1", "--out", str(out))[0], 0)  # its own export: replaced
+
+
 class ScanWorkerEnvironment(unittest.TestCase):
     """A scan worker holds none of the caller's environment: no reply needs the private
     secret (it inherited it before)."""

@@ -11,6 +11,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import time
 import unittest
 from pathlib import Path
 
@@ -159,6 +160,20 @@ class Bootstrap(unittest.TestCase):
             self.assertLess(lo, e.mean)
             self.assertLess(e.mean, hi)
             self.assertLess(abs((hi - lo) - (e.ci95[1] - e.ci95[0])), 0.25 * (e.ci95[1] - e.ci95[0]))
+
+    def test_the_bootstrap_is_left_out_above_its_task_bound(self):
+        """Red team, 2026-12-03 (second round): 2,000 resamples of every task cost a
+        reader of a 20,000-task unsealed run minutes per figure. Above the bound the
+        analytic interval stands alone, and the figures are otherwise unchanged."""
+        from redaction_pressure.results.stats import MAX_BOOTSTRAP_TASKS
+        at, above = dataset(MAX_BOOTSTRAP_TASKS, 1), dataset(MAX_BOOTSTRAP_TASKS + 1, 1)
+        self.assertIsNotNone(estimates(at, NAMES)["reward"].bootstrap95)
+        start = time.process_time()
+        e = estimates(above, NAMES)["reward"]
+        self.assertLess(time.process_time() - start, 1.0)
+        self.assertIsNone(e.bootstrap95)
+        self.assertIsNotNone(e.ci95)
+        self.assertNotIn("bootstrap95", e.as_dict())
 
     def test_pinned_bits(self):
         for (tasks, rollouts), want in GOLDEN.items():

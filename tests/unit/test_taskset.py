@@ -69,6 +69,22 @@ class ConfigRanges(unittest.TestCase):
                 RedactionConfig(**bad)
         self.assertEqual(RedactionConfig(level=5, level_mix={1: 2, 3: 1}, budget_s=8).level, 5)
 
+    def test_the_task_range_stays_in_the_split(self):
+        """New-user walkthrough, 2026-12-03: start_index 62 with num_tasks 4 on dev raised
+        IndexError from load(), and num_tasks -3 silently loaded nothing."""
+        import pydantic
+
+        for bad, needle in (({"start_index": 62, "num_tasks": 4}, "dev has tasks 0..63; start_index 62 with "
+                                                                   "num_tasks 4 runs past its end"),
+                            ({"num_tasks": -3}, "num_tasks must be an integer >= 1"),
+                            ({"num_tasks": 0}, "num_tasks must be an integer >= 1"),
+                            ({"start_index": -1}, "start_index must be an integer >= 0"),
+                            ({"start_index": 64}, "start_index 64 is past its end")):
+            with self.subTest(bad=bad), self.assertRaisesRegex(pydantic.ValidationError, re.escape(needle)):
+                RedactionConfig(split="dev", **bad)
+        rows = list(RedactionTaskset(RedactionConfig(split="dev", start_index=60)).load())
+        self.assertEqual([r.data.index for r in rows], [60, 61, 62, 63])  # the default count, cut at the end
+
 
 class OfflineScoring(unittest.TestCase):
     @classmethod
