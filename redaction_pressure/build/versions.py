@@ -1,7 +1,19 @@
 """Version strings that name behaviour. Bump one whenever its behaviour changes, in
 the same commit that updates the golden fingerprints in tests/unit/test_corpus.py."""
 
-ENVIRONMENT_VERSION = "0.14.1"
+ENVIRONMENT_VERSION = "0.15.0"
+# 0.15.0 (corpus-v9, levels-v9; every stream reseeded by the version): records survive
+# the real tools, as an independent check with them found they did not. Private keys
+# load (RSA of two primes of a fixed pool, EC from a drawn scalar); public keys and
+# certificates are real DER (decoy PEM bodies never began MII..., secret ones always did:
+# a shortcut); ssh-ed25519 lines and PyPI tokens (whole v2 macaroons) parse; INI values
+# are never quoted (configparser keeps quotes); a YAML header names one app; log times
+# run forward in file order; access logs are in combined format; a bare logfmt value
+# holds no "="; a typed echo "..." holds nothing the shell expands; a CI step is at most
+# its total; a JavaScript file is an ES module or CommonJS, not both; a traceback names a
+# local once per frame; invented key blocks are 64 columns; a typed password holds no
+# ! * ~. Reading: a {"rules": []} after a fenced answer with rules no longer replaces it
+# (the system prompt says so), and notes name an object that replaced a fenced answer.
 # 0.14.1 (corpus-v8, levels-v8): an object in prose is measured for nesting up to where
 # it closes (notes after an unfenced answer that left 17 brackets open voided it: a false
 # zero a review found), and the system prompt states exactly when <think> voids a reply
@@ -23,7 +35,7 @@ ENVIRONMENT_VERSION = "0.14.1"
 # drawn once per stream, so the value a stream tests is the one it shows (corpus-v6 drew
 # it per record: Stripe's sample secret key was tested in streams that showed only its
 # publishable sample, and induce and a model reply both removed it).
-CORPUS_VERSION = "corpus-v8"
+CORPUS_VERSION = "corpus-v9"
 # The tasks of levels 2-5 within the corpus version: bumped whenever a higher level's
 # tasks change while level 1 stays byte-identical (the corpus version seeds every
 # stream, so bumping it would move level 1 too). Part of a higher level's durable key.
@@ -47,6 +59,7 @@ CORPUS_VERSION = "corpus-v8"
 # for the baseline and delete-everything, level 2 draws five to seven decoys per
 # held-out record and six or seven quiet files, level 3 one to three vendor secrets and
 # five to seven decoys).
-LEVELS_VERSION = "levels-v8"
+# v9: corpus-v9, environment 0.15.0 (records of every level survive the real tools).
+LEVELS_VERSION = "levels-v9"
 REWARD_SCHEMA_VERSION = "reward-v1"
 ANSWER_SCHEMA_VERSION = "answer-v2"

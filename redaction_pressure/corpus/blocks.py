@@ -68,7 +68,8 @@ def draw_key_block(r: Rng, taken: set[str], neutral: bool = False) -> KeyBlock:
     """``neutral``: both labels from words that name no role (drawn from a fork, so a
     stream drawing none keeps its bytes)."""
     service = new_service_name(r, taken)
-    block = KeyBlock(service, r.choice(_SECRET_LABELS), r.choice(_PUBLIC_LABELS), r.choice((64, 76)))
+    # 64 columns, as RFC 7468 writes every PEM-style block
+    block = KeyBlock(service, r.choice(_SECRET_LABELS), r.choice(_PUBLIC_LABELS), 64)
     if neutral:
         secret, public = r.fork("neutral").sample(NEUTRAL_LABELS, 2)
         block = KeyBlock(service, secret, public, block.width)

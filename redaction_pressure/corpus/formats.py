@@ -31,6 +31,7 @@ from __future__ import annotations
 import string
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -228,11 +229,11 @@ def hcl_quote(value: str) -> tuple[str, str]:
     return '"', '"'
 
 
-def ini_quote(value: str, r: Rng) -> tuple[str, str]:
+def ini_quote(value: str) -> tuple[str, str]:
+    """Bare: configparser (and twine, reading a .pypirc through it) keeps quotes as part
+    of the value, so a quoted value would read back as another value."""
     if "\n" in value or value != value.strip() or not value:
         raise CannotPlace
-    if '"' not in value and r.chance(1, 4):
-        return '"', '"'
     return "", ""
 
 
@@ -298,14 +299,16 @@ def _key(template: Template, key: str) -> str:
     return key.upper() if template.key_case == "upper" else key.lower()
 
 
-def _header(template: Template, out: Out, r: Rng, world: World) -> None:
-    for fmt in template.header:
-        out.line(*fill(fmt, r, world))
+def _header(template: Template, out: Out, r: Rng, world: World, **fixed: str) -> None:
+    """The header's lines, filled together: a file names one app (a YAML file's
+    comment, ``name:`` and image agree)."""
+    if template.header:
+        out.line(*fill("\n".join(template.header), r, world, **fixed))
 
 
-def _footer(template: Template, out: Out, r: Rng, world: World) -> None:
-    for fmt in template.footer:
-        out.line(*fill(fmt, r, world))
+def _footer(template: Template, out: Out, r: Rng, world: World, **fixed: str) -> None:
+    if template.footer:
+        out.line(*fill("\n".join(template.footer), r, world, **fixed))
 
 
 def _mix(template: Template, items: list[Item], r: Rng, world: World) -> list[Item]:
@@ -384,7 +387,7 @@ def write_ini(template: Template, items: list[Item], r: Rng, world: World) -> Ou
             out.line()
         out.line(f"[{name}]")
         for item in members:
-            out.value_line(style.format(k=item.key), item, ini_quote(item.value, r))
+            out.value_line(style.format(k=item.key), item, ini_quote(item.value))
     return out
 
 
@@ -435,17 +438,21 @@ def write_python(template: Template, items: list[Item], r: Rng, world: World) ->
 
 
 def write_js(template: Template, items: list[Item], r: Rng, world: World) -> Out:
+    """An ES module (some constants exported where they are declared, the rest in one
+    ``export { ... }``) or a CommonJS one (``module.exports``): one system per file, as
+    Node runs a file under one."""
     out = Out()
     _header(template, out, r, world)
+    esm = r.chance(1, 2)
     names = []
     for item, commented in flat(_mix(template, items, r, world), fold=str):
-        exported = r.chance(1, 3)
+        exported = esm and r.chance(1, 3)
         head = ("// " if commented else "") + ("export const " if exported else "const ") + item.key + " = "
         if not commented and not exported:
             names.append(item.key)
         out.value_line(head, item, ("", "") if item.literal else python_quote(item.value, r), ";")
     if names:
-        out.line(f"module.exports = {{ {', '.join(names)} }};")
+        out.line(f"export {{ {', '.join(names)} }};" if esm else f"module.exports = {{ {', '.join(names)} }};")
     return out
 
 
@@ -492,7 +499,7 @@ def write_pypirc(template: Template, items: list[Item], r: Rng, world: World) ->
             out.line(*fill("repository = https://{host}/simple/", r, world))
             out.line(*fill("username = {user}", r, world))
         for k, item in enumerate(by_section.get(name, [])):
-            out.value_line(("# " if k else "") + "password = ", item, ini_quote(item.value, r))
+            out.value_line(("# " if k else "") + "password = ", item, ini_quote(item.value))
     return out
 
 
@@ -606,20 +613,80 @@ def write_gcp_sa(template: Template, items: list[Item], r: Rng, world: World) ->
 # What a line format can carry verbatim, by the name it declares. (Compiled once: a
 # module-level regex.search looks its pattern up in regex's cache on every call.)
 _NOT_BARE = regex.compile(r"[\s\"'\\]")
+_NOT_LOGFMT = regex.compile(r"[\s\"'\\=]")
 _URL_SAFE = regex.compile(r"[A-Za-z0-9._~!$'()*,;:@/-]+")
 _NOT_SQUOTED = regex.compile(r"['\n]")
 _NOT_DQUOTED = regex.compile(r"[\"\\\n]")
+_NOT_SHELL_DQUOTED = regex.compile(r"[\"\\\n$`!]")
 CARRIES: dict[str, Callable[[str], bool]] = {
     "any": lambda v: "\n" not in v,
     "bare": lambda v: not _NOT_BARE.search(v),
+    # a bare logfmt value holds no "=" (a reader splits the pair there)
+    "logfmt": lambda v: not _NOT_LOGFMT.search(v),
     "url": lambda v: _URL_SAFE.fullmatch(v) is not None,
     "squote": lambda v: not _NOT_SQUOTED.search(v),
     "dquote": lambda v: not _NOT_DQUOTED.search(v),
+    # inside a typed command's double quotes a shell expands $ and ` (and ! at a prompt)
+    "shell_dquote": lambda v: not _NOT_SHELL_DQUOTED.search(v),
     "shell": lambda v: _SHELL_BARE.fullmatch(v) is not None,
 }
 
+# A log's time fields are written as placeholders of their exact width, then replaced in
+# file order from one clock (`_clocked`): log lines are written as they happen, so their
+# times never go back. Same width, so no label moves.
+_CLOCK_FIELDS = {"ts": "\x01" * 24, "clf": "\x02" * 26, "syslog_ts": "\x03" * 15}
+_CLOCK = regex.compile("\x01{24}|\x02{26}|\x03{15}")
+
+
+def _clocked(out: Out, r: Rng) -> Out:
+    from .templates import MONTHS
+
+    text = out.text
+    if not _CLOCK.search(text):
+        return out
+    t = datetime(2026, r.between(1, 12), r.between(1, 28), r.below(24), r.below(60), r.below(60),
+                 1000 * r.below(1000))
+
+    def tick(m: regex.Match[str]) -> str:
+        nonlocal t
+        t += timedelta(milliseconds=r.below(30_000))
+        month = MONTHS[t.month - 1]
+        if m.group()[0] == "\x01":
+            return (f"{t.year}-{t.month:02d}-{t.day:02d}T{t.hour:02d}:{t.minute:02d}:{t.second:02d}."
+                    f"{t.microsecond // 1000:03d}Z")
+        if m.group()[0] == "\x02":
+            return f"{t.day:02d}/{month}/{t.year}:{t.hour:02d}:{t.minute:02d}:{t.second:02d} +0000"
+        return f"{month} {t.day:2d} {t.hour:02d}:{t.minute:02d}:{t.second:02d}"
+
+    timed = _CLOCK.sub(tick, text)
+    if len(timed) != len(text):  # pragma: no cover - a time format changed width
+        raise AssertionError("a time field changed the record's length")
+    out.parts = [timed]
+    return out
+
+
+_LOCAL = regex.compile(r" +([^ =]+) = ")
+
+
+def _frames(lines: list[tuple[str, Labels]]) -> list[list[tuple[str, Labels]]]:
+    """Locals lines dealt to frames so each frame names a local once: a name's n-th
+    line goes to the n-th frame out (a placeholder under a key beside the real value
+    is another frame's local of that name)."""
+    frames: list[list[tuple[str, Labels]]] = [[]]
+    seen: dict[str, int] = {}
+    for text, labels in lines:
+        m = _LOCAL.match(text)
+        name = m.group(1) if m else text
+        depth = seen[name] = seen.get(name, -1) + 1
+        while len(frames) <= depth:
+            frames.append([])
+        frames[depth].append((text, labels))
+    return frames
+
 
 def write_lines(template: Template, items: list[Item], r: Rng, world: World) -> Out:
+    # one app per file, and times placed in order once the lines are (`_clocked`)
+    fixed = {"app": fill("{app}", r, world)[0], **_CLOCK_FIELDS}
     lines: list[tuple[str, Labels]] = []
     for item in items:
         key = _key(template, item.key)
@@ -636,21 +703,29 @@ def write_lines(template: Template, items: list[Item], r: Rng, world: World) -> 
                 raise CannotPlace
             fmt, value, labels = r.choice(options), item.value, item.labels
         head, tail = fmt.split("{v}")
-        head_text, head_labels = fill(head, r, world, k=key)
-        tail_text, tail_labels = fill(tail, r, world, k=key)
+        head_text, head_labels = fill(head, r, world, k=key, **fixed)
+        tail_text, tail_labels = fill(tail, r, world, k=key, **fixed)
         shift = len(head_text) + len(value)
         lines.append((head_text + value + tail_text,
                       head_labels + [(len(head_text) + s, len(head_text) + e, f) for s, e, f in labels]
                       + [(s + shift, e + shift, f) for s, e, f in tail_labels]))
     for _ in range(r.between(*world.lv.lines_per_record)):
         if template.fillers:
-            lines.append(fill(r.choice(template.fillers), r, world))
+            lines.append(fill(r.choice(template.fillers), r, world, **fixed))
     out = Out()
-    _header(template, out, r, world)
-    for text, labels in r.shuffled(lines):
-        out.line(text, labels)
-    _footer(template, out, r, world)
-    return out
+    _header(template, out, r, world, **fixed)
+    lines = r.shuffled(lines)
+    if template.frames:  # a traceback: outermost frame first, each with its locals
+        frames = _frames(lines)
+        for depth in range(len(frames) - 1, -1, -1):  # the last frame stands for any further out
+            out.line(*fill("\n".join(template.frames[min(depth, len(template.frames) - 1)]), r, world, **fixed))
+            for text, labels in frames[depth]:
+                out.line(text, labels)
+    else:
+        for text, labels in lines:
+            out.line(text, labels)
+    _footer(template, out, r, world, **fixed)
+    return _clocked(out, r)
 
 
 WRITERS: dict[str, Callable[[Template, list[Item], Rng, World], Out]] = {

@@ -23,7 +23,7 @@ _REGIONS = ("us-east-1", "eu-west-1", "ap-southeast-2", "eu-central-1")
 _LEVELS = ("info", "warn", "debug", "error")
 _UAS = ("curl/8.5.0", "python-requests/2.32.3", "Go-http-client/1.1", "Mozilla/5.0 (X11; Linux x86_64)")
 _PATHS = ("api/v1/orders", "healthz", "v2/upload", "static/app.js", "graphql", "api/v1/users/42")
-_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 # Filler fields: every {name} in a template other than {k} and {v} is drawn here.
 FIELDS: dict[str, Callable[[Rng], str]] = {
@@ -34,14 +34,15 @@ FIELDS: dict[str, Callable[[Rng], str]] = {
     "region": lambda r: r.choice(_REGIONS),
     "feature": lambda r: r.choice(("new_search", "dark_mode", "fast_refunds")),
     "small": lambda r: str(r.between(1, 16)),
+    "step": lambda r: str(r.between(1, 9)),
     "n": lambda r: str(r.between(100, 99999)),
     "ms": lambda r: str(r.between(1, 4000)),
     "date": lambda r: f"2026-{r.between(1, 12):02d}-{r.between(1, 28):02d}",
     "ts": lambda r: f"2026-{r.between(1, 12):02d}-{r.between(1, 28):02d}T{r.below(24):02d}:"
                     f"{r.below(60):02d}:{r.below(60):02d}.{r.below(1000):03d}Z",
-    "clf": lambda r: f"{r.between(1, 28):02d}/{r.choice(_MONTHS)}/2026:{r.below(24):02d}:"
+    "clf": lambda r: f"{r.between(1, 28):02d}/{r.choice(MONTHS)}/2026:{r.below(24):02d}:"
                      f"{r.below(60):02d}:{r.below(60):02d} +0000",
-    "syslog_ts": lambda r: f"{r.choice(_MONTHS)} {r.between(1, 28):2d} {r.below(24):02d}:"
+    "syslog_ts": lambda r: f"{r.choice(MONTHS)} {r.between(1, 28):2d} {r.below(24):02d}:"
                            f"{r.below(60):02d}:{r.below(60):02d}",
     "section": lambda r: r.choice(("database", "server", "cache", "auth", "mail")),
     "user": lambda r: r.choice(USERS),
@@ -82,6 +83,10 @@ class Template:
     block: str | None = None  # line format of a multi-line value; block_indent is applied to its lines
     block_indent: str = ""
     shell: str | None = None
+    # A traceback's frames, innermost first (the last repeats, a retry decorator's, for
+    # any further out): each frame's lines, then its locals (a local's name once per
+    # frame, so a repeated name goes one frame out).
+    frames: tuple[tuple[str, ...], ...] = ()
     required: str = ""  # a context the template exists for: a stream using it draws a family of it
     capacity: int = 1000  # family values one record holds at most (a service-account file holds one key)
 
@@ -126,7 +131,7 @@ TEMPLATES: tuple[Template, ...] = (
              sections=_SECTIONS),
     Template("http_access_log", "lines", "lower", _hosts(_KV),
              kv=(('{ip} - - [{clf}] "GET /{path}?{k}={v} HTTP/1.1" {status} {n} "-" "{ua}"', "url"),
-                 ('{ip} - - [{clf}] "{method} /{path} HTTP/1.1" {status} {n} "{ua}" {k}="{v}"', "dquote")),
+                 ('{ip} - - [{clf}] "{method} /{path} HTTP/1.1" {status} {n} "-" "{ua}" {k}="{v}"', "dquote")),
              fillers=('{ip} - - [{clf}] "GET /{path} HTTP/1.1" {status} {n} "-" "{ua}"',
                       '{ip} - - [{clf}] "{method} /{path}?page={small} HTTP/1.1" {status} {n} "-" "{ua}" rt={ms}')),
     Template("shell_history", "lines", "upper", _hosts(_KV, _SHELL),
@@ -143,10 +148,13 @@ TEMPLATES: tuple[Template, ...] = (
              entries=(("TIMEOUT", "{n}", True), ("REGION", "{region}", False), ("RETRIES", "{small}", True))),
     Template("stack_trace", "lines", "lower", _hosts(_KV),
              kv=(("    {k} = '{v}'", "squote"),),
-             header=("Traceback (most recent call last):",
-                     '  File "/srv/{app}/db.py", line {n}, in connect',
-                     "    engine = create_engine(settings.database_url, pool_size={small})",
-                     "  Locals:"),
+             header=("Traceback (most recent call last):",),
+             frames=(('  File "/srv/{app}/db.py", line {ms}, in connect',
+                      "    engine = create_engine(settings.database_url, pool_size=pool_size)", "  Locals:"),
+                     ('  File "/srv/{app}/settings.py", line {ms}, in load', "    return connect(settings)", "  Locals:"),
+                     ('  File "/srv/{app}/app.py", line {ms}, in startup', "    db = load()", "  Locals:"),
+                     ('  File "/srv/{app}/retry.py", line {ms}, in wrapper', "    return fn(*args, **kwargs)",
+                      "  Locals:")),
              footer=("sqlalchemy.exc.OperationalError: (psycopg2.OperationalError) connection to "
                      "server at \"{host}\", port {port} failed: timeout expired",),
              fillers=("    attempt = {small}", "    elapsed_ms = {ms}", "    pool_size = {small}",
@@ -156,11 +164,11 @@ TEMPLATES: tuple[Template, ...] = (
                  ('{ts} ##[debug]Setting env {k}="{v}"', "dquote")),
              header=("{ts} ##[group]Run {app} deploy",),
              footer=("{ts} ##[endgroup]",),
-             fillers=("{ts} Downloading action repository 'actions/checkout@v4'", "{ts} Step {small}/9 : RUN make build",
+             fillers=("{ts} Downloading action repository 'actions/checkout@v4'", "{ts} Step {step}/9 : RUN make build",
                       "{ts} ---> Running in {short}", "{ts} Successfully built {short}", "{ts} ok  {app}/internal {ms}s"),
              shell="{ts} + {v}"),
     Template("logfmt", "lines", "lower", _hosts(_KV),
-             kv=(('ts={ts} level={level} msg="config loaded" {k}={v} request_id={uuid}', "bare"),
+             kv=(('ts={ts} level={level} msg="config loaded" {k}={v} request_id={uuid}', "logfmt"),
                  ('ts={ts} level=debug msg="outbound request" {k}="{v}" duration_ms={ms}', "dquote")),
              fillers=('ts={ts} level={level} msg="request done" request_id={uuid} status={status} duration_ms={ms}',
                       'ts={ts} level=info msg="cache warm" keys={n} host={host}')),
@@ -187,7 +195,7 @@ TEMPLATES: tuple[Template, ...] = (
              entries=(("instance_type", "t3.medium", False), ("environment", "{env}", False),
                       ("replicas", "{small}", True), ("terraform_version", "{tf_version}", False))),
     Template("gitlab_ci_log", "lines", "upper", _hosts(_KV, _SHELL),
-             kv=(("$ export {k}={v}", "shell"), ('$ echo "{k}={v}" >> .env', "dquote"), ("{k}: {v}", "any"),
+             kv=(("$ export {k}={v}", "shell"), ('$ echo "{k}={v}" >> .env', "shell_dquote"), ("{k}: {v}", "any"),
                  ('{k}: "{v}"', "dquote")),
              header=("Running with gitlab-runner {runner} (abc123de)", "  on docker-{app} {short}, system ID: s_{short}",
                      "Preparing the \"docker\" executor"),

@@ -66,10 +66,10 @@ ANSWER_TEMPLATE = '{"rules": [{"pattern": "<regex>", "replacement": "[REDACTED]"
 _TEMPLATE_VALUE = json.loads(ANSWER_TEMPLATE)
 ANSWER_CHOICE = ('the last object with a "rules" key: the last fenced block (```json ... ```; a fence starts '
                  'its line, or ends a line as in "Final answer: ```json") that holds a JSON object with a "rules" '
-                 'key, unless a {"rules": ...} object is written after that block (fenced any other way, or not at '
-                 'all), which is then read; with no such block, the whole reply as JSON, then the last '
-                 '{"rules": ...} object in the text (an object outside a fenced block is looked for only at the '
-                 f'last {MAX_EMBEDDED_TRIES} places where {{"rules": opens)')
+                 'key, unless a {"rules": ...} object with at least one rule is written after that block (fenced any '
+                 'other way, or not at all), which is then read; with no such block, the whole reply as JSON, then '
+                 'the last {"rules": ...} object in the text (an object outside a fenced block is looked for only at '
+                 f'the last {MAX_EMBEDDED_TRIES} places where {{"rules": opens)')
 
 # Fenced blocks, read line by line as Markdown reads them (linear in the reply, never
 # a regex that rescans the rest of the text from every opener). A block opens at a line
@@ -277,6 +277,8 @@ def _hint(text: str, exc: json.JSONDecodeError) -> str:
                 "(a non-breaking space copied from formatted text, perhaps)")
     if at == ">" and (exc.pos == 0 or text[exc.pos - 1] == "\n"):
         return "; its lines start with \">\" (a Markdown quote): write the answer without the quote marks"
+    if exc.msg.startswith("Expecting property name") and regex.match(r"[A-Za-z_]\w*\s*:", text[exc.pos:exc.pos + 40]):
+        return '; JSON keys are written in double quotes: "rules", "pattern", "replacement"'
     if regex.match(r"[A-Za-z_]\w*\s*=", text[exc.pos:exc.pos + 40]):
         return "; the answer is a JSON object, not code that assigns one"
     return ""
@@ -317,6 +319,11 @@ class _Decoded:
     @property
     def answer(self) -> bool:
         return self.obj and "rules" in self.value
+
+    @property
+    def empty(self) -> bool:
+        """An answer with no rules ({"rules": []})."""
+        return self.answer and self.value["rules"] == []
 
     @property
     def template(self) -> bool:
@@ -368,6 +375,7 @@ class _Search:
         self.reply, self.skip, self.skipped_template = reply, skip_template, False
         self.fences = _fences(reply)
         self.blocks: list[_Decoded] = []  # every block decoded, last first (up to the answer's)
+        self.overridden: _Decoded | None = None  # the fenced answer a later object replaced
 
     def _take(self, item: _Decoded) -> bool:
         if not item.answer:
@@ -386,7 +394,11 @@ class _Search:
             decoded = _Decoded(_block_where(block.tag), block.body, end=block.end)
             self.blocks.append(decoded)
             if self._take(decoded):
-                later = [item for item in _embedded(self.reply, block.end) if self._take(item)]
+                # {"rules": []} in prose after a fenced answer ("with no secrets the
+                # answer would be ...") is an aside, not a final answer that drops every rule
+                later = [item for item in _embedded(self.reply, block.end) if self._take(item)
+                         and not (item.empty and not decoded.empty)]
+                self.overridden = decoded if later else None
                 return later[0] if later else decoded
         return None
 
@@ -427,6 +439,10 @@ def _skipped_later(search: _Search, answer: _Decoded) -> str | None:
             if search.skipped_template and value == _TEMPLATE_VALUE:
                 return ("a later copy of the answer format's example (" + ANSWER_TEMPLATE + ") was skipped; "
                         "the answer was read from an earlier object")
+            if isinstance(value, dict) and value.get("rules") == [] and answer.value.get("rules"):
+                line = reply.count("\n", 0, start) + 1
+                return (f'a later {{"rules": []}} (line {line}) was passed over: an object with no rules does not '
+                        "replace a fenced answer that has some")
             continue
         for block in search.fences:
             if block.start <= start < block.end and block.end > answer.end:
@@ -463,6 +479,11 @@ def reply_notes(reply: object) -> list[str]:
         skipped = _skipped_later(search, answer) if answer is not None else None
         if skipped is not None:
             notes.append(skipped)
+        if search.overridden is not None and answer is not None:
+            notes.append(f'the answer was read from the {{"rules": ...}} object ending on line '
+                         f'{reply.count(chr(10), 0, answer.end - 1) + 1}, written after {search.overridden.where} that '
+                         f'ends on line {reply.count(chr(10), 0, search.overridden.end - 1) + 1}: an object after a '
+                         "fenced answer replaces it")
     if not _CONTROL_ESCAPE.search(reply):
         return notes
     obj = _load_object(reply)
@@ -490,6 +511,9 @@ def _load_object(reply: str) -> dict[str, Any] | RedactionError:
     for item in blocks:
         if item.obj:
             return dict(item.value)
+    if not reply.strip():
+        return RedactionError("malformed_json", "no answer: the reply's text is empty (a reasoning field apart "
+                                                "from it is not read)")
     if not blocks and not braces:
         return RedactionError("malformed_json", 'no answer: the reply holds no JSON object ({"rules": [...]})')
     tagged = [block for block, fence in zip(blocks, fences, strict=True) if fence.tag.startswith("json")]

@@ -17,11 +17,13 @@ import base64
 import binascii
 import configparser
 import io
+import itertools
 import json
 import re
 import shlex
 import tomllib
 from collections.abc import Callable, Iterator
+from datetime import datetime
 from typing import Any
 
 import hcl2
@@ -200,7 +202,7 @@ def check(record: Any) -> list[str]:
     """Problems of ``record`` as a file of its template's format ([] if valid)."""
     parse = PARSERS.get(record.template)
     if parse is None:
-        return []
+        return consistency_problems(record)
     try:
         values = parse(record.text)
     except (Problem, ValueError, SyntaxError, yaml.YAMLError, configparser.Error, tomllib.TOMLDecodeError,
@@ -219,6 +221,83 @@ def check(record: Any) -> list[str]:
         wanted = {label, label.replace("\\n", "\n")}
         if not any(w in v for v in values for w in wanted):
             problems.append(f"{record.template}: {span.family} {label[:60]!r} is not a value the parser returns")
+        elif any(v == q + w + q for v in values for w in wanted for q in "\"'"):
+            # configparser keeps quotes: the value read back is not the labelled one
+            problems.append(f"{record.template}: {span.family} {label[:60]!r} reads back with its quotes")
+    return problems + consistency_problems(record)
+
+
+# -- what a log, a traceback or a source file must also be to be one ------------------------
+
+_TIMES = {
+    "ci_log": (re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3})Z "), "%Y-%m-%dT%H:%M:%S.%f"),
+    "logfmt": (re.compile(r"^ts=(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3})Z "), "%Y-%m-%dT%H:%M:%S.%f"),
+    "http_access_log": (re.compile(r"^\S+ - - \[(\d\d/\w{3}/\d{4}:\d\d:\d\d:\d\d) \+0000\] "), "%d/%b/%Y:%H:%M:%S"),
+    "syslog": (re.compile(r"^(\w{3} [ \d]\d \d\d:\d\d:\d\d) "), "%b %d %H:%M:%S"),
+}
+# Apache's combined format: host ident user [time] "request" status bytes "referer" "agent",
+# then what a server appends (key=value fields).
+_COMBINED = re.compile(r'^\S+ \S+ \S+ \[[^\]]+\] "[A-Z]+ \S+ HTTP/1\.[01]" \d{3} (?:\d+|-) "[^"]*" "[^"]*"(?: \S.*)?$')
+_LOGFMT_PAIR = re.compile(r'[A-Za-z_][A-Za-z0-9_.-]*=(?:"(?:[^"\\]|\\.)*"|[^\s"=]*)')
+_LOCAL = re.compile(r"^    ([A-Za-z_][A-Za-z0-9_]*) = ")
+_ECHO = re.compile(r'^\$ echo "([^"]*)" >> \.env$')  # a value written to a file (not "$VAR" on purpose)
+_STEP = re.compile(r"Step (\d+)/(\d+) ")
+
+
+def _logfmt_problems(line: str) -> list[str]:
+    pos, problems = 0, []
+    while pos < len(line):
+        m = _LOGFMT_PAIR.match(line, pos)
+        if m is None or (m.end() < len(line) and line[m.end()] != " "):
+            return [f"logfmt: not key=value pairs at {line[pos:pos + 40]!r}"]
+        pos = m.end() + 1
+    return problems
+
+
+def consistency_problems(record: Any) -> list[str]:
+    """What a real reader of the file would trip on beyond its syntax: a log whose
+    times go back, an access-log line that is not in combined format, a logfmt line
+    that is not key=value pairs, a build step past its total, a typed ``echo "..."``
+    the shell would expand, a traceback frame naming a local twice, a JavaScript file
+    mixing ES module and CommonJS exports, a YAML file naming two apps in its header."""
+    text, template, problems = record.text, record.template, []
+    lines = text.splitlines()
+    if template in _TIMES:
+        pattern, fmt = _TIMES[template]
+        times = [datetime.strptime(m.group(1), fmt) for ln in lines if (m := pattern.match(ln))]
+        if any(b < a for a, b in itertools.pairwise(times)):
+            problems.append(f"{template}: times go back")
+        if not times:
+            problems.append(f"{template}: no time read")
+    if template == "http_access_log":
+        problems += [f"not combined log format: {ln[:80]!r}" for ln in lines if not _COMBINED.match(ln)]
+    if template == "logfmt":
+        problems += [p for ln in lines for p in _logfmt_problems(ln)]
+    if template == "ci_log":
+        problems += [f"ci_log: step {m.group(0)!r}" for ln in lines if (m := _STEP.search(ln))
+                     and int(m.group(1)) > int(m.group(2))]
+    if template == "gitlab_ci_log":
+        problems += [f"the shell would expand {m.group(1)[:60]!r}" for ln in lines if (m := _ECHO.match(ln))
+                     and any(c in m.group(1) for c in "$`!")]
+    if template == "stack_trace":
+        frame: list[str] = []
+        for ln in lines:
+            if ln.startswith("  File "):
+                frame = []
+            elif m := _LOCAL.match(ln):
+                if m.group(1) in frame:
+                    problems.append(f"stack_trace: a frame names {m.group(1)} twice")
+                frame.append(m.group(1))
+    if template == "js_source":
+        live = [ln for ln in lines if not ln.startswith("//")]
+        if any(ln.startswith("export ") for ln in live) and any(ln.startswith("module.exports") for ln in live):
+            problems.append("js_source: ES module exports and module.exports in one file")
+    if template == "yaml_config":
+        head = "\n".join(lines[:4])
+        apps = set(re.findall(r"^# (\S+)\.yaml$|^  name: (\S+)$|^  image: \S+/([^/:]+):", head, re.M))
+        named = {a for group in apps for a in group if a}
+        if len(named) != 1:
+            problems.append(f"yaml_config: the header names {sorted(named)}")
     return problems
 
 

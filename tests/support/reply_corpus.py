@@ -170,6 +170,15 @@ CASES: tuple[Case, ...] = (
          "{\u201crules\u201d: [{\u201cpattern\u201d: \u201ca\u201d, \u201creplacement\u201d: \u201c\u201d}]}",
          error=("malformed_json", "no answer: the reply is not valid JSON (Expecting property name enclosed in "
                 "double quotes at line 1 column 2); there is a curly quote")),
+    Case("empty-rules-aside", 'the fenced answer, then prose that mentions `{"rules": []}` (an object with no rules '
+         "does not replace a fenced answer that has some)",
+         '```json\n{ORACLE_PRETTY}\n```\n(With no secrets in the records the answer would be {"rules": []}.)'),
+    Case("unquoted-keys", "JavaScript-style keys without quotes",
+         '```json\n{rules: [{pattern: "a", replacement: ""}]}\n```',
+         error=("malformed_json", "no answer: the ```json block is not valid JSON (Expecting property name enclosed "
+                "in double quotes at line 1 column 2); JSON keys are written in double quotes")),
+    Case("empty-reply", "an empty reply (the text went to a reasoning field)", "",
+         error=("malformed_json", "no answer: the reply's text is empty")),
     Case("think-mentioned", "the answer, then prose that writes the tag `<think>` with no `</think>` (verifiers "
          "reads no answer either; the system prompt warns of it)",
          "```json\n{ORACLE_PRETTY}\n```\n(No <think> block was needed.)",

@@ -93,12 +93,19 @@ ROOT = Path(__file__).resolve().parents[2]
 # holding <think> and no </think> has no answer, a tag written in prose too (as
 # verifiers reads it): records, labels and oracles byte-identical (300 tasks, levels
 # 1-5, compared with 0.14.0), the system prompt and so fingerprints not.
+# corpus-v9 (environment 0.15.0, levels-v9; every stream reseeded by the version): records
+# survive the real tools (an independent check with them, 2026-12-03): private keys load,
+# public keys and certificates are real DER, ssh-ed25519 lines and PyPI macaroons parse,
+# INI values unquoted, one app per YAML header, log times in file order, combined access
+# logs, logfmt pairs, no shell expansion in a typed echo, one module system per JS file,
+# a traceback local once per frame, 64-column key blocks; the system prompt says a
+# {"rules": []} after a fenced answer does not replace it.
 GOLDEN = {
-    ("dev", 0): "e712b695180cc3e7ca9d68da30bbc990cb8f2453d9e25fa854503266c8d270c4",
-    ("dev", 31): "fc5b06a1667e1c14bb7f147fc65f5e848b137fe93d8ac1c07dac23c53de0cd56",
-    ("dev", 63): "ada505f9dfeaa799b604b06d56979cc69b812eba5ea29c54c7e3eaea115fcad3",
-    ("train", 0): "3f15f4a223f9cf4eb859b05f24648974482aab394f10d980ef0f615a248c06e5",
-    ("train", 123456): "e53357947e33ae7f60a2ec22e89f5fd9d0b78628482b695dc47f515bfeb89de7",
+    ("dev", 0): "2b36558eb4ff0604fe50ec5c53f6bdbd3bcb8e1bbde76180fd99579633097382",
+    ("dev", 31): "f4dccf490cd3c2d4b9349e45f65aa894181619c891a9fcce976f943c169224fc",
+    ("dev", 63): "115b778577704188e9a8034c21b9cbd88795d99572fe2ae4c6a6c272663301e8",
+    ("train", 0): "abf5edec58b646089410fcea6743bdb53d9a3f50b945f0cef2581165a95b79c3",
+    ("train", 123456): "fa3dcb79c011d890d29f1563be9e733a1d809fa8056544a8fbd3da0fa263e71b",
 }
 
 
@@ -110,20 +117,20 @@ GOLDEN = {
 # placeholder_kinds kinds, each drawn once and shown beside a real secret of its format;
 # those formats' credentials never look like placeholders and their oracle leaves them.
 GOLDEN_LEVELS = {
-    (2, "dev", 0): "49f97a4607aadf37605367d48b8db8f979ebb9bb383b4156d05ff216c36b1f89",
-    (2, "train", 77): "28ce31d2546d8f812546f9a9ea2408ca5c3fb57c781c0af9aa4f29da803ad01c",
-    (3, "dev", 0): "218ada069bebf97865668b483b2a9a56da42ef315024d2c16009ad56ba889696",
-    (3, "train", 77): "12c9236621d9be3ff2cc4235266eb29f6e4293a2f80a2d95ab585547e52a5ecb",
-    (4, "dev", 0): "ba8cd8deba32327fef0ab53a4c66e2ccf73cf10b1c7575a44ec2fc20e65cec3a",
-    (4, "train", 77): "4d1e35d6c48f57cbb218cd902982e94fd5db26f9f3ce5f19fa6b05a441d11687",
-    (5, "dev", 0): "be43290ededd3b0a9e8eb284e3bc12508d84cf13cead29be613b746fd61075fe",
-    (5, "train", 77): "0d3c6fbb31d29ee71e872862569c0f264c2c09a8854f20eb8a63372f47c3ba6a",
+    (2, "dev", 0): "c8fd7220b1af16ce8c735207c84c7faa42879a03b5b03b772c03f09da878fb8a",
+    (2, "train", 77): "d41f703da1d4b12f1c681dd8e41f994bf587c9b6e851f5ba95f896d66aeedaff",
+    (3, "dev", 0): "33ff4bd6c2cde0123f0dd475b9fe99da3fe4c24b933ef310996d95fea15d693b",
+    (3, "train", 77): "9200752b63ec29a01f9b4f97bc220e68d22f3da13826bd7fcc48b78d40b87f3a",
+    (4, "dev", 0): "16529b68c45f0b8d07348c8880238e1aef06e46c6884a352a15eed57ff004f85",
+    (4, "train", 77): "0181199734cc0d6b512eb0c597a866c9d3223b3de26d4dd20bcfb6143c7a17f7",
+    (5, "dev", 0): "7f6e8985117b3b353e183738d36448fd9591ec21fa69d80451ba46ea5eda5176",
+    (5, "train", 77): "bff0ab0e17789c3cd42f8a6f100b7ae1a563c61d89dc332f086178d19675ba8e",
 }
 
 
 class GoldenFingerprints(unittest.TestCase):
     def test_version(self):
-        self.assertEqual(CORPUS_VERSION, "corpus-v8")
+        self.assertEqual(CORPUS_VERSION, "corpus-v9")
 
     def test_golden_fingerprints(self):
         for (split, index), want in GOLDEN.items():

@@ -468,10 +468,32 @@ class NoFalseZeros(unittest.TestCase):
                                            r"from an earlier one$")
                     if name.startswith("quoted"):
                         self.assertIn('start with ">"', note)
-        # nothing later, or a later object that is read: no note
+        # nothing later: no note; a later object that is read replaces the fenced answer,
+        # and the note says which object was read (review of 2026-12-03, second round)
+        self.assertEqual(reply_notes(draft), [])
         later = reply([("y", "")])
-        for text in (draft, draft + "Final: " + later, draft + "\n~~~json\n" + later + "\n~~~"):
-            self.assertEqual(reply_notes(text), [])
+        for text in (draft + "Final: " + later, draft + "\n~~~json\n" + later + "\n~~~"):
+            self.assertEqual([r.pattern for r in parse_reply(text)[0]], ["y"])
+            (note,) = reply_notes(text)
+            self.assertRegex(note, r'^the answer was read from the \{"rules": \.\.\.\} object ending on line \d+, '
+                                   r"written after the ```json block that ends on line 3")
+
+    def test_an_empty_object_in_prose_does_not_replace_a_fenced_answer(self):
+        """Review of 2026-12-03, second round: prose after a fenced answer that mentions
+        ``{"rules": []}`` ("with no secrets the answer would be ...") replaced the answer
+        and scored 0, with no note. An object with no rules now replaces only a fenced
+        answer with none; the system prompt says so, and a note names the aside."""
+        from redaction_pressure.scoring.answer import ANSWER_CHOICE, reply_notes
+        self.assertIn("with at least one rule is written after that block", ANSWER_CHOICE)
+        answer = "```json\n" + reply([("ghp_[A-Za-z0-9]{36}", "[REDACTED]")]) + "\n```\n"
+        for aside in ('(With no secrets it would be {"rules": []}.)', '{"rules": [ ]}', '~~~\n{"rules": []}\n~~~'):
+            text = answer + aside
+            with self.subTest(aside=aside):
+                self.assertEqual([r.pattern for r in parse_reply(text)[0]], ["ghp_[A-Za-z0-9]{36}"])
+                (note,) = reply_notes(text)
+                self.assertIn('was passed over: an object with no rules does not replace a fenced answer', note)
+        empty = "```json\n" + reply([]) + "\n```\n"
+        self.assertEqual(parse_reply(empty + '{"rules": []}'), ([], []))  # empty after empty: read, still empty
 
     def test_an_echo_of_the_answer_format_is_skipped(self):
         """Review of 2026-12-03: a model that repeats the prompt's answer-format example

@@ -60,6 +60,35 @@ class RealParsers(unittest.TestCase):
                                         k8s.template, k8s.secrets, k8s.decoys)))
 
 
+    def test_the_consistency_checks_catch_what_they_check(self):
+        """An independent check with real tools (2026-12-03) found corpus-v8 wrong in each
+        of these ways; each check fails on a record written so (corpus-v8's own)."""
+        from redaction_pressure.corpus.stream import Record
+        from tests.support.record_parsers import consistency_problems
+
+        broken = {
+            "ci_log": "2026-03-01T10:00:05.000Z Step 12/9 : RUN make build\n2026-03-01T10:00:01.000Z ok\n",
+            "logfmt": 'ts=2026-03-01T10:00:05.000Z level=info msg="x" k=a=b\nts=2026-03-01T10:00:01.000Z a=b\n',
+            "http_access_log": '1.2.3.4 - - [01/Mar/2026:10:00:00 +0000] "GET /x HTTP/1.1" 200 5 "curl/8.5.0" k="v"\n',
+            "syslog": "Mar  1 10:00:05 h app[1]: a\nMar  1 10:00:01 h app[1]: b\n",
+            "gitlab_ci_log": '$ echo "TOKEN=abc$production" >> .env\n',
+            "stack_trace": "Traceback (most recent call last):\n  File \"/srv/a/db.py\", line 1, in connect\n"
+                           "  Locals:\n    host = 'a'\n    host = 'b'\n",
+            "js_source": "export const A = 1;\nconst B = 2;\nmodule.exports = { B };\n",
+            "yaml_config": "# billing.yaml\nservice:\n  name: ledger\n  image: ghcr.io/acme/billing:1.2.3\n",
+        }
+        for template, text in broken.items():
+            with self.subTest(template=template):
+                self.assertTrue(consistency_problems(Record(text, template, (), ())), template)
+        ini = next(r for t in TASKS for r in t.shown if r.template == "ini_config" and r.secrets)
+        s = ini.secrets[0]
+        quoted = ini.text[:s.start] + '"' + ini.text[s.start:s.end] + '"' + ini.text[s.end:]
+        moved = type(s)(s.start + 1, s.end + 1, s.family, s.group)
+        shifted = tuple(type(d)(d.start + 2 * (d.start > s.start), d.end + 2 * (d.start > s.start), d.family, d.group)
+                        for d in ini.secrets[1:] + ini.decoys)
+        self.assertTrue([p for p in check(Record(quoted, "ini_config", (moved,), shifted)) if "quotes" in p])
+
+
 class Placeholders(unittest.TestCase):
     def test_no_oracle_touches_a_placeholder_or_documentation_value(self):
         from redaction_pressure import catalog

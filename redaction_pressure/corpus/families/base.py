@@ -1,6 +1,7 @@
 """The building blocks of the family tables: alphabets, the `Fragment` and `Family`
 types, and encoders that give generated values their vendors' real structure (DER
-bodies for PEM keys, GitHub's CRC32 suffix, Bech32 for age keys, OpenPGP's CRC-24).
+bodies for PEM keys, GitHub's CRC32 suffix, Bech32 for age keys, OpenPGP's CRC-24,
+PyPI's macaroons), and real keys and certificates that load with OpenSSL.
 
 Structure matters because a scanner that checks it (a DER header, a checksum) must
 find the corpus's secrets valid, and a learner must see the same regularities that
@@ -10,13 +11,20 @@ real leaked keys show.
 from __future__ import annotations
 
 import base64
+import datetime
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import regex
+from cryptography import x509
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from cryptography.x509.oid import NameOID
 
 from ..rng import Rng
+from .primes import pick_pair
 
 UPPER32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
 DIGITS = "0123456789"
@@ -299,3 +307,128 @@ def crc24(data: bytes) -> int:
             if crc & 0x1000000:
                 crc ^= 0x1864CFB
     return crc & 0xFFFFFF
+
+
+# --- Real keys and certificates, every byte drawn from the record's `Rng`, so a value
+# loads with the vendor's own tools (OpenSSL, ssh-keygen) and the corpus stays
+# byte-identical on every machine: RSA moduli are products of two primes of a fixed pool
+# (`primes`), EC and Ed25519 keys are derived from drawn scalars and seeds, and
+# certificates are signed with Ed25519, whose signatures are deterministic (ECDSA and
+# RSA-PSS signing draw randomness inside OpenSSL and are never used here).
+RSA_E = 65537
+_P256_ORDER = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
+PublicKey = rsa.RSAPublicKey | ec.EllipticCurvePublicKey | Ed25519PublicKey
+
+
+def _int_der(n: int) -> bytes:
+    return der(0x02, n.to_bytes(n.bit_length() // 8 + 1, "big"))  # positive: a 0 byte when the top bit is set
+
+
+def rsa_private_der(r: Rng) -> bytes:
+    """A PKCS#1 RSAPrivateKey (2048 bits, e = 65537) of two distinct primes of the pool,
+    d = e^-1 mod lcm(p-1, q-1) and its CRT values, in DER: the bytes OpenSSL writes for
+    the same numbers (a test compares them with `cryptography`'s serialisation), built
+    here because making an OpenSSL key object for them costs twice as much."""
+    p, q = pick_pair(r)
+    d = rsa.rsa_recover_private_exponent(RSA_E, p, q)
+    return seq(*(_int_der(x) for x in (0, p * q, RSA_E, d, p, q, d % (p - 1), d % (q - 1), pow(q, -1, p))))
+
+
+def ec_p256_key(r: Rng) -> ec.EllipticCurvePrivateKey:
+    return ec.derive_private_key(1 + r.below(_P256_ORDER - 1), ec.SECP256R1())
+
+
+def ed25519_key(r: Rng) -> Ed25519PrivateKey:
+    return Ed25519PrivateKey.from_private_bytes(rbytes(r, 32))
+
+
+PUBLIC_KEY_KINDS = ("rsa", "ec", "ed25519")
+
+
+def public_key(r: Rng, kind: str) -> PublicKey:
+    if kind == "rsa":
+        p, q = pick_pair(r)
+        return rsa.RSAPublicNumbers(RSA_E, p * q).public_key()
+    return (ec_p256_key(r) if kind == "ec" else ed25519_key(r)).public_key()
+
+
+def public_der(key: PublicKey, pkcs1: bool = False) -> bytes:
+    """A public key's SubjectPublicKeyInfo ("PUBLIC KEY"), or its PKCS#1 RSAPublicKey
+    ("RSA PUBLIC KEY")."""
+    return key.public_bytes(Encoding.DER, PublicFormat.PKCS1 if pkcs1 else PublicFormat.SubjectPublicKeyInfo)
+
+
+CERT_ORGS = ("Acme Corp", "Acme Payments Ltd", "Shop Example Inc", "Ledger Systems GmbH", "Internal Platform")
+
+
+def certificate_der(r: Rng, key_kind: str | None = None) -> bytes:
+    """An X.509 v3 certificate in DER: a CA's (self-signed, Ed25519) or a server's (an
+    RSA, P-256 or Ed25519 key, for one of `HOSTS`, issued by an Ed25519 CA); serial,
+    names and validity drawn from ``r``."""
+    org = r.choice(CERT_ORGS)
+    ca_key = ed25519_key(r)
+    ca_cn = f"{org} {r.choice(('Root CA', 'Internal CA', 'Issuing CA 1'))}"
+    ca_name = x509.Name([x509.NameAttribute(NameOID.ORGANIZATION_NAME, org),
+                         x509.NameAttribute(NameOID.COMMON_NAME, ca_cn)])
+    start = datetime.datetime(2021 + r.below(5), 1 + r.below(12), 1 + r.below(28), r.below(24), r.below(60),
+                              r.below(60), tzinfo=datetime.UTC)
+    days = r.choice((90, 365, 397, 730, 3650))
+    serial = int.from_bytes(rbytes(r, 16), "big") >> 1 | 1 << 126  # 127 bits: 16 bytes of DER
+    kind = key_kind or r.choice(("ca", *PUBLIC_KEY_KINDS))
+    builder = x509.CertificateBuilder().issuer_name(ca_name).serial_number(serial) \
+        .not_valid_before(start).not_valid_after(start + datetime.timedelta(days=days))
+    subject_key: PublicKey
+    if kind == "ca":
+        subject_key = ca_key.public_key()
+        builder = builder.subject_name(ca_name).add_extension(x509.BasicConstraints(ca=True, path_length=None), True)
+    else:
+        host = r.choice(HOSTS)
+        subject_key = public_key(r, kind)
+        builder = builder.subject_name(x509.Name([x509.NameAttribute(NameOID.ORGANIZATION_NAME, org),
+                                                  x509.NameAttribute(NameOID.COMMON_NAME, host)])) \
+            .add_extension(x509.BasicConstraints(ca=False, path_length=None), True) \
+            .add_extension(x509.SubjectAlternativeName([x509.DNSName(host)]), False)
+    builder = builder.public_key(subject_key) \
+        .add_extension(x509.SubjectKeyIdentifier.from_public_key(subject_key), False)
+    return builder.sign(ca_key, None).public_bytes(Encoding.DER)
+
+
+def ssh_ed25519_public(r: Rng) -> str:
+    """An OpenSSH public key line's first two fields, ``ssh-ed25519 AAAA...``."""
+    return ed25519_key(r).public_key().public_bytes(Encoding.OpenSSH, PublicFormat.OpenSSH).decode()
+
+
+# --- libmacaroons' v2 binary format, which PyPI's API tokens are (pypi- and its
+# unpadded urlsafe base64): a version byte 2; fields of (type varint, length varint,
+# data); the header's LOCATION (1) and IDENTIFIER (2) and an end of section (0); each
+# first-party caveat as an IDENTIFIER and an end of section; an end of section closing
+# the caveats; and the 32-byte SIGNATURE (6).
+MACAROON_LOCATION, MACAROON_IDENTIFIER, MACAROON_SIGNATURE, MACAROON_EOS = 1, 2, 6, b"\x00"
+
+
+def varint(n: int) -> bytes:
+    out = bytearray()
+    while n >= 0x80:
+        out.append(n & 0x7F | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def macaroon_field(kind: int, data: bytes) -> bytes:
+    return varint(kind) + varint(len(data)) + data
+
+
+def macaroon_v2(location: bytes, identifier: bytes, caveats: list[bytes], signature: bytes) -> bytes:
+    return (b"\x02" + macaroon_field(MACAROON_LOCATION, location) + macaroon_field(MACAROON_IDENTIFIER, identifier)
+            + MACAROON_EOS + b"".join(macaroon_field(MACAROON_IDENTIFIER, c) + MACAROON_EOS for c in caveats)
+            + MACAROON_EOS + macaroon_field(MACAROON_SIGNATURE, signature))
+
+
+def uuid4_text(r: Rng) -> str:
+    """A version-4 UUID as text, from 16 bytes of ``r``."""
+    raw = bytearray(rbytes(r, 16))
+    raw[6] = raw[6] & 0x0F | 0x40
+    raw[8] = raw[8] & 0x3F | 0x80
+    h = raw.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"

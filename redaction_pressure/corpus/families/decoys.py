@@ -15,6 +15,7 @@ from .base import (
     DIGITS,
     HEX,
     HOSTS,
+    PUBLIC_KEY_KINDS,
     UPPER32,
     USERS,
     Family,
@@ -22,9 +23,14 @@ from .base import (
     Make,
     b64,
     bech32,
+    certificate_der,
     pick,
+    public_der,
+    public_key,
     rbytes,
+    ssh_ed25519_public,
     whole,
+    wrap,
 )
 from .examples import EXAMPLES, NEGATIVES
 
@@ -32,9 +38,22 @@ KV, BLOCK, SHELL, K8S = frozenset({"kv"}), frozenset({"block"}), frozenset({"she
 NPMRC, PYPIRC = frozenset({"npmrc"}), frozenset({"pypirc"})
 
 
-def _pem(r: Rng, label: str, lines: int) -> str:
-    body = "\n".join(r.chars(B64, 64) for _ in range(lines)) + "\n" + r.chars(B64, r.between(8, 60))
-    return f"-----BEGIN {label}-----\n{body}\n-----END {label}-----"
+def _pem(label: str, der_bytes: bytes) -> str:
+    return f"-----BEGIN {label}-----\n{wrap(b64(der_bytes), 64)}\n-----END {label}-----"
+
+
+PUBLIC_PEM_LABELS = ("PUBLIC KEY", "CERTIFICATE", "RSA PUBLIC KEY")
+
+
+def _public_key_material(r: Rng, v: str) -> Fragment:
+    """A real public key (SubjectPublicKeyInfo of an RSA, P-256 or Ed25519 key; PKCS#1
+    for RSA PUBLIC KEY) or certificate, whose body is DER like a private key's."""
+    label = r.choice(PUBLIC_PEM_LABELS)
+    if label == "CERTIFICATE":
+        return whole(_pem(label, certificate_der(r)))
+    if label == "RSA PUBLIC KEY":
+        return whole(_pem(label, public_der(public_key(r, "rsa"), pkcs1=True)))
+    return whole(_pem(label, public_der(public_key(r, r.choice(PUBLIC_KEY_KINDS)))))
 
 
 def _keyword_setting(r: Rng, v: str) -> Fragment:
@@ -240,8 +259,7 @@ def _family(name: str, contexts: frozenset[str], keys: tuple[str, ...], make: Ma
 def _k8s_config(r: Rng, v: str) -> Fragment:
     key = r.choice(("username", "host", "port", "database", "ca.crt"))
     if key == "ca.crt":
-        body = "\n".join(r.chars(B64, 64) for _ in range(3))
-        raw = f"-----BEGIN CERTIFICATE-----\n{body}\n-----END CERTIFICATE-----\n"
+        raw = _pem("CERTIFICATE", certificate_der(r, r.choice(("ca", "ec", "ed25519")))) + "\n"
     else:
         raw = {"username": r.choice(USERS), "host": r.choice(HOSTS), "port": r.choice(("5432", "3306", "6379")),
                "database": r.choice(("orders", "app", "analytics"))}[key]
@@ -309,12 +327,11 @@ DECOYS: tuple[Family, ...] = (
             "A secret keyword inside a longer setting name (token_ttl, password_policy): "
             "the value is a number, a policy name or a path, never a credential."),
     _family("public_key_material", BLOCK, ("public_key", "ca_cert"),
-            lambda r, v: whole(_pem(r, r.choice(("PUBLIC KEY", "CERTIFICATE", "RSA PUBLIC KEY")),
-                                    r.between(2, 5))),
+            _public_key_material,
             "Public keys and certificates are meant to be published; only PRIVATE KEY "
             "blocks are secret."),
     _family("ssh_public_key", KV, ("authorized_key", "deploy_pubkey"),
-            lambda r, v: whole(f"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI{r.chars(B64, 43)} {r.choice(USERS)}@ci"),
+            lambda r, v: whole(f"{ssh_ed25519_public(r)} {r.choice(USERS)}@ci"),
             "An OpenSSH public key line: the AAAA... blob is public by design."),
     _family("publishable_key", KV, ("stripe_publishable_key", "stripe_pk"),
             lambda r, v: whole(r.choice(("pk_live_", "pk_test_")) + r.chars(ALNUM, r.between(24, 40))),

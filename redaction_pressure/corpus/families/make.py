@@ -7,6 +7,8 @@ import json
 import struct
 from collections.abc import Mapping
 
+from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
+
 from ..rng import Rng
 from .base import (
     ALNUM,
@@ -28,14 +30,18 @@ from .base import (
     crc24,
     der,
     der_int,
+    ec_p256_key,
     github_checksum,
     inner,
+    macaroon_v2,
     oid,
     pick,
     random_body,
     rbytes,
+    rsa_private_der,
     seq,
     small_int,
+    uuid4_text,
     whole,
     wrap,
 )
@@ -58,11 +64,8 @@ def gcp_api_key(r: Rng, v: str) -> Fragment:
     return whole("AIzaSy" + random_body(r, B64URL, 33))
 
 
-def _pkcs1_rsa(r: Rng, bits: int = 2048) -> bytes:
-    n = bits // 8
-    return seq(small_int(0), der_int(big(r, n)), small_int(65537), der_int(big(r, n)),
-               der_int(big(r, n // 2)), der_int(big(r, n // 2)), der_int(big(r, n // 2)),
-               der_int(big(r, n // 2)), der_int(big(r, n // 2)))
+def _pkcs1_rsa(r: Rng) -> bytes:
+    return rsa_private_der(r)
 
 
 def _pkcs8_rsa(r: Rng) -> bytes:
@@ -71,8 +74,8 @@ def _pkcs8_rsa(r: Rng) -> bytes:
 
 
 def _ec_p256(r: Rng) -> bytes:
-    return seq(small_int(1), der(0x04, rbytes(r, 32)), der(0xA0, oid("1.2.840.10045.3.1.7")),
-               der(0xA1, der(0x03, b"\x00\x04" + rbytes(r, 64))))
+    """SEC 1's ECPrivateKey with its curve and public point, as OpenSSL writes it."""
+    return ec_p256_key(r).private_bytes(Encoding.DER, PrivateFormat.TraditionalOpenSSL, NoEncryption())
 
 
 def _encrypted_pkcs8(r: Rng) -> bytes:
@@ -200,12 +203,27 @@ def npm(r: Rng, v: str) -> Fragment:
 PYPI_VARIANTS = ("pypi", "testpypi")
 
 
+_PYPI_PROJECTS = ("requests-extra", "acme-billing", "ledger-client", "shop-utils", "etl-pipeline",
+                  "grafana-exporter", "fastjsonx", "internal-sdk")
+
+
 def pypi(r: Rng, v: str) -> Fragment:
-    # A macaroon: version byte, then the location ("pypi.org" or "test.pypi.org") as the
-    # first caveat, so every token starts with the same base64 of that header.
+    """A PyPI API token: ``pypi-`` and the unpadded urlsafe base64 of a v2 macaroon
+    (`base.macaroon_v2`) whose location is pypi.org or test.pypi.org, whose identifier is
+    the token's UUID, and whose caveats are PyPI's: scoped to the user or to one project,
+    in the current compact JSON or the legacy form, sometimes with an expiry."""
     location = b"pypi.org" if pick(r, v, PYPI_VARIANTS) == "pypi" else b"test.pypi.org"
-    header = b"\x02\x01\x08" + location if location == b"pypi.org" else b"\x02\x01\x0d" + location
-    raw = header + b"\x00\x02\x06" + rbytes(r, r.between(90, 140))
+    identifier = uuid4_text(r)
+    project = r.choice(_PYPI_PROJECTS) if r.chance(1, 2) else None
+    if r.chance(1, 4):  # a token made before PyPI's caveats v1
+        scope: object = "user" if project is None else {"projects": [project]}
+        caveats = [json.dumps({"version": 1, "permissions": scope})]
+    else:
+        caveats = [f'[3,"{uuid4_text(r)}"]' if project is None else f'[1,["{project}"]]']
+        if r.chance(1, 3):
+            not_before = 1700000000 + r.below(10**8)
+            caveats.insert(0, f"[0,{not_before + r.choice((86400, 604800, 2592000))},{not_before}]")
+    raw = macaroon_v2(location, identifier.encode(), [c.encode() for c in caveats], rbytes(r, 32))
     return whole("pypi-" + b64url(raw))
 
 
@@ -511,7 +529,9 @@ CLI_VARIANTS = ("mysql", "mysqldump", "curl", "docker", "sshpass")
 
 
 def cli_password(r: Rng, v: str) -> Fragment:
-    pw = random_body(r, PASSWORD.replace("!", ""), r.between(10, 20))
+    # typed at a prompt: no ! (history expansion), * (a glob: zsh stops with "no matches
+    # found") or ~ (a home directory at a word's start)
+    pw = random_body(r, PASSWORD.translate(str.maketrans("", "", "!*~")), r.between(10, 20))
     host, user = r.choice(HOSTS), r.choice(USERS)
     variant = pick(r, v, CLI_VARIANTS)
     if variant == "mysql":
