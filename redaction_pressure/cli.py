@@ -396,10 +396,24 @@ def _check_verify_options(args: argparse.Namespace, has_key: bool) -> None:
             raise UsageError(f"{flag} must be a positive number of seconds (got {value:g})")
 
 
-# What the pages and exports this CLI writes start with: a file that does not is not
-# replaced without --force (`boundary.files.replace_refusal`).
-PAGE_START = b"<!DOCTYPE html>"
-EXPORT_START = b'{"messages":[{'
+# What the pages and exports this CLI writes look like: a file that does not is not
+# replaced without --force (`boundary.files.replace_refusal`). Not a prefix any HTML file
+# or chat JSONL has (a review, 2026-12-03: "<!DOCTYPE html>" replaced a user's page).
+_GENERATOR = b'<meta name="generator" content="redaction-pressure">'
+_EXPORT_KEYS = frozenset({"messages", "split", "index", "level", "key", "reward"})
+
+
+def _a_page(head: bytes) -> bool:
+    return head.startswith(b"<!DOCTYPE html>") and _GENERATOR in head[:1024]
+
+
+def _an_export(head: bytes) -> bool:
+    line = head.split(b"\n", 1)[0]
+    try:
+        first = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(first, dict) and set(first) == _EXPORT_KEYS
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -414,7 +428,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     run = Path(args.run_dir)
     out = Path(args.out) if args.out else (run if run.is_dir() else run.parent) / "report.html"
     reads = (run, *(Path(p) for p in (args.public_key, args.verdict) if p))
-    refusal = replace_refusal(out, reads=reads, ours=PAGE_START, force=args.force, option="--out")
+    refusal = replace_refusal(out, reads=reads, ours=_a_page, force=args.force, option="--out")
     if refusal is not None:
         raise UsageError(refusal)
     start = time.perf_counter()
@@ -484,7 +498,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if html is not None and html.is_dir():
         raise UsageError(f"--html {html} is a directory; --html names the page to write")
     if html is not None:
-        refusal = replace_refusal(html, reads=(Path(args.run_a), Path(args.run_b), *keys), ours=PAGE_START,
+        refusal = replace_refusal(html, reads=(Path(args.run_a), Path(args.run_b), *keys), ours=_a_page,
                                   force=args.force, option="--html")
         if refusal is not None:
             raise UsageError(refusal)
@@ -538,7 +552,7 @@ def cmd_export(args: argparse.Namespace) -> int:
             out.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise UsageError(f"cannot create the directory of --out {out}: {exc.strerror or exc}") from None
-        refusal = replace_refusal(out, ours=EXPORT_START, force=args.force, option="--out")
+        refusal = replace_refusal(out, ours=_an_export, force=args.force, option="--out")
         if refusal is not None:
             raise UsageError(refusal)
     if args.split == "dev":

@@ -24,6 +24,7 @@ import errno
 import os
 import stat
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
@@ -178,57 +179,68 @@ def replace_file(path: Path, data: bytes, mode: int = 0o644) -> None:
         raise
 
 
-_MAX_INPUT_FILES = 4096  # files of an input directory compared with an output (a run or archive holds a few)
-
-
-def _identities(inputs: tuple[Path, ...]) -> set[tuple[int, int]]:
-    """(device, inode) of each input file, and of the files in and one level under each
-    input directory: what a command reads, so it must never write there."""
-    out: set[tuple[int, int]] = set()
-    pending = [(p, 0) for p in inputs]
-    while pending and len(out) < _MAX_INPUT_FILES:
-        path, depth = pending.pop()
-        try:
-            st = os.stat(path)
-        except OSError:
-            continue
-        if stat.S_ISDIR(st.st_mode):
-            if depth <= 1:
-                with contextlib.suppress(OSError), os.scandir(path) as entries:
-                    pending += [(Path(e.path), depth + 1) for e in entries]
-        elif stat.S_ISREG(st.st_mode):
-            out.add((st.st_dev, st.st_ino))
-    return out
-
-
-def replace_refusal(out: Path, *, reads: tuple[Path, ...] = (), ours: bytes, force: bool,
+def replace_refusal(out: Path, *, reads: tuple[Path, ...] = (), ours: Callable[[bytes], bool], force: bool,
                     option: str) -> str | None:
     """Why writing ``out`` would lose a file, or None. What this command writes (a file
-    whose first bytes are ``ours``: a page, an export) or an empty file is replaced;
-    any other existing file only with ``force``, and never a file this command reads (an
-    input, or a file in or under an input directory, such as the run's traces.jsonl or
-    an archive's manifest). Red team, 2026-12-03: ``report --out`` and ``export --out``
-    replaced a run's own traces."""
+    whose first bytes ``ours`` accepts: a page that names this generator, an export
+    line) or an empty file is replaced; any other existing file only with ``force``;
+    and never a file this command reads: an input file (by device and inode), a file
+    anywhere under an input directory (by path), or, for an input file, anything
+    beside it (a traces file's archive: its manifest and envelope). Red team,
+    2026-12-03: ``report --out`` and ``export --out`` replaced a run's own traces."""
     try:
         st = os.lstat(out)
     except FileNotFoundError:
         return None
     except OSError as exc:
         return f"{option} {out}: {exc.strerror or exc}"
+    if stat.S_ISDIR(st.st_mode):
+        return f"{option} {out} is a directory; {option} names the file to write"
     if stat.S_ISREG(st.st_mode):
         if st.st_size == 0:
             return None
         try:
             with open_regular(out) as f:
-                if f.read(len(ours)) == ours:
+                if ours(f.read(_HEAD_BYTES)):
                     return None
         except (InputFileError, OSError):
             pass
-        if (st.st_dev, st.st_ino) in _identities(reads):
+        if _read_by(out, st, reads):
             return f"{option} {out} is a file this command reads; write elsewhere"
     if force:
         return None
     return f"{option} {out} exists and is not a file this command wrote; pass --force to replace it"
+
+
+_MAX_LISTED = 4096  # entries of an input directory compared with an output by inode
+_HEAD_BYTES = 1 << 22  # what `ours` sees of an existing output: a page's head, an export's first line
+
+
+def _read_by(out: Path, st: os.stat_result, reads: tuple[Path, ...]) -> bool:
+    """Whether the existing file ``out`` (its lstat ``st``) is, or sits in, what a
+    command reading ``reads`` reads."""
+    where = Path(os.path.realpath(out.parent)) / out.name
+    for path in reads:
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        if stat.S_ISDIR(info.st_mode):
+            if where.is_relative_to(os.path.realpath(path)):
+                return True
+            # the directory's own files by another name (a hard link), as far as a run holds files
+            with contextlib.suppress(OSError), os.scandir(path) as entries:
+                for _, entry in zip(range(_MAX_LISTED), entries, strict=False):
+                    with contextlib.suppress(OSError):
+                        found = entry.stat(follow_symlinks=False)
+                        if stat.S_ISREG(found.st_mode) and (found.st_dev, found.st_ino) == (st.st_dev, st.st_ino):
+                            return True
+        else:
+            if (info.st_dev, info.st_ino) == (st.st_dev, st.st_ino):
+                return True
+            if where.parent == Path(os.path.realpath(Path(path).parent)):
+                return True
+    return False
 
 
 def give_mode(fd: int, mode: int = 0o644) -> None:

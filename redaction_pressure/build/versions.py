@@ -59,7 +59,9 @@ CORPUS_VERSION = "corpus-v9"
 # for the baseline and delete-everything, level 2 draws five to seven decoys per
 # held-out record and six or seven quiet files, level 3 one to three vendor secrets and
 # five to seven decoys).
-# v9: corpus-v9, environment 0.15.0 (records of every level survive the real tools).
+# v9: corpus-v9, environment 0.15.0 (records of every level survive the real tools;
+# level 4 draws one or two vendor secrets of the catalogue, as level 5 does: on the
+# reseeded streams the best constant reply scored 0.430 at level 4 against 0.426 at 3).
 LEVELS_VERSION = "levels-v9"
 REWARD_SCHEMA_VERSION = "reward-v1"
 ANSWER_SCHEMA_VERSION = "answer-v2"

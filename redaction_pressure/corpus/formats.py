@@ -145,7 +145,8 @@ def filler_items(template: Template, r: Rng, world: World) -> list[Item]:
 _YAML_PLAIN = regex.compile(r"[A-Za-z_/$<][A-Za-z0-9_./@+=~$<>()-]*")
 _YAML_WORDS = frozenset({"true", "false", "yes", "no", "on", "off", "null", "y", "n", "~"})
 _DOTENV_BARE = regex.compile(r"[A-Za-z0-9_./:@%+,~=*-]+")
-_SHELL_BARE = regex.compile(r"[A-Za-z0-9_./:@%+,~=-]+")
+# (no ~ first: a word's leading ~ names a home directory, and zsh stops at an unknown one)
+_SHELL_BARE = regex.compile(r"(?!~)[A-Za-z0-9_./:@%+,~=-]+")
 _NPMRC_BARE = regex.compile(r"[A-Za-z0-9_./:@%+,~=*!${}-]+")
 _NOT_NEWLINE_ESCAPE = regex.compile(r"\\(?!n)")
 
@@ -232,8 +233,8 @@ def hcl_quote(value: str) -> tuple[str, str]:
 def ini_quote(value: str) -> tuple[str, str]:
     """Bare: configparser (and twine, reading a .pypirc through it) keeps quotes as part
     of the value, so a quoted value would read back as another value."""
-    if "\n" in value or value != value.strip() or not value:
-        raise CannotPlace
+    if "\n" in value or value != value.strip() or not value or "%(" in value:
+        raise CannotPlace  # (ConfigParser reads "%(name)s" as a reference to another option)
     return "", ""
 
 
@@ -698,7 +699,9 @@ def write_lines(template: Template, items: list[Item], r: Rng, world: World) -> 
             assert template.shell is not None
             fmt, value, labels = template.shell, item.value, item.labels
         else:
-            options = [f for f, carries in template.kv if CARRIES[carries](item.value)]
+            # a line names a key once (a logfmt reader keeps the last request_id=)
+            options = [f for f, carries in template.kv if CARRIES[carries](item.value)
+                       and f" {key}=" not in f.replace("{k}=", "")]
             if not options:
                 raise CannotPlace
             fmt, value, labels = r.choice(options), item.value, item.labels

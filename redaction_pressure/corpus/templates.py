@@ -53,7 +53,9 @@ FIELDS: dict[str, Callable[[Rng], str]] = {
     "status": lambda r: r.choice(("200", "201", "204", "301", "401", "403", "404", "500")),
     "ua": lambda r: r.choice(_UAS),
     "short": lambda r: r.chars(HEX, 12),
-    "uuid": lambda r: "-".join(r.chars(HEX, n) for n in (8, 4, 4, 4, 12)),
+    # a version-4 UUID (RFC 9562: version nibble 4, variant 10xx)
+    "uuid": lambda r: (f"{r.chars(HEX, 8)}-{r.chars(HEX, 4)}-4{r.chars(HEX, 3)}-{r.choice('89ab')}{r.chars(HEX, 3)}-"
+                       f"{r.chars(HEX, 12)}"),
     "pid": lambda r: r.chars(DIGITS[1:], 1) + r.chars(DIGITS, r.between(2, 4)),
     "hex40": lambda r: r.chars(HEX, 40),
     "job": lambda r: str(r.between(1000000, 9999999)),

@@ -85,6 +85,15 @@ def evaluated_of(traces: Sequence[object], runs: Sequence[object]) -> tuple[dict
     # A resumed run has one id per invocation (vf-eval --resume) under its one name: one
     # run. Ids count only where no name says so.
     named = all(r["run_name"] for r in records) and len({r["run_name"] for r in records}) == 1
+    if named and len({r["run_id"] for r in records}) > 1:
+        # ... but only as a resume leaves it: every task with as many rollouts (two runs
+        # of one name pasted together are not one run: a review, 2026-12-03)
+        per_task: dict[str, int] = {}
+        for t in traces:
+            task = _text(_dict(_dict(_dict(t).get("task")).get("data")).get("id"))
+            per_task[task] = per_task.get(task, 0) + 1
+        if len(set(per_task.values())) > 1:
+            named = False
     for key, what in (("model", "models"), ("sampling", "sampling settings"), ("harness", "harnesses"),
                       ("run_name", "run names"), *([] if named else [("run_id", "run ids")])):
         seen = sorted({json.dumps(r[key], sort_keys=True) for r in records})

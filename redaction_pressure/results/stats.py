@@ -99,15 +99,18 @@ class Estimate:
         return f"{self.mean:.{digits}f} ± {self.se:.{digits}f}"
 
     def interval(self, digits: int = 3, signed: bool = False) -> str:
-        """``95% CI 0.234 to 0.300; bootstrap 0.236 to 0.301``, or "" without a spread."""
-        if self.ci95 is None or self.bootstrap95 is None:
+        """``95% CI 0.234 to 0.300; bootstrap 0.236 to 0.301`` (the analytic interval alone
+        above `MAX_BOOTSTRAP_TASKS`), or "" without a spread."""
+        if self.ci95 is None:
             return ""
         spec = f"{'+' if signed else ''}.{digits}f"
 
         def f(x: float) -> str:
             return format(x, spec)
-        return (f"95% CI {f(self.ci95[0])} to {f(self.ci95[1])}; "
-                f"bootstrap {f(self.bootstrap95[0])} to {f(self.bootstrap95[1])}")
+        analytic = f"95% CI {f(self.ci95[0])} to {f(self.ci95[1])}"
+        if self.bootstrap95 is None:
+            return analytic
+        return f"{analytic}; bootstrap {f(self.bootstrap95[0])} to {f(self.bootstrap95[1])}"
 
 
 Clusters = Mapping[Any, Sequence[float]]

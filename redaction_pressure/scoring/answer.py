@@ -68,8 +68,9 @@ ANSWER_CHOICE = ('the last object with a "rules" key: the last fenced block (```
                  'its line, or ends a line as in "Final answer: ```json") that holds a JSON object with a "rules" '
                  'key, unless a {"rules": ...} object with at least one rule is written after that block (fenced any '
                  'other way, or not at all), which is then read; with no such block, the whole reply as JSON, then '
-                 'the last {"rules": ...} object in the text (an object outside a fenced block is looked for only at '
-                 f'the last {MAX_EMBEDDED_TRIES} places where {{"rules": opens)')
+                 'the last {"rules": ...} object in the text (one with no rules only if no earlier one has rules; '
+                 'an object outside a fenced block is looked for only at the last '
+                 f'{MAX_EMBEDDED_TRIES} places where {{"rules": opens)')
 
 # Fenced blocks, read line by line as Markdown reads them (linear in the reply, never
 # a regex that rescans the rest of the text from every opener). A block opens at a line
@@ -410,10 +411,9 @@ class _Search:
             return found, whole
         if self._take(whole):
             return whole, whole
-        for item in _embedded(self.reply):
-            if self._take(item):
-                return item, whole
-        return None, whole
+        taken = [item for item in _embedded(self.reply) if self._take(item)]
+        # the last one, unless it has no rules and an earlier one has some (an aside)
+        return next((item for item in taken if not item.empty), taken[0]) if taken else None, whole
 
 
 def _search(reply: str) -> tuple[_Search, _Decoded | None, _Decoded]:
@@ -442,7 +442,7 @@ def _skipped_later(search: _Search, answer: _Decoded) -> str | None:
             if isinstance(value, dict) and value.get("rules") == [] and answer.value.get("rules"):
                 line = reply.count("\n", 0, start) + 1
                 return (f'a later {{"rules": []}} (line {line}) was passed over: an object with no rules does not '
-                        "replace a fenced answer that has some")
+                        "replace an earlier answer that has some")
             continue
         for block in search.fences:
             if block.start <= start < block.end and block.end > answer.end:

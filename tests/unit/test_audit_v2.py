@@ -297,10 +297,6 @@ class OldArchivesAndRunDirectories(Case):
         self.assertIn("2 × TunnelError: TunnelError says", r.stderr.splitlines()[0])
 
 
-if __name__ == "__main__":
-    unittest.main()
-
-
 class ResumedRuns(Case):
     def test_a_resumed_run_seals_and_verifies(self):
         """New-user walkthrough, 2026-12-03: `vf-eval --resume` gives each invocation its
@@ -325,3 +321,16 @@ class ResumedRuns(Case):
                 ep["run"].update(id="other-id", name="another-run")
         with self.assertRaises(SealRefused):
             fx.seal_run(fx.tampered_run(fx.dev_run(), renamed))
+
+        def pasted(episodes):  # two runs of one name: some tasks twice, under another id
+            extra = json.loads(json.dumps(episodes[:3]))
+            for ep in extra:
+                ep["run"]["id"] = "another-invocation"
+            episodes.extend(extra)
+        with self.assertRaises(SealRefused) as refused:
+            fx.seal_run(fx.tampered_run(fx.dev_run(), pasted))
+        self.assertIn('the traces name 2 different run ids: "another-invocation"', " ".join(refused.exception.reasons))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -132,38 +132,50 @@ class Writing(unittest.TestCase):
 class Overwriting(unittest.TestCase):
     """Red team, 2026-12-03 (second round): ``report --out``, ``compare --html`` and
     ``export --out`` replaced whatever the path named, a run's own traces.jsonl and an
-    archive's manifest included, and an export left a 0644 file 0600."""
+    archive's manifest included, and an export left a 0644 file 0600. A review then
+    found a page-looking prefix trusted and two levels of a run unguarded."""
+
+    PAGE = b'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta name="generator" content="redaction-pressure">\n'
 
     def setUp(self):
         self.tmp = Path(tempfile.mkdtemp(prefix="rp-over-"))
         self.run = self.tmp / "run"
-        self.run.mkdir()
+        (self.run / "configs" / "resolved").mkdir(parents=True)
         (self.run / "traces.jsonl").write_text('{"id": 1}\n')
-        (self.run / "configs").mkdir()
-        (self.run / "configs" / "eval.json").write_text("{}")
+        (self.run / "configs" / "resolved" / "eval.json").write_text("{}")
 
-    def refusal(self, out, force=False):
-        return files.replace_refusal(out, reads=(self.run,), ours=b"<!DOCTYPE html>", force=force, option="--out")
+    def refusal(self, out, force=False, reads=None):
+        from redaction_pressure.cli import _a_page
+        return files.replace_refusal(out, reads=(self.run,) if reads is None else reads, ours=_a_page,
+                                     force=force, option="--out")
 
     def test_what_may_be_replaced(self):
         self.assertIsNone(self.refusal(self.tmp / "new.html"))
         page = self.run / "report.html"
-        page.write_text("<!DOCTYPE html>\n<html>old page</html>")
+        page.write_bytes(self.PAGE + b"old page")
         self.assertIsNone(self.refusal(page))  # a page it wrote, even inside the run
         (self.tmp / "empty").write_text("")
         self.assertIsNone(self.refusal(self.tmp / "empty"))
-        notes = self.tmp / "notes.txt"
-        notes.write_text("mine")
-        self.assertIn("pass --force", self.refusal(notes))
-        self.assertIsNone(self.refusal(notes, force=True))
-        for member in (self.run / "traces.jsonl", self.run / "configs" / "eval.json"):
+        for name, text in (("notes.txt", b"mine"), ("site.html", b"<!DOCTYPE html>\n<html>my own page</html>")):
+            mine = self.tmp / name
+            mine.write_bytes(text)
+            self.assertIn("pass --force", self.refusal(mine))
+            self.assertIsNone(self.refusal(mine, force=True))
+        for member in (self.run / "traces.jsonl", self.run / "configs" / "resolved" / "eval.json",
+                       self.run / "configs" / "resolved" / "new-name.json"):
+            member.write_text("{}") if not member.exists() else None
             for force in (False, True):
                 with self.subTest(member=member.name, force=force):
                     self.assertIn("is a file this command reads", self.refusal(member, force))
         os.link(self.run / "traces.jsonl", self.tmp / "hard")  # the same file by another name
         self.assertIn("is a file this command reads", self.refusal(self.tmp / "hard", True))
+        # a traces file named directly: its archive beside it is read too
+        (self.run / "manifest.toml").write_text("x = 1\n")
+        self.assertIn("is a file this command reads",
+                      self.refusal(self.run / "manifest.toml", True, reads=(self.run / "traces.jsonl",)))
         os.mkfifo(self.tmp / "fifo")  # never opened for reading (that would block)
         self.assertIn("pass --force", self.refusal(self.tmp / "fifo"))
+        self.assertIn("is a directory", self.refusal(self.tmp, True))
 
     def test_the_commands_refuse_and_lose_nothing(self):
         from tests.support.util import cli
@@ -186,6 +198,9 @@ class Overwriting(unittest.TestCase):
         os.umask(umask)
         self.assertEqual(stat.S_IMODE(out.stat().st_mode), 0o644 & ~umask)
         self.assertEqual(cli("export", "-n", "1", "--out", str(out))[0], 0)  # its own export: replaced
+        chat = self.tmp / "chat.jsonl"  # someone else's chat JSONL: same opening, other keys
+        chat.write_text('{"messages":[{"role": "user", "content": "hi"}]}\n')
+        self.assertIn("pass --force", cli("export", "-n", "1", "--out", str(chat))[2])
 
 
 class ScanWorkerEnvironment(unittest.TestCase):

@@ -101,11 +101,11 @@ ROOT = Path(__file__).resolve().parents[2]
 # a traceback local once per frame, 64-column key blocks; the system prompt says a
 # {"rules": []} after a fenced answer does not replace it.
 GOLDEN = {
-    ("dev", 0): "2b36558eb4ff0604fe50ec5c53f6bdbd3bcb8e1bbde76180fd99579633097382",
-    ("dev", 31): "f4dccf490cd3c2d4b9349e45f65aa894181619c891a9fcce976f943c169224fc",
-    ("dev", 63): "115b778577704188e9a8034c21b9cbd88795d99572fe2ae4c6a6c272663301e8",
-    ("train", 0): "abf5edec58b646089410fcea6743bdb53d9a3f50b945f0cef2581165a95b79c3",
-    ("train", 123456): "fa3dcb79c011d890d29f1563be9e733a1d809fa8056544a8fbd3da0fa263e71b",
+    ("dev", 0): "23684cd13ae21c19153ba715fbf09b8e66892c126fa17c0c0edcdc04653e9bef",
+    ("dev", 31): "cb048d6bb13c2bebc69876425307d63efd836e4a595729a128d1565de03b702f",
+    ("dev", 63): "cf844d03a78c25f9a6e8ed7175ef628e12be1141a8a4559287f351858cfcc1a4",
+    ("train", 0): "ca22af309ecbd020c375012f08432a039fd23bddcb3a87851965f30e2e1e41db",
+    ("train", 123456): "5d11e023590c9ac8fa6fa8a37cccc9162767fbb9a4b700b6d9b57ec0067e5d3a",
 }
 
 
@@ -117,14 +117,14 @@ GOLDEN = {
 # placeholder_kinds kinds, each drawn once and shown beside a real secret of its format;
 # those formats' credentials never look like placeholders and their oracle leaves them.
 GOLDEN_LEVELS = {
-    (2, "dev", 0): "c8fd7220b1af16ce8c735207c84c7faa42879a03b5b03b772c03f09da878fb8a",
-    (2, "train", 77): "d41f703da1d4b12f1c681dd8e41f994bf587c9b6e851f5ba95f896d66aeedaff",
-    (3, "dev", 0): "33ff4bd6c2cde0123f0dd475b9fe99da3fe4c24b933ef310996d95fea15d693b",
-    (3, "train", 77): "9200752b63ec29a01f9b4f97bc220e68d22f3da13826bd7fcc48b78d40b87f3a",
-    (4, "dev", 0): "16529b68c45f0b8d07348c8880238e1aef06e46c6884a352a15eed57ff004f85",
-    (4, "train", 77): "0181199734cc0d6b512eb0c597a866c9d3223b3de26d4dd20bcfb6143c7a17f7",
-    (5, "dev", 0): "7f6e8985117b3b353e183738d36448fd9591ec21fa69d80451ba46ea5eda5176",
-    (5, "train", 77): "bff0ab0e17789c3cd42f8a6f100b7ae1a563c61d89dc332f086178d19675ba8e",
+    (2, "dev", 0): "d96e26699d7d5354ee959bac8a7cd0bde4a73bb5c038edd1a69d98e3a237b297",
+    (2, "train", 77): "0f62c6eb61d30e07612369161082499eff4cfe8214b97e1da12e5d62faa7bebb",
+    (3, "dev", 0): "f4a349f9c0ae2db409d66d0e58fec88fa92e8ab7e53aed627e7625124e5f631c",
+    (3, "train", 77): "ae6396066aa3a5c846da2da957622e9b2adc1b87b084eb15dbe4aabc5682c326",
+    (4, "dev", 0): "b27eb2cbb6228f19bd0717736e80ed5239a2ed0459137ac2dec9d11498435edc",
+    (4, "train", 77): "5f9bd3bb83ac9b2e9e6c67c37e60fc6387719ea354513c0eeaeb034fc6febfd2",
+    (5, "dev", 0): "c1c8e220e6c8e769420b712d18583d879a3cf23100e178f268017f238edcfb44",
+    (5, "train", 77): "7ceb0cca831adefc9ee9833606999532cc6c0d6509d1ce458f949de4351f8e74",
 }
 
 

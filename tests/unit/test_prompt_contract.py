@@ -485,13 +485,16 @@ class NoFalseZeros(unittest.TestCase):
         answer with none; the system prompt says so, and a note names the aside."""
         from redaction_pressure.scoring.answer import ANSWER_CHOICE, reply_notes
         self.assertIn("with at least one rule is written after that block", ANSWER_CHOICE)
+        self.assertIn("one with no rules only if no earlier one has rules", ANSWER_CHOICE)
         answer = "```json\n" + reply([("ghp_[A-Za-z0-9]{36}", "[REDACTED]")]) + "\n```\n"
         for aside in ('(With no secrets it would be {"rules": []}.)', '{"rules": [ ]}', '~~~\n{"rules": []}\n~~~'):
             text = answer + aside
             with self.subTest(aside=aside):
                 self.assertEqual([r.pattern for r in parse_reply(text)[0]], ["ghp_[A-Za-z0-9]{36}"])
                 (note,) = reply_notes(text)
-                self.assertIn('was passed over: an object with no rules does not replace a fenced answer', note)
+                self.assertIn('was passed over: an object with no rules does not replace an earlier answer', note)
+        unfenced = 'Answer: ' + reply([("ghp_[A-Za-z0-9]{36}", "[REDACTED]")]) + '\n(or {"rules": []} with none)'
+        self.assertEqual([r.pattern for r in parse_reply(unfenced)[0]], ["ghp_[A-Za-z0-9]{36}"])  # unfenced too
         empty = "```json\n" + reply([]) + "\n```\n"
         self.assertEqual(parse_reply(empty + '{"rules": []}'), ([], []))  # empty after empty: read, still empty
 

@@ -174,6 +174,7 @@ class Bootstrap(unittest.TestCase):
         self.assertIsNone(e.bootstrap95)
         self.assertIsNotNone(e.ci95)
         self.assertNotIn("bootstrap95", e.as_dict())
+        self.assertRegex(e.interval(), r"^95% CI 0\.\d{3} to 0\.\d{3}$")  # the analytic interval, shown alone
 
     def test_pinned_bits(self):
         for (tasks, rollouts), want in GOLDEN.items():

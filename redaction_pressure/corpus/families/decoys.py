@@ -29,6 +29,7 @@ from .base import (
     public_key,
     rbytes,
     ssh_ed25519_public,
+    uuid4_text,
     whole,
     wrap,
 )
@@ -311,7 +312,7 @@ DECOYS: tuple[Family, ...] = (
             "Commit SHAs and sha256: content digests are public content addresses: high "
             "entropy, lowercase hex, and harmless."),
     _family("uuid_request_id", KV, ("request_id", "trace_id", "correlation_id"),
-            lambda r, v: whole("-".join(r.chars(HEX, n) for n in (8, 4, 4, 4, 12))),
+            lambda r, v: whole(uuid4_text(r)),
             "Request and trace ids are random UUIDs logged to correlate events; they grant nothing."),
     _family("placeholder_value", KV, ("password", "api_key", "secret", "token", "client_secret"),
             lambda r, v: whole(r.choice(("<YOUR_API_KEY>", "${DB_PASSWORD}", "changeme", "REPLACE_ME",

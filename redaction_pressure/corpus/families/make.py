@@ -510,7 +510,8 @@ def generic(r: Rng, v: str) -> Fragment:
             if "/" in value or "+" in value or value.endswith("="):
                 return whole(value)
     if variant == "uuid":
-        return whole("-".join(random_body(r, HEX, n) for n in (8, 4, 4, 4, 12)))
+        return whole(f"{random_body(r, HEX, 8)}-{random_body(r, HEX, 4)}-4{random_body(r, HEX, 3)}-"
+                     f"{r.choice('89ab')}{random_body(r, HEX, 3)}-{random_body(r, HEX, 12)}")  # version 4
     if variant == "alnum":
         return whole(random_body(r, ALNUM, r.between(20, 40)))
     return whole(r.choice(ALNUM) + random_body(r, ALNUM + "_-.+!#%", r.between(14, 30)) + r.choice(ALNUM))

@@ -4,8 +4,8 @@ An RSA private key must hold real primes p and q (OpenSSL's RSA_check_key, which
 `cryptography` runs on loading, tests them), but finding a 1024-bit prime in Python
 takes tens of milliseconds, far more than a whole task may cost to build. So every
 RSA key and modulus of the corpus is the product of two distinct primes of this pool,
-picked with the record's `Rng` (`POOL_SIZE` primes give ``POOL_SIZE * (POOL_SIZE - 1)``
-ordered pairs, that is distinct keys).
+picked with the record's `Rng` (`POOL_SIZE` primes give ``POOL_SIZE * (POOL_SIZE - 1) / 2``
+distinct moduli, 8,128 for 128: keys recur across the corpus, which a regex cannot tell).
 
 How the table was made: ``generate_pool()`` below, run once (``python -m
 redaction_pressure.corpus.families.primes`` prints the table). It draws from
