@@ -97,7 +97,9 @@ class Export(unittest.TestCase):
 
     def test_a_failed_export_keeps_the_old_file(self):
         path = self.dir / "kept.jsonl"
-        path.write_bytes(b'{"messages":[{"role": "system", "content": "the previous export"}]}\n')
+        previous = (b'{"messages": [{"role": "system", "content": "the previous export"}], "split": "dev", '
+                    b'"index": 0, "level": 1, "key": "k", "reward": 1.0}\n')
+        path.write_bytes(previous)
         from redaction_pressure import export as module
 
         real = module.example
@@ -111,7 +113,7 @@ class Export(unittest.TestCase):
             code, _, err = cli("export", "--split", "dev", "-n", "6", "--jobs", "1", "--out", str(path))
         self.assertEqual(code, 1)
         self.assertEqual(err.strip().splitlines()[-1], "redaction-pressure: error: dev-000003: scoring ran out of time")
-        self.assertEqual(path.read_bytes(), b'{"messages":[{"role": "system", "content": "the previous export"}]}\n')
+        self.assertEqual(path.read_bytes(), previous)
         self.assertEqual(sorted(p.name for p in self.dir.iterdir() if "kept" in p.name), ["kept.jsonl"])
 
     def test_usage_errors_are_one_line(self):
