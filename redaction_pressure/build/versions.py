@@ -60,8 +60,11 @@ CORPUS_VERSION = "corpus-v9"
 # held-out record and six or seven quiet files, level 3 one to three vendor secrets and
 # five to seven decoys).
 # v9: corpus-v9, environment 0.15.0 (records of every level survive the real tools;
-# level 4 draws one or two vendor secrets of the catalogue, as level 5 does: on the
-# reseeded streams the best constant reply scored 0.430 at level 4 against 0.426 at 3).
+# level 4 draws one or two vendor secrets of the catalogue, as level 5 does, ten or
+# eleven quiet files, and levels 4-5 eight to eleven decoys per held-out record: on the
+# reseeded streams the best constant reply scored 0.430 at level 4 against 0.426 at 3,
+# and 0.428 with the first change alone; a wide reply's precision rises with level 4's
+# key blocks and encoded secrets, which are long).
 LEVELS_VERSION = "levels-v9"
 REWARD_SCHEMA_VERSION = "reward-v1"
 ANSWER_SCHEMA_VERSION = "answer-v2"

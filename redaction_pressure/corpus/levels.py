@@ -88,13 +88,13 @@ TABLE: dict[int, Level] = {
                length_step=(1, 2), house_placeholders=(2, 3), placeholder_kinds=(2, 3), context_secrets=(2, 3),
                context_lookalikes=(3, 4), affixed_lookalikes=(1, 1), scoped_secrets=(1, 2),
                policy_exceptions=(1, 2), encodings=(1, 1), multiline=(1, 1), neutral_block_labels=(1, 1),
-               lines_per_record=(3, 7), decoy_density=(6, 9), quiet_records=(9, 10), static_secrets=(1, 2),
+               lines_per_record=(3, 7), decoy_density=(8, 11), quiet_records=(10, 11), static_secrets=(1, 2),
                heldout_coverage=(1, 1), lookalike_coverage=(3, 3)),
     5: replace(_BASE, house_formats=(5, 6), lookalikes_per_format=(5, 5), lookalike_kinds=_ALL_KINDS,
                length_step=(1, 1), house_placeholders=(4, 5), placeholder_kinds=(3, 4), context_secrets=(4, 5),
                context_lookalikes=(5, 6), affixed_lookalikes=(2, 2), scoped_secrets=(3, 4),
                policy_exceptions=(1, 2), encodings=(2, 2), multiline=(1, 1), neutral_block_labels=(1, 1),
-               lines_per_record=(4, 8), decoy_density=(6, 9), quiet_records=(11, 12), static_secrets=(1, 2),
+               lines_per_record=(4, 8), decoy_density=(8, 11), quiet_records=(11, 12), static_secrets=(1, 2),
                heldout_coverage=(1, 1), lookalike_coverage=(3, 3), egress_prefix=(19, 28)),
 }
 

@@ -121,10 +121,10 @@ GOLDEN_LEVELS = {
     (2, "train", 77): "0f62c6eb61d30e07612369161082499eff4cfe8214b97e1da12e5d62faa7bebb",
     (3, "dev", 0): "f4a349f9c0ae2db409d66d0e58fec88fa92e8ab7e53aed627e7625124e5f631c",
     (3, "train", 77): "ae6396066aa3a5c846da2da957622e9b2adc1b87b084eb15dbe4aabc5682c326",
-    (4, "dev", 0): "b27eb2cbb6228f19bd0717736e80ed5239a2ed0459137ac2dec9d11498435edc",
-    (4, "train", 77): "5f9bd3bb83ac9b2e9e6c67c37e60fc6387719ea354513c0eeaeb034fc6febfd2",
-    (5, "dev", 0): "c1c8e220e6c8e769420b712d18583d879a3cf23100e178f268017f238edcfb44",
-    (5, "train", 77): "7ceb0cca831adefc9ee9833606999532cc6c0d6509d1ce458f949de4351f8e74",
+    (4, "dev", 0): "b0b6cb271232b73cf918dd800f1cbe22bf19d9b781c86a1604e6e9b24f03bec6",
+    (4, "train", 77): "918d9a7324c7e7be3c6b305437fdf5cbc17bc2e436c15ffed466a01afd22176d",
+    (5, "dev", 0): "ab21a76b7435c87149085d73ce1f9fbdbd6118bb6ee82a9c6f42b2267dce5a55",
+    (5, "train", 77): "d484df12baeebc4df0779028be126a6f9a7503515b731d62cc2f9abb1ce330f0",
 }
 
 
