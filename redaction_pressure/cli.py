@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import tempfile
 import time
@@ -403,8 +404,12 @@ _GENERATOR = b'<meta name="generator" content="redaction-pressure">'
 _EXPORT_KEYS = frozenset({"messages", "split", "index", "level", "key", "reward"})
 
 
+_OLDER_PAGE = re.compile(rb"<title>redaction-pressure (?:report|comparison) \xe2\x80\x94 ")  # before the tag
+
+
 def _a_page(head: bytes) -> bool:
-    return head.startswith(b"<!DOCTYPE html>") and _GENERATOR in head[:1024]
+    return head.startswith(b"<!DOCTYPE html>") and (_GENERATOR in head[:1024]
+                                                     or _OLDER_PAGE.search(head[:1024]) is not None)
 
 
 def _an_export(head: bytes) -> bool:

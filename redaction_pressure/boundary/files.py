@@ -184,9 +184,9 @@ def replace_refusal(out: Path, *, reads: tuple[Path, ...] = (), ours: Callable[[
     """Why writing ``out`` would lose a file, or None. What this command writes (a file
     whose first bytes ``ours`` accepts: a page that names this generator, an export
     line) or an empty file is replaced; any other existing file only with ``force``;
-    and never a file this command reads: an input file (by device and inode), a file
-    anywhere under an input directory (by path), or, for an input file, anything
-    beside it (a traces file's archive: its manifest and envelope). Red team,
+    and never a file this command reads: an input file (by device and inode), or a
+    member of the run or archive an input is or sits in (its traces, manifest and
+    envelope, anything under its configs/), by path or by inode. Red team,
     2026-12-03: ``report --out`` and ``export --out`` replaced a run's own traces."""
     try:
         st = os.lstat(out)
@@ -212,34 +212,37 @@ def replace_refusal(out: Path, *, reads: tuple[Path, ...] = (), ours: Callable[[
     return f"{option} {out} exists and is not a file this command wrote; pass --force to replace it"
 
 
-_MAX_LISTED = 4096  # entries of an input directory compared with an output by inode
 _HEAD_BYTES = 1 << 22  # what `ours` sees of an existing output: a page's head, an export's first line
 
 
+# What a run or an archive holds that a reader reads (or `vf-eval --resume` needs): an
+# output never replaces one, whatever --force says. Other files in a run (a page, the
+# user's notes) are the user's to replace with --force.
+_READ_MEMBERS = ("traces.jsonl", "manifest.toml", "manifest.dsse.json")
+
+
 def _read_by(out: Path, st: os.stat_result, reads: tuple[Path, ...]) -> bool:
-    """Whether the existing file ``out`` (its lstat ``st``) is, or sits in, what a
-    command reading ``reads`` reads."""
+    """Whether the existing file ``out`` (its lstat ``st``) is what a command reading
+    ``reads`` reads: an input file itself (by inode), or a member of the run or archive
+    an input is or sits in (by path, a run's configs/ included, or by inode)."""
     where = Path(os.path.realpath(out.parent)) / out.name
     for path in reads:
         try:
             info = os.stat(path)
         except OSError:
             continue
-        if stat.S_ISDIR(info.st_mode):
-            if where.is_relative_to(os.path.realpath(path)):
+        if not stat.S_ISDIR(info.st_mode) and (info.st_dev, info.st_ino) == (st.st_dev, st.st_ino):
+            return True
+        base = Path(os.path.realpath(path if stat.S_ISDIR(info.st_mode) else Path(path).parent))
+        if where.is_relative_to(base):
+            rel = where.relative_to(base).parts
+            if rel[0] == "configs" or (len(rel) == 1 and rel[0] in _READ_MEMBERS):
                 return True
-            # the directory's own files by another name (a hard link), as far as a run holds files
-            with contextlib.suppress(OSError), os.scandir(path) as entries:
-                for _, entry in zip(range(_MAX_LISTED), entries, strict=False):
-                    with contextlib.suppress(OSError):
-                        found = entry.stat(follow_symlinks=False)
-                        if stat.S_ISREG(found.st_mode) and (found.st_dev, found.st_ino) == (st.st_dev, st.st_ino):
-                            return True
-        else:
-            if (info.st_dev, info.st_ino) == (st.st_dev, st.st_ino):
-                return True
-            if where.parent == Path(os.path.realpath(Path(path).parent)):
-                return True
+        for member in (*_READ_MEMBERS, "configs/resolved/eval.json"):
+            with contextlib.suppress(OSError):
+                found = os.stat(base / member)
+                if (found.st_dev, found.st_ino) == (st.st_dev, st.st_ino):
+                    return True
     return False
 
 

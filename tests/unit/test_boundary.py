@@ -161,6 +161,17 @@ class Overwriting(unittest.TestCase):
             mine.write_bytes(text)
             self.assertIn("pass --force", self.refusal(mine))
             self.assertIsNone(self.refusal(mine, force=True))
+        # an earlier version's page (no generator tag; its title says what wrote it)
+        older = self.run / "older.html"
+        older.write_bytes(b'<!DOCTYPE html>\n<html lang="en">\n<head>\n<title>redaction-pressure report \xe2\x80\x94 x'
+                          b'</title>')
+        self.assertIsNone(self.refusal(older))
+        # the user's own file in the run: theirs to replace with --force (the review of
+        # 8f25d00 found it refused even so, with a message saying the report read it)
+        notes = self.run / "notes.txt"
+        notes.write_text("mine")
+        self.assertIn("pass --force", self.refusal(notes))
+        self.assertIsNone(self.refusal(notes, force=True))
         for member in (self.run / "traces.jsonl", self.run / "configs" / "resolved" / "eval.json",
                        self.run / "configs" / "resolved" / "new-name.json"):
             member.write_text("{}") if not member.exists() else None
