@@ -286,6 +286,10 @@ def oid(dotted: str) -> bytes:
     return der(0x06, bytes(out))
 
 
+def pem_text(label: str, der_bytes: bytes, width: int = 64) -> str:
+    return f"-----BEGIN {label}-----\n{wrap(b64(der_bytes), width)}\n-----END {label}-----"
+
+
 def big(r: Rng, nbytes: int) -> bytes:
     """A random integer of exactly ``nbytes`` bytes (top bit set, like a key modulus)."""
     raw = bytearray(rbytes(r, nbytes))
@@ -320,10 +324,6 @@ _P256_ORDER = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
 PublicKey = rsa.RSAPublicKey | ec.EllipticCurvePublicKey | Ed25519PublicKey
 
 
-def _int_der(n: int) -> bytes:
-    return der(0x02, n.to_bytes(n.bit_length() // 8 + 1, "big"))  # positive: a 0 byte when the top bit is set
-
-
 def rsa_private_der(r: Rng) -> bytes:
     """A PKCS#1 RSAPrivateKey (2048 bits, e = 65537) of two distinct primes of the pool,
     d = e^-1 mod lcm(p-1, q-1) and its CRT values, in DER: the bytes OpenSSL writes for
@@ -331,7 +331,7 @@ def rsa_private_der(r: Rng) -> bytes:
     here because making an OpenSSL key object for them costs twice as much."""
     p, q = pick_pair(r)
     d = rsa.rsa_recover_private_exponent(RSA_E, p, q)
-    return seq(*(_int_der(x) for x in (0, p * q, RSA_E, d, p, q, d % (p - 1), d % (q - 1), pow(q, -1, p))))
+    return seq(*(small_int(x) for x in (0, p * q, RSA_E, d, p, q, d % (p - 1), d % (q - 1), pow(q, -1, p))))
 
 
 def ec_p256_key(r: Rng) -> ec.EllipticCurvePrivateKey:

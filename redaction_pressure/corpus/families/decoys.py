@@ -24,6 +24,7 @@ from .base import (
     b64,
     bech32,
     certificate_der,
+    pem_text,
     pick,
     public_der,
     public_key,
@@ -31,16 +32,11 @@ from .base import (
     ssh_ed25519_public,
     uuid4_text,
     whole,
-    wrap,
 )
 from .examples import EXAMPLES, NEGATIVES
 
 KV, BLOCK, SHELL, K8S = frozenset({"kv"}), frozenset({"block"}), frozenset({"shell"}), frozenset({"k8s"})
 NPMRC, PYPIRC = frozenset({"npmrc"}), frozenset({"pypirc"})
-
-
-def _pem(label: str, der_bytes: bytes) -> str:
-    return f"-----BEGIN {label}-----\n{wrap(b64(der_bytes), 64)}\n-----END {label}-----"
 
 
 PUBLIC_PEM_LABELS = ("PUBLIC KEY", "CERTIFICATE", "RSA PUBLIC KEY")
@@ -51,10 +47,10 @@ def _public_key_material(r: Rng, v: str) -> Fragment:
     for RSA PUBLIC KEY) or certificate, whose body is DER like a private key's."""
     label = r.choice(PUBLIC_PEM_LABELS)
     if label == "CERTIFICATE":
-        return whole(_pem(label, certificate_der(r)))
+        return whole(pem_text(label, certificate_der(r)))
     if label == "RSA PUBLIC KEY":
-        return whole(_pem(label, public_der(public_key(r, "rsa"), pkcs1=True)))
-    return whole(_pem(label, public_der(public_key(r, r.choice(PUBLIC_KEY_KINDS)))))
+        return whole(pem_text(label, public_der(public_key(r, "rsa"), pkcs1=True)))
+    return whole(pem_text(label, public_der(public_key(r, r.choice(PUBLIC_KEY_KINDS)))))
 
 
 def _keyword_setting(r: Rng, v: str) -> Fragment:
@@ -260,7 +256,7 @@ def _family(name: str, contexts: frozenset[str], keys: tuple[str, ...], make: Ma
 def _k8s_config(r: Rng, v: str) -> Fragment:
     key = r.choice(("username", "host", "port", "database", "ca.crt"))
     if key == "ca.crt":
-        raw = _pem("CERTIFICATE", certificate_der(r, r.choice(("ca", "ec", "ed25519")))) + "\n"
+        raw = pem_text("CERTIFICATE", certificate_der(r, r.choice(("ca", "ec", "ed25519")))) + "\n"
     else:
         raw = {"username": r.choice(USERS), "host": r.choice(HOSTS), "port": r.choice(("5432", "3306", "6379")),
                "database": r.choice(("orders", "app", "analytics"))}[key]

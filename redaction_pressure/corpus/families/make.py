@@ -35,6 +35,7 @@ from .base import (
     inner,
     macaroon_v2,
     oid,
+    pem_text,
     pick,
     random_body,
     rbytes,
@@ -64,13 +65,9 @@ def gcp_api_key(r: Rng, v: str) -> Fragment:
     return whole("AIzaSy" + random_body(r, B64URL, 33))
 
 
-def _pkcs1_rsa(r: Rng) -> bytes:
-    return rsa_private_der(r)
-
-
 def _pkcs8_rsa(r: Rng) -> bytes:
     return seq(small_int(0), seq(oid("1.2.840.113549.1.1.1"), der(0x05, b"")),
-               der(0x04, _pkcs1_rsa(r)))
+               der(0x04, rsa_private_der(r)))
 
 
 def _ec_p256(r: Rng) -> bytes:
@@ -112,13 +109,9 @@ def _pgp_secret_packet(r: Rng) -> bytes:
 
 
 PEM_VARIANTS = ("rsa", "pkcs8", "ec", "openssh", "encrypted", "dsa", "pgp")
-_PEM = {"rsa": ("RSA PRIVATE KEY", _pkcs1_rsa, 64), "pkcs8": ("PRIVATE KEY", _pkcs8_rsa, 64),
+_PEM = {"rsa": ("RSA PRIVATE KEY", rsa_private_der, 64), "pkcs8": ("PRIVATE KEY", _pkcs8_rsa, 64),
         "ec": ("EC PRIVATE KEY", _ec_p256, 64), "openssh": ("OPENSSH PRIVATE KEY", _openssh_ed25519, 70),
         "encrypted": ("ENCRYPTED PRIVATE KEY", _encrypted_pkcs8, 64), "dsa": ("DSA PRIVATE KEY", _dsa, 64)}
-
-
-def pem_text(label: str, der_bytes: bytes, width: int = 64) -> str:
-    return f"-----BEGIN {label}-----\n{wrap(b64(der_bytes), width)}\n-----END {label}-----"
 
 
 def private_pem(r: Rng, v: str) -> Fragment:
