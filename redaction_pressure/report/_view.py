@@ -327,10 +327,21 @@ def _episodes(traces: list[JSON], full_text: bool, jobs: int, allowance: Allowan
         return list(pool.map(_episode_job, work, chunksize=max(1, len(work) // (4 * jobs))))
 
 
+def family_class(n: int) -> str:
+    """The ``n``-th family's class: an upper-case letter, then ``n // 26`` in base 36
+    when not 0 (the commonest 26 families get one character, the next 910 two; no other
+    class on the page has an upper-case letter)."""
+    digits, high = "", n // 26
+    while high:
+        high, d = divmod(high, 36)
+        digits = "0123456789abcdefghijklmnopqrstuvwxyz"[d] + digits
+    return chr(65 + n % 26) + digits
+
+
 def _family_classes(episodes: list[JSON]) -> list[JSON]:
     """Numbers the families that the marks shown name (the most marked first, so the
-    commonest get the shortest class) and puts the number in place of the family in
-    every run shown: the page names a family once, in its CSS (``.f<number>``), and a
+    commonest get the shortest class) and puts its class in place of the family in
+    every run shown: the page names a family once, in its CSS (`family_class`), and a
     mark's hover text (what happened, to which family) comes from its two classes.
     Returns [{"id", "name"}] in id order; names are made printable."""
     shown: list[list[_marks.Segment]] = []
@@ -338,7 +349,7 @@ def _family_classes(episodes: list[JSON]) -> list[JSON]:
         for rec in e["records"]:
             shown += [rec["segs"]] if rec["lines"] is None else [segs for _, segs in rec["lines"]]
     counts = Counter(f for segs in shown for _, _, f in segs if f)
-    ids = {f: str(i) for i, (f, _) in enumerate(sorted(counts.items(), key=lambda fc: (-fc[1], fc[0])))}
+    ids = {f: family_class(i) for i, (f, _) in enumerate(sorted(counts.items(), key=lambda fc: (-fc[1], fc[0])))}
     for segs in shown:
         segs[:] = [(c, t, ids[f] if f else "") for c, t, f in segs]
     return [{"id": i, "name": printable(f)} for f, i in ids.items()]

@@ -71,11 +71,12 @@ def css_unescape(body: str) -> str:
 
 class Hover:
     """What a mark shows on hover, read from the page's CSS as a browser reads it: the
-    mark class's ``::after`` content, with ``var(--f)`` the family its ``.f<n>`` class
-    names."""
+    mark class's ``::after`` content, with ``var(--f)`` the family its family class
+    (``.A``, ``.B1``) names."""
 
     def __init__(self, css: str):
-        self.families = {m[1]: css_unescape(m[2]) for m in re.finditer(r'\.f(\d+)\{--f:"((?:[^"\\]|\\.)*)"\}', css)}
+        family_rule = r'\.([A-Z][0-9a-z]*)\{--f:"((?:[^"\\]|\\.)*)"\}'
+        self.families = {m[1]: css_unescape(m[2]) for m in re.finditer(family_rule, css)}
         self.contents = {m[1]: m[2] for m in re.finditer(r"pre \.(\w)::after\{content:([^;}]+)\}", css)}
         # a kept decoy is any <u> but a leak's: "pre u:not(.l)::after"
         # A kept decoy is any <u> in a <pre> but a leak's: only that rule gives its hover
@@ -83,12 +84,15 @@ class Hover:
         # must draw the dotted underline the legend shows.
         kept = re.search(r"pre u:not\(\.l\)::after\{content:([^;}]+)\}", css)
         self.contents["k"] = kept[1] if kept else None
+        # A removed secret is any <s> in a <pre> without another kind's class.
+        removed = re.search(r"pre s::after\{content:([^;}]+)\}", css)
+        self.contents["r"] = removed[1] if removed else None
         dotted = r"(?:^|[\n,}])[^{}]*pre u:not\(\.l\)[^{}]*\{[^}]*border-bottom:2px dotted"
         self.kept_dotted = re.search(dotted, css) is not None
 
     def text(self, classes: str) -> str | None:
         kind, *rest = classes.split()
-        family = [self.families.get(c[1:]) for c in rest if re.fullmatch(r"f\d+", c)]
+        family = [self.families.get(c) for c in rest if re.fullmatch(r"[A-Z][0-9a-z]*", c)]
         content = self.contents.get(kind)
         if content is None or len(family) > 1 or (family and family[0] is None):
             return None
@@ -101,6 +105,12 @@ class Hover:
             else:
                 out.append(css_unescape(string))
         return "".join(out)
+
+
+# The end tags HTML makes optional that the page leaves out: an open <td> or <th> ends
+# at the next cell, row or the table's end, an open <tr> at the next row or the table's end.
+_CLOSED_BY = {"td": ("td", "th"), "th": ("td", "th"), "tr": ("td", "th", "tr")}
+_CLOSED_BY_END = {"tr": ("td", "th"), "table": ("td", "th", "tr")}
 
 
 class Page(HTMLParser):
@@ -133,6 +143,8 @@ class Page(HTMLParser):
         self.tags.append((tag, a))
         if tag in VOID:
             return
+        while self.stack and self.stack[-1] in _CLOSED_BY.get(tag, ()):
+            self.stack.pop()  # an end tag HTML lets a page leave out (a rules table's)
         self.stack.append(tag)
         if tag == "section" and "ep" in (a.get("class") or "").split():
             self._episode = a["id"]
@@ -145,6 +157,8 @@ class Page(HTMLParser):
             classes = a["class"]
             if tag == "u" and "l" not in classes.split():
                 classes = "k " + classes  # as the CSS reads it: u:not(.l) is a kept decoy
+            if tag == "s" and not {"p", "d", "c"} & set(classes.split()):
+                classes = "r " + classes  # as the CSS reads it: any other <s> is a removed secret
             self._mark = [classes, ""]
             self._pre["at"].append(len(self._pre["text"]))
 
@@ -154,6 +168,8 @@ class Page(HTMLParser):
     def handle_endtag(self, tag):
         if tag in VOID:
             return
+        while self.stack and self.stack[-1] in _CLOSED_BY_END.get(tag, ()):
+            self.stack.pop()
         if not self.stack or self.stack[-1] != tag:
             self.errors.append(f"</{tag}> closes <{self.stack[-1] if self.stack else None}>")
             return
@@ -351,7 +367,7 @@ class PageContent(ReportTestCase):
         self.assertIn("INVALID", invalid)
         # Rules are numbered from 1, as every message a person reads counts them.
         html = text_of(self.render(self.mixed_run)[0], "ep-1")
-        self.assertEqual(re.findall(r"<tr><td>(\d+)</td><td>", html), [str(i) for i in range(1, len(rules) + 1)])
+        self.assertEqual(re.findall(r"<tr><td>(\d+)<td>", html), [str(i) for i in range(1, len(rules) + 1)])
 
     def test_rules_shared_by_episodes_are_listed_once(self):
         """The baseline sends the same rules to every task: the first episode lists them,
@@ -369,7 +385,7 @@ class PageContent(ReportTestCase):
             self.assertEqual(sum(counts), score_completion(task, reply).matches)
         self.assertIn('<table class="rules">', first)
         self.assertIn("#eps .ep:target{display:block!important}", "".join(page.styles))  # linked from under a filter
-        self.assertIn('<th>errors</th>', text_of(text, "ep-7"))  # the invalid rule's table, in full
+        self.assertIn('<th>errors<tr>', text_of(text, "ep-7"))  # the invalid rule's table, in full
         self.assertIn("invalid_regex", "".join(page.episodes["ep-7"]))
 
     def test_summaries_by_class_with_uncertainty_names_in_the_episodes(self):

@@ -578,9 +578,11 @@ class UnauthenticatedInputIsCheap(VerifyCase):
         envelope = self.read_envelope(archive)
         envelope["payload"] = base64.b64encode(b"x" * (12 << 20)).decode()
         self.write_envelope(archive, envelope)
-        start = time.perf_counter()
+        # CPU time, not wall: a shared machine's load stretched the wall time of a linear
+        # check past the bound (1.3 s, in a suite run beside other jobs).
+        start = time.process_time()
         report = self.verify(archive)
-        self.assertLess(time.perf_counter() - start, 1.0)
+        self.assertLess(time.process_time() - start, 1.0)
         self.assertCheck(report, "signature", FAILED, "does not verify under the pinned key")
 
     def test_lone_surrogate_payload_type(self):
