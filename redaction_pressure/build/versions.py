@@ -1,7 +1,12 @@
 """Version strings that name behaviour. Bump one whenever its behaviour changes, in
 the same commit that updates the golden fingerprints in tests/unit/test_corpus.py."""
 
-ENVIRONMENT_VERSION = "0.15.0"
+ENVIRONMENT_VERSION = "0.16.0"
+# 0.16.0 (corpus-v10, levels-v9; streams drawn as in corpus-v9, `STREAM_DRAWS`): a PGP
+# private key block is a whole transferable secret key gpg imports (a user ID and its
+# Ed25519 self-signature), not a packet of random bytes gpg listed and refused. No dev
+# task of any level holds one, so every dev figure of 0.15.0 holds. Report pages are
+# smaller (a 64-episode page under 1 MB again).
 # 0.15.0 (corpus-v9, levels-v9; every stream reseeded by the version): records survive
 # the real tools, as an independent check with them found they did not. Private keys
 # load (RSA of two primes of a fixed pool, EC from a drawn scalar); public keys and
@@ -35,7 +40,13 @@ ENVIRONMENT_VERSION = "0.15.0"
 # drawn once per stream, so the value a stream tests is the one it shows (corpus-v6 drew
 # it per record: Stripe's sample secret key was tested in streams that showed only its
 # publishable sample, and induce and a model reply both removed it).
-CORPUS_VERSION = "corpus-v9"
+CORPUS_VERSION = "corpus-v10"
+# The label every stream's draws are seeded under (corpus/stream.py). Until corpus-v9 it
+# was the corpus version, so every bump reseeded every stream and moved every figure;
+# corpus-v10 changed how one value is written (PGP blocks), not what is drawn where, so
+# it keeps corpus-v9's draws: only tasks holding a PGP block differ. A corpus version
+# that changes the draws moves this label with it.
+STREAM_DRAWS = "corpus-v9"
 # The tasks of levels 2-5 within the corpus version: bumped whenever a higher level's
 # tasks change while level 1 stays byte-identical (the corpus version seeds every
 # stream, so bumping it would move level 1 too). Part of a higher level's durable key.

@@ -22,7 +22,7 @@ from typing import Any
 
 import regex
 
-from ..build.versions import CORPUS_VERSION
+from ..build.versions import STREAM_DRAWS
 from ..scoring.alternation import alternate
 from ..scoring.answer import MAX_RULES
 from ..scoring.pattern_guard import compile_trusted
@@ -525,7 +525,7 @@ def build_stream(seed: int, n_shown: int, n_eval: int, level: int = 1) -> Stream
         raise ValueError(f"level must be one of {', '.join(map(str, LEVELS))}, got {level!r}")
     lv = level_table(level)
     # Level 1 keeps the stream's original label; each higher level draws under its own.
-    root = Rng(f"redaction-pressure/{CORPUS_VERSION}/stream" + ("" if level == 1 else f"/level-{level}"), seed)
+    root = Rng(f"redaction-pressure/{STREAM_DRAWS}/stream" + ("" if level == 1 else f"/level-{level}"), seed)
     mix = root.fork("mix")
     templates = _pick_templates(mix, n_shown, lv)
     world = draw_world(root.fork("world"), shell=any("shell" in t.contexts for t in templates), lv=lv)

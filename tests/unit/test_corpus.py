@@ -100,12 +100,16 @@ ROOT = Path(__file__).resolve().parents[2]
 # logs, logfmt pairs, no shell expansion in a typed echo, one module system per JS file,
 # a traceback local once per frame, 64-column key blocks; the system prompt says a
 # {"rules": []} after a fenced answer does not replace it.
+# corpus-v10 (environment 0.16.0; streams drawn under corpus-v9's label, STREAM_DRAWS):
+# a PGP key block is a whole secret key gpg imports. Every golden of corpus-v9 holds
+# (none holds a PGP block); train 3 holds one and pins the new bytes.
 GOLDEN = {
     ("dev", 0): "23684cd13ae21c19153ba715fbf09b8e66892c126fa17c0c0edcdc04653e9bef",
     ("dev", 31): "cb048d6bb13c2bebc69876425307d63efd836e4a595729a128d1565de03b702f",
     ("dev", 63): "cf844d03a78c25f9a6e8ed7175ef628e12be1141a8a4559287f351858cfcc1a4",
     ("train", 0): "ca22af309ecbd020c375012f08432a039fd23bddcb3a87851965f30e2e1e41db",
     ("train", 123456): "5d11e023590c9ac8fa6fa8a37cccc9162767fbb9a4b700b6d9b57ec0067e5d3a",
+    ("train", 3): "004e16aedea436efcb168cccba2ef7ccb1f5a849db2a73829ab980f2f4ab7a7d",
 }
 
 
@@ -130,7 +134,7 @@ GOLDEN_LEVELS = {
 
 class GoldenFingerprints(unittest.TestCase):
     def test_version(self):
-        self.assertEqual(CORPUS_VERSION, "corpus-v9")
+        self.assertEqual(CORPUS_VERSION, "corpus-v10")
 
     def test_golden_fingerprints(self):
         for (split, index), want in GOLDEN.items():

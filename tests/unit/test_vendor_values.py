@@ -19,6 +19,7 @@ import unittest
 from pathlib import Path
 
 from cryptography import x509
+from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization as s
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 
@@ -209,6 +210,196 @@ def read_macaroon(raw: bytes) -> tuple[bytes, bytes, list[bytes], bytes]:
     return header[0][1], header[1][1], caveats, raw[i:]
 
 
+def crc24_of(data: bytes) -> int:
+    """OpenPGP's CRC-24, bit by bit from its generator polynomial 0x1864CFB (RFC 4880, 6.1)."""
+    crc = 0xB704CE
+    for byte in data:
+        crc ^= byte << 16
+        for _ in range(8):
+            crc = crc << 1 ^ (0x1864CFB if crc & 0x800000 else 0)
+    return crc & 0xFFFFFF
+
+
+def read_armor(block: str) -> bytes:
+    """The bytes of an OpenPGP armored block (RFC 4880, 6.2), after checking its CRC-24."""
+    lines = block.split("\n")
+    if not (lines[0].startswith("-----BEGIN PGP ") and lines[-1].startswith("-----END PGP ") and lines[1] == ""):
+        raise ValueError("armor lines")
+    if not lines[-2].startswith("=") or any(len(line) > 64 for line in lines[2:-2]):
+        raise ValueError("armor body")
+    data = base64.b64decode("".join(lines[2:-2]), validate=True)
+    if base64.b64decode(lines[-2][1:]) != crc24_of(data).to_bytes(3, "big"):
+        raise ValueError("CRC-24")
+    return data
+
+
+def read_packets(data: bytes) -> list[tuple[int, bytes]]:
+    """(tag, body) of each packet, old-format or new-format header (RFC 4880, 4.2);
+    no partial lengths."""
+    out, i = [], 0
+    while i < len(data):
+        ctb = data[i]
+        if not ctb & 0x80:
+            raise ValueError("not a packet header")
+        if ctb & 0x40:  # new format
+            tag, first = ctb & 0x3F, data[i + 1]
+            if first < 192:
+                n, i = first, i + 2
+            elif first < 224:
+                n, i = (first - 192 << 8) + data[i + 2] + 192, i + 3
+            elif first == 255:
+                n, i = int.from_bytes(data[i + 2:i + 6], "big"), i + 6
+            else:
+                raise ValueError("partial length")
+        else:
+            tag, width = ctb >> 2 & 0x0F, (1, 2, 4)[ctb & 3]  # length type 3 (indeterminate) raises
+            n, i = int.from_bytes(data[i + 1:i + 1 + width], "big"), i + 1 + width
+        if i + n > len(data):
+            raise ValueError("packet past the end")
+        out.append((tag, data[i:i + n]))
+        i += n
+    return out
+
+
+def read_mpi(data: bytes, i: int) -> tuple[bytes, int]:
+    """An MPI's octets and the offset after it; its bit count must be the value's own."""
+    bits = int.from_bytes(data[i:i + 2], "big")
+    raw = data[i + 2:i + 2 + (bits + 7) // 8]
+    if len(raw) != (bits + 7) // 8 or int.from_bytes(raw, "big").bit_length() != bits:
+        raise ValueError("MPI bit count")
+    return raw, i + 2 + len(raw)
+
+
+def read_subpackets(data: bytes) -> list[tuple[int, bytes]]:
+    out, i = [], 0
+    while i < len(data):
+        n, i = data[i], i + 1  # one-octet lengths only
+        if n == 0 or n >= 192 or i + n > len(data):
+            raise ValueError("subpacket length")
+        out.append((data[i] & 0x7F, data[i + 1:i + n]))
+        i += n
+    return out
+
+
+ED25519_OID = bytes.fromhex("092b06010401da470f01")  # 1.3.6.1.4.1.11591.15.1, length first
+
+
+def read_pgp_secret_key(block: str) -> dict[str, object]:
+    """An independent reader of an unprotected v4 Ed25519 (EdDSA, algorithm 22)
+    transferable secret key: secret-key packet, user ID, positive self-certification,
+    nothing else; checks the checksum, that the seed makes the public point, and that
+    the self-signature verifies over the digest recomputed from the packets. Raises on
+    anything else."""
+    packets = read_packets(read_armor(block))
+    if [tag for tag, _ in packets] != [5, 13, 2]:
+        raise ValueError(f"packet tags {[tag for tag, _ in packets]}")
+    (_, key), (_, uid), (_, sig) = packets
+    if key[0] != 4 or key[5] != 22 or key[6:16] != ED25519_OID:
+        raise ValueError("not a v4 Ed25519 key")
+    created = int.from_bytes(key[1:5], "big")
+    point, i = read_mpi(key, 16)
+    if len(point) != 33 or point[0] != 0x40:
+        raise ValueError("public point")
+    public_body = key[:i]
+    if key[i] != 0:
+        raise ValueError("S2K usage: not an unprotected key")
+    seed, j = read_mpi(key, i + 1)
+    if key[j:] != (sum(key[i + 1:j]) & 0xFFFF).to_bytes(2, "big"):
+        raise ValueError("secret-key checksum")
+    private = ed25519.Ed25519PrivateKey.from_private_bytes(seed.rjust(32, b"\0"))
+    if private.public_key().public_bytes_raw() != point[1:]:
+        raise ValueError("the seed's public key is not the packet's")
+    fingerprint = hashlib.sha1(b"\x99" + len(public_body).to_bytes(2, "big") + public_body).digest()
+
+    if sig[:3] != b"\x04\x13\x16" or sig[3] not in (8, 10):
+        raise ValueError("not a v4 positive certification by EdDSA with SHA-256 or SHA-512")
+    n_hashed = int.from_bytes(sig[4:6], "big")
+    head = sig[:6 + n_hashed]
+    hashed = dict(read_subpackets(sig[6:6 + n_hashed]))
+    n_unhashed = int.from_bytes(sig[6 + n_hashed:8 + n_hashed], "big")
+    unhashed = dict(read_subpackets(sig[8 + n_hashed:8 + n_hashed + n_unhashed]))
+    k = 8 + n_hashed + n_unhashed
+    left16 = sig[k:k + 2]
+    r_, k = read_mpi(sig, k + 2)
+    s_, k = read_mpi(sig, k)
+    if k != len(sig):
+        raise ValueError("bytes after the signature")
+    if hashed.get(33) != b"\x04" + fingerprint or unhashed.get(16) != fingerprint[-8:]:
+        raise ValueError("issuer")
+    signed_at = int.from_bytes(hashed[2], "big")
+    if signed_at < created or hashed.get(27, b"\x00")[0] & 0x03 != 0x03:
+        raise ValueError("creation time or key flags")
+    hasher = hashlib.sha256() if sig[3] == 8 else hashlib.sha512()
+    for part in (b"\x99", len(public_body).to_bytes(2, "big"), public_body, b"\xb4", len(uid).to_bytes(4, "big"),
+                 uid, head, b"\x04\xff", len(head).to_bytes(4, "big")):
+        hasher.update(part)
+    digest = hasher.digest()
+    if left16 != digest[:2]:
+        raise ValueError("left 16 bits of the digest")
+    private.public_key().verify(r_.rjust(32, b"\0") + s_.rjust(32, b"\0"), digest)  # raises InvalidSignature
+    return {"created": created, "uid": uid.decode(), "fingerprint": fingerprint.hex().upper(), "hash": sig[3]}
+
+
+class OpenPGP(unittest.TestCase):
+    def test_pgp_blocks_are_transferable_secret_keys_with_a_valid_self_signature(self):
+        hashes = set()
+        blocks = values("pem_private_key", "pgp", 300)
+        self.assertEqual(len(set(blocks)), len(blocks))
+        for block in blocks:
+            with self.subTest(block=block[38:100]):
+                key = read_pgp_secret_key(block)
+                self.assertTrue(1546300800 <= key["created"] < 1767225600, key)  # 2019 to 2025
+                self.assertRegex(key["uid"], r"^[A-Za-z][A-Za-z0-9 ]+ <[a-z0-9_-]+@[a-z0-9.-]+\.[a-z]+>$")
+                hashes.add(key["hash"])
+        self.assertEqual(hashes, {8, 10})
+
+    def test_the_reader_refuses_broken_keys(self):
+        block = values("pem_private_key", "pgp", 1)[0]
+        read_pgp_secret_key(block)
+        data = read_armor(block)
+        head, tail = block.split("\n")[0], block.split("\n")[-1]
+
+        def armored(raw: bytes) -> str:  # with a right CRC, so that the packets are what is read
+            body = base64.b64encode(raw).decode()
+            crc = base64.b64encode(crc24_of(raw).to_bytes(3, "big")).decode()
+            return "\n".join([head, "", *(body[i:i + 64] for i in range(0, len(body), 64)), "=" + crc, tail])
+
+        self.assertEqual(armored(data), block)
+        key_end = 2 + data[1]
+        sig_at = key_end + 2 + data[key_end + 1]
+        flips = {"checksum": key_end - 1, "seed": key_end - 4, "user ID": key_end + 4,
+                 "signature creation time": sig_at + 2 + 6 + 23 + 5, "signature S": len(data) - 1}
+        for what, at in flips.items():
+            with self.subTest(what), self.assertRaises((ValueError, InvalidSignature)):
+                read_pgp_secret_key(armored(data[:at] + bytes([data[at] ^ 1]) + data[at + 1:]))
+        crc_line = block.split("\n")[-2]
+        wrong = "=AAAA" if crc_line != "=AAAA" else "=BBBB"
+        with self.assertRaises(ValueError):  # the armor's own checksum
+            read_pgp_secret_key(block.replace(f"\n{crc_line}\n", f"\n{wrong}\n"))
+
+    @unittest.skipUnless(shutil.which("gpg"), "gpg (GnuPG) is not on PATH: the import check needs it")
+    def test_gpg_imports_them(self):
+        blocks = values("pem_private_key", "pgp", 20, label="gpg")
+        with tempfile.TemporaryDirectory() as home:
+            try:
+                for block in blocks:
+                    out = subprocess.run(["gpg", "--batch", "--homedir", home, "--import"], input=block,
+                                         capture_output=True, text=True, check=False, timeout=30)
+                    with self.subTest(block=block[38:100]):
+                        self.assertEqual(out.returncode, 0, out.stderr)
+                        self.assertIn("secret keys imported: 1", out.stderr)
+                        self.assertNotRegex(out.stderr.lower(), r"error|invalid|no valid|skipped|rejected|bad")
+                listed = subprocess.run(["gpg", "--batch", "--homedir", home, "--with-colons", "--check-sigs"],
+                                        capture_output=True, text=True, check=True, timeout=30).stdout.split("\n")
+            finally:
+                if shutil.which("gpgconf"):  # the agent gpg started for this home, and only it
+                    subprocess.run(["gpgconf", "--homedir", home, "--kill", "gpg-agent"], check=False,
+                                   capture_output=True, timeout=30)
+        fingerprints = [line.split(":")[9] for line in listed if line.startswith("fpr:")]
+        self.assertEqual(set(fingerprints), {read_pgp_secret_key(b)["fingerprint"] for b in blocks})
+        self.assertEqual(sum(line.startswith("sig:!:") for line in listed), len(blocks))  # every self-signature good
+
+
 UUID4 = r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$"
 
 
@@ -257,10 +448,15 @@ class Examples(unittest.TestCase):
         from redaction_pressure.corpus.families.examples import EXAMPLES
 
         pem = re.compile(r"-----BEGIN ([A-Z ]+)-----\n[\s\S]*?-----END \1-----")
+        pgp = 0
         for _, secret in EXAMPLES["pem_private_key"] + EXAMPLES["gcp_service_account_key"]:
             block = json.loads(f'"{secret}"') if "\\n" in secret else secret
             if "RSA" in block or "EC PRIVATE" in block or block.startswith("-----BEGIN PRIVATE KEY"):
                 s.load_pem_private_key(block.encode(), None)
+            if block.startswith("-----BEGIN PGP PRIVATE KEY BLOCK-----"):
+                pgp += 1
+                read_pgp_secret_key(block)
+        self.assertEqual(pgp, 1)
         for text, _ in EXAMPLES["public_key_material"]:
             block = pem.search(text).group(0)
             if "CERTIFICATE" in block:
@@ -279,6 +475,7 @@ class Examples(unittest.TestCase):
 
 class Determinism(unittest.TestCase):
     CASES = (("pem_private_key", "rsa"), ("pem_private_key", "pkcs8"), ("pem_private_key", "ec"),
+             ("pem_private_key", "pgp"),
              ("gcp_service_account_key", ""), ("pypi_token", "pypi"), ("pypi_token", "testpypi"),
              ("public_key_material", ""), ("ssh_public_key", ""), ("k8s_config_data", ""))
 
@@ -298,7 +495,7 @@ class Determinism(unittest.TestCase):
         self.assertEqual(digest.hexdigest(), PINNED)
 
 
-PINNED = "62fd3fab3c7a4aa45a48308a9cfb09e305c7a925e06aa3ccce461aa97d454b9f"
+PINNED = "090162f76929389db988774af983fc9a1a5c4abbd1ecd2b370f5710cbfe905c7"
 
 
 class PrimePool(unittest.TestCase):

@@ -1,7 +1,8 @@
 """The building blocks of the family tables: alphabets, the `Fragment` and `Family`
 types, and encoders that give generated values their vendors' real structure (DER
-bodies for PEM keys, GitHub's CRC32 suffix, Bech32 for age keys, OpenPGP's CRC-24,
-PyPI's macaroons), and real keys and certificates that load with OpenSSL.
+bodies for PEM keys, GitHub's CRC32 suffix, Bech32 for age keys, OpenPGP's packets and
+CRC-24, PyPI's macaroons), and real keys and certificates that load with OpenSSL (and
+GnuPG).
 
 Structure matters because a scanner that checks it (a DER header, a checksum) must
 find the corpus's secrets valid, and a learner must see the same regularities that
@@ -311,6 +312,29 @@ def crc24(data: bytes) -> int:
             if crc & 0x1000000:
                 crc ^= 0x1864CFB
     return crc & 0xFFFFFF
+
+
+def pgp_armor(label: str, data: bytes) -> str:
+    """OpenPGP ASCII armor (RFC 4880, 6.2): the header line, a blank line (no headers),
+    the base64 body in 64 columns, and ``=`` and the base64 of the body's CRC-24."""
+    crc = b64(crc24(data).to_bytes(3, "big"))
+    return f"-----BEGIN PGP {label}-----\n\n{wrap(b64(data), 64)}\n={crc}\n-----END PGP {label}-----"
+
+
+def pgp_packet(tag: int, body: bytes) -> bytes:
+    """An OpenPGP packet with an old-format header (RFC 4880, 4.2.1), as GnuPG writes
+    keys: 10, the tag in four bits, then a one- or two-octet length."""
+    if len(body) < 0x100:
+        return bytes([0x80 | tag << 2, len(body)]) + body
+    return bytes([0x80 | tag << 2 | 1]) + len(body).to_bytes(2, "big") + body
+
+
+def mpi(value: bytes) -> bytes:
+    """An OpenPGP multiprecision integer (RFC 4880, 3.2): the value's length in bits,
+    counted from its most significant set bit, in two octets, then its octets with no
+    leading zeros."""
+    n = int.from_bytes(value, "big")
+    return n.bit_length().to_bytes(2, "big") + n.to_bytes((n.bit_length() + 7) // 8, "big")
 
 
 # --- Real keys and certificates, every byte drawn from the record's `Rng`, so a value

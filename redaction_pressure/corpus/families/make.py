@@ -3,6 +3,7 @@ shape (prefix, length, alphabet, checksum, structure), for one variant or any.""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import struct
 from collections.abc import Mapping
@@ -14,6 +15,7 @@ from .base import (
     ALNUM,
     B64,
     B64URL,
+    CERT_ORGS,
     DIGITS,
     HEX,
     HOSTS,
@@ -27,15 +29,18 @@ from .base import (
     b64url,
     bech32,
     big,
-    crc24,
     der,
     der_int,
     ec_p256_key,
+    ed25519_key,
     github_checksum,
     inner,
     macaroon_v2,
+    mpi,
     oid,
     pem_text,
+    pgp_armor,
+    pgp_packet,
     pick,
     random_body,
     rbytes,
@@ -44,7 +49,6 @@ from .base import (
     small_int,
     uuid4_text,
     whole,
-    wrap,
 )
 
 AWS_ID_VARIANTS = ("AKIA", "ASIA", "ABIA", "ACCA", "A3T")
@@ -101,11 +105,50 @@ def _openssh_ed25519(r: Rng) -> bytes:
             + struct.pack(">I", 1) + _ssh_string(blob) + _ssh_string(private))
 
 
-def _pgp_secret_packet(r: Rng) -> bytes:
-    # A v4 EdDSA secret-key packet (tag 5, new format) followed by a user-id-less body.
-    body = (b"\x04" + rbytes(r, 4) + b"\x16\x09\x2b\x06\x01\x04\x01\xda\x47\x0f\x01"
-            + b"\x01\x07\x40" + rbytes(r, 32) + b"\x00\x01\x00" + rbytes(r, 32) + rbytes(r, 2))
-    return b"\xc5" + bytes([len(body)]) + body + b"\xcd\x00" + b"\xc2" + bytes([117]) + rbytes(r, 117)
+# OpenPGP's EdDSA keys (algorithm 22) on Ed25519, as GnuPG makes them (draft-koch-eddsa-
+# for-openpgp, RFC 9580's "EdDSALegacy"): the curve field is the DER OID without its tag
+# (a length octet, then the arcs), the public point is 0x40 then the 32-octet key, the
+# secret is the 32-octet seed as an MPI, and a signature is R and S as two MPIs over the
+# hash digest. Keys are dated 2019-01-01 to 2025-12-31, so none is from the future.
+_PGP_ED25519 = oid("1.3.6.1.4.1.11591.15.1")[1:]
+_PGP_CREATED = (1546300800, 1767225599)
+_PGP_HASHES = (("sha256", 8), ("sha512", 10))
+_PGP_ROLES = ("Release Signing Key", "Package Signing", "CI Signing", "Backups", "Ops")
+
+
+def _pgp_subpacket(kind: int, data: bytes) -> bytes:
+    return bytes([1 + len(data), kind]) + data  # one-octet length: every one here is short
+
+
+def _pgp_secret_key(r: Rng) -> bytes:
+    """A transferable secret key (RFC 4880, 11.2) that ``gpg --import`` takes: an
+    unprotected v4 Ed25519 secret-key packet, a user ID, and the positive certification
+    (0x13) binding them, with the hashed subpackets GnuPG writes first (issuer
+    fingerprint, creation time, key flags certify and sign) and the issuer key ID
+    unhashed. Ed25519 signing is deterministic, so the bytes are a function of ``r``."""
+    created = r.between(*_PGP_CREATED).to_bytes(4, "big")
+    key = ed25519_key(r)
+    public = b"\x04" + created + b"\x16" + _PGP_ED25519 + mpi(b"\x40" + key.public_key().public_bytes_raw())
+    secret = mpi(key.private_bytes_raw())
+    uid = f"{r.choice(CERT_ORGS)} {r.choice(_PGP_ROLES)} <{r.choice(USERS)}@{r.choice(HOSTS).split('.', 1)[1]}>"
+    hash_name, hash_id = r.choice(_PGP_HASHES)
+    # The v4 fingerprint: SHA-1 over 0x99, the two-octet length and the public-key body.
+    key_hashed = b"\x99" + len(public).to_bytes(2, "big") + public
+    fingerprint = hashlib.sha1(key_hashed).digest()
+    hashed = (_pgp_subpacket(33, b"\x04" + fingerprint) + _pgp_subpacket(2, created)
+              + _pgp_subpacket(27, b"\x03"))
+    head = bytes([4, 0x13, 22, hash_id]) + len(hashed).to_bytes(2, "big") + hashed
+    # Signed: the key as for the fingerprint, 0xB4 and the user ID with a four-octet
+    # length, the signature up to its hashed subpackets, and the v4 trailer.
+    digest = hashlib.new(hash_name, key_hashed + b"\xb4" + len(uid).to_bytes(4, "big") + uid.encode()
+                         + head + b"\x04\xff" + len(head).to_bytes(4, "big")).digest()
+    sig = key.sign(digest)
+    unhashed = _pgp_subpacket(16, fingerprint[-8:])
+    signature = head + len(unhashed).to_bytes(2, "big") + unhashed + digest[:2] + mpi(sig[:32]) + mpi(sig[32:])
+    # S2K usage 0: the secret in the clear, then the sum of its MPI's octets (bit count
+    # included) mod 65536.
+    body = public + b"\x00" + secret + (sum(secret) % 0x10000).to_bytes(2, "big")
+    return pgp_packet(5, body) + pgp_packet(13, uid.encode()) + pgp_packet(2, signature)
 
 
 PEM_VARIANTS = ("rsa", "pkcs8", "ec", "openssh", "encrypted", "dsa", "pgp")
@@ -117,10 +160,7 @@ _PEM = {"rsa": ("RSA PRIVATE KEY", rsa_private_der, 64), "pkcs8": ("PRIVATE KEY"
 def private_pem(r: Rng, v: str) -> Fragment:
     variant = pick(r, v, PEM_VARIANTS)
     if variant == "pgp":
-        packet = _pgp_secret_packet(r)
-        armor = "=" + b64(crc24(packet).to_bytes(3, "big"))
-        return whole("-----BEGIN PGP PRIVATE KEY BLOCK-----\n\n" + wrap(b64(packet), 64)
-                     + f"\n{armor}\n-----END PGP PRIVATE KEY BLOCK-----")
+        return whole(pgp_armor("PRIVATE KEY BLOCK", _pgp_secret_key(r)))
     label, build, width = _PEM[variant]
     return whole(pem_text(label, build(r), width))
 
