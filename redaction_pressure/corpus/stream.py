@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import itemgetter
 from typing import Any
 
 import regex
@@ -253,16 +254,24 @@ def _render(template: Template, instances: list[Instance], r: Rng, world: World,
                 continue  # a Secret holds its key once: a file holds a look-alike in two Secrets at most
         placed.add(inst.family.name)
         frag = inst.family.make(r, inst.variant)
-        context = next(c for c in _PREFERENCE if c in template.hosts and c in inst.contexts)
+        context = _context(template.hosts, inst.contexts)
         key = frag.key or (keys[k] if keys and k in keys else r.choice(inst.keys))
         items.append(Item(key, frag.text, [(s, e, inst.family) for s, e in frag.spans], context, inst.variant,
                           section=frag.section))
     out = WRITERS[template.format](template, items, r, world)
     secrets: list[Span] = []
     decoys: list[Span] = []
-    for s, e, fam in sorted(out.labels, key=lambda x: (x[0], x[1])):
+    for s, e, fam in sorted(out.labels, key=_span_of):
         (secrets if fam.kind == "secret" else decoys).append(Span(s, e, fam.name, fam.summary_group))
     return Record(out.text, template.name, tuple(secrets), tuple(decoys))
+
+
+_span_of = itemgetter(0, 1)
+
+
+@lru_cache(maxsize=1024)
+def _context(hosts: frozenset[str], contexts: frozenset[str]) -> str:
+    return next(c for c in _PREFERENCE if c in hosts and c in contexts)
 
 
 def _fits(template: Template, inst: Instance) -> bool:
@@ -341,6 +350,8 @@ def _plan(r: Rng, n_shown: int, n_eval: int, templates: list[Template], world: W
         count = min(n_eval - 1, round(r.between(*lv.quiet_records) * n_eval / 16))
         quiet = set(r.sample(range(n_shown + 1, n_shown + n_eval), count))
     plan: list[tuple[Template, list[Instance]]] = []
+    # Each template's pools, built once: held-out records of one template draw from the same.
+    pools: dict[str, tuple[list[Instance], list[Instance]]] = {}
     for i in range(n_shown + n_eval):
         if i < n_shown:
             plan.append((shown_templates[i], []))
@@ -352,8 +363,12 @@ def _plan(r: Rng, n_shown: int, n_eval: int, templates: list[Template], world: W
             t, chosen = r.choice([t for t in templates if not t.required] or templates), []
         else:
             t, chosen = r.choice([t for t in templates for _ in range(_weight(t))]), []
-        pool_s = [] if i in quiet else _weighted([s for s in secrets if _fits(t, s)], own)
-        pool_d = _weighted([d for d in pooled if _fits(t, d)], own)
+        if t.name not in pools:
+            pools[t.name] = (_weighted([s for s in secrets if _fits(t, s)], own),
+                             _weighted([d for d in pooled if _fits(t, d)], own))
+        pool_s, pool_d = pools[t.name]
+        if i in quiet:
+            pool_s = []
         # Decoys outnumber secrets: a rule set that removes every candidate must pay
         # for it in precision.
         if pool_s:
