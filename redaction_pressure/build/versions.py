@@ -6,7 +6,12 @@ ENVIRONMENT_VERSION = "0.16.0"
 # private key block is a whole transferable secret key gpg imports (a user ID and its
 # Ed25519 self-signature), not a packet of random bytes gpg listed and refused. No dev
 # task of any level holds one, so every dev figure of 0.15.0 holds. Report pages are
-# smaller (a 64-episode page under 1 MB again).
+# smaller (a 64-episode page under 1 MB again). Reading (a second false-zero hunt): an
+# object whose every pattern is a placeholder ("<pattern>", "...") is passed over like
+# an exact copy of the format's example, and never hides a broken answer's JSON error;
+# {"rules": []} in a fenced block of its own does not replace an answer with rules;
+# "no answer" after </think> says where it looked. The system prompt states these, the
+# size of flag groups, comments and (?x) whitespace, and the records' final line break.
 # 0.15.0 (corpus-v9, levels-v9; every stream reseeded by the version): records survive
 # the real tools, as an independent check with them found they did not. Private keys
 # load (RSA of two primes of a fixed pool, EC from a drawn scalar); public keys and

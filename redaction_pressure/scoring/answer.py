@@ -59,18 +59,22 @@ MAX_JSON_DEPTH = 16  # an answer nests 3 deep; up to 16 a wrong shape is still n
 # earlier object unread, the system prompt states it (in `ANSWER_CHOICE`).
 MAX_EMBEDDED_TRIES = 16
 MAX_FENCED_BLOCKS = 256  # fenced blocks tried, last first (a reply of 50,000 empty blocks decodes 256)
-# The answer format as the system prompt shows it. A candidate that is exactly this
-# object (a model echoing the format after its answer) is passed over when the reply
-# holds another answer: read, it would score its placeholder rule.
+# The answer format as the system prompt shows it. A candidate whose every pattern is a
+# placeholder like its "<regex>" (words in angle brackets, or an ellipsis: a model
+# echoing or restating the format after its answer, "Format: {"rules": [{"pattern":
+# "<pattern>", ...}]}") is passed over when the reply holds another candidate: read, it
+# would score its placeholder rules, or hide a broken answer's JSON error.
 ANSWER_TEMPLATE = '{"rules": [{"pattern": "<regex>", "replacement": "[REDACTED]"}]}'
-_TEMPLATE_VALUE = json.loads(ANSWER_TEMPLATE)
+PLACEHOLDER_PATTERN = regex.compile(r"<[A-Za-z0-9 _-]{1,60}>|\.\.\.|\u2026")
 ANSWER_CHOICE = ('the last object with a "rules" key: the last fenced block (```json ... ```; a fence starts '
                  'its line, or ends a line as in "Final answer: ```json") that holds a JSON object with a "rules" '
                  'key, unless a {"rules": ...} object with at least one rule is written after that block (fenced any '
                  'other way, or not at all), which is then read; with no such block, the whole reply as JSON, then '
-                 'the last {"rules": ...} object in the text (one with no rules only if no earlier one has rules; '
-                 'an object outside a fenced block is looked for only at the last '
-                 f'{MAX_EMBEDDED_TRIES} places where {{"rules": opens)')
+                 'the last {"rules": ...} object in the text. An object with no rules ({"rules": []}, fenced or not) '
+                 'is read only if no earlier one has rules, and an object whose every pattern is a placeholder '
+                 '(words in angle brackets such as <regex>, or ...) only if the reply holds no other candidate, '
+                 'valid or not; an object outside a fenced block is looked for only at the last '
+                 f'{MAX_EMBEDDED_TRIES} places where {{"rules": opens')
 
 # Fenced blocks, read line by line as Markdown reads them (linear in the reply, never
 # a regex that rescans the rest of the text from every opener). A block opens at a line
@@ -327,9 +331,18 @@ class _Decoded:
         return self.answer and self.value["rules"] == []
 
     @property
-    def template(self) -> bool:
-        """The answer format's example as the system prompt shows it, echoed."""
-        return self.answer and self.value == _TEMPLATE_VALUE
+    def placeholder(self) -> bool:
+        """An answer whose every pattern is a placeholder (`PLACEHOLDER_PATTERN`): the
+        answer format's example, echoed or restated."""
+        return self.answer and is_placeholder(self.value)
+
+
+def is_placeholder(value: object) -> bool:
+    """A {"rules": [...]} object whose rules, one at least, all have placeholder patterns."""
+    rules = value.get("rules") if isinstance(value, dict) else None
+    return bool(rules) and isinstance(rules, list) and all(
+        isinstance(r, dict) and isinstance(r.get("pattern"), str) and PLACEHOLDER_PATTERN.fullmatch(r["pattern"])
+        for r in rules)
 
 
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
@@ -368,12 +381,12 @@ def _block_where(tag: str) -> str:
 
 class _Search:
     """Finds the answer of one reply (see the module doc), decoding each candidate
-    once. With ``skip_template``, a candidate that is the answer format's example
-    (`ANSWER_TEMPLATE`, as the system prompt shows it) is passed over, and
-    ``skipped_template`` says one was."""
+    once. With ``skip_placeholders``, a candidate whose every pattern is a placeholder
+    (the answer format's example, echoed or restated) is passed over, and
+    ``skipped_placeholder`` says one was."""
 
-    def __init__(self, reply: str, skip_template: bool) -> None:
-        self.reply, self.skip, self.skipped_template = reply, skip_template, False
+    def __init__(self, reply: str, skip_placeholders: bool) -> None:
+        self.reply, self.skip, self.skipped_placeholder = reply, skip_placeholders, False
         self.fences = _fences(reply)
         self.blocks: list[_Decoded] = []  # every block decoded, last first (up to the answer's)
         self.overridden: _Decoded | None = None  # the fenced answer a later object replaced
@@ -381,27 +394,35 @@ class _Search:
     def _take(self, item: _Decoded) -> bool:
         if not item.answer:
             return False
-        if self.skip and item.template:
-            self.skipped_template = True
+        if self.skip and item.placeholder:
+            self.skipped_placeholder = True
             return False
         return True
 
+    def _after(self, decoded: _Decoded) -> _Decoded:
+        """``decoded`` (a fenced answer), or a ``{"rules": ...}`` object written after
+        it, which a final answer fenced some other way (~~~, a blockquote, a block
+        broken by prose after its closing fence) or not fenced at all, after a fenced
+        draft, is. {"rules": []} after an answer with rules ("with no secrets the
+        answer would be ...") is an aside, not a final answer that drops every rule."""
+        later = [item for item in _embedded(self.reply, decoded.end) if self._take(item)
+                 and not (item.empty and not decoded.empty)]
+        self.overridden = decoded if later else None
+        return later[0] if later else decoded
+
     def fenced(self) -> _Decoded | None:
-        """The last block holding an object with "rules", or a ``{"rules": ...}``
-        object written after it, which a final answer fenced some other way (~~~, a
-        blockquote, a block broken by prose after its closing fence) or not fenced at
-        all, after a fenced draft, is."""
+        """The last block holding an object with "rules" (one with no rules only if no
+        earlier block has rules), or an object written after it (`_after`)."""
+        empty: _Decoded | None = None
         for block in self.fences:
             decoded = _Decoded(_block_where(block.tag), block.body, end=block.end)
             self.blocks.append(decoded)
             if self._take(decoded):
-                # {"rules": []} in prose after a fenced answer ("with no secrets the
-                # answer would be ...") is an aside, not a final answer that drops every rule
-                later = [item for item in _embedded(self.reply, block.end) if self._take(item)
-                         and not (item.empty and not decoded.empty)]
-                self.overridden = decoded if later else None
-                return later[0] if later else decoded
-        return None
+                if decoded.empty:
+                    empty = empty or decoded
+                    continue
+                return self._after(decoded)
+        return self._after(empty) if empty is not None else None
 
     def answer(self) -> tuple[_Decoded | None, _Decoded]:
         """The answer object, if any, and the whole reply decoded."""
@@ -415,33 +436,44 @@ class _Search:
         # the last one, unless it has no rules and an earlier one has some (an aside)
         return next((item for item in taken if not item.empty), taken[0]) if taken else None, whole
 
+    def broken(self) -> bool:
+        """Whether a candidate of the reply is not JSON: a fenced block, or a text that
+        opens ``{"rules":`` and does not decode."""
+        if any(not _Decoded(_block_where(b.tag), b.body).ok for b in self.fences):
+            return True
+        starts = [m.start() for m in _ANY_RULES_OPENING.finditer(self.reply)][-MAX_EMBEDDED_TRIES:]
+        return any(_decode_at(self.reply, start)[2] is not None for start in starts)
+
 
 def _search(reply: str) -> tuple[_Search, _Decoded | None, _Decoded]:
-    """The search that found the answer: first passing over echoes of the answer
-    format's example, then, if that left no answer and passed one over, reading them."""
-    search = _Search(reply, skip_template=True)
+    """The search that found the answer: first passing over placeholder objects (the
+    answer format's example, echoed or restated), then, if that left no answer, passed
+    one over and no other candidate is broken JSON, reading them (a broken answer's
+    error is worth more to its reader than its placeholder's zero)."""
+    search = _Search(reply, skip_placeholders=True)
     answer, whole = search.answer()
-    if answer is None and search.skipped_template:
-        search = _Search(reply, skip_template=False)
+    if answer is None and search.skipped_placeholder and not search.broken():
+        search = _Search(reply, skip_placeholders=False)
         answer, whole = search.answer()
     return search, answer, whole
 
 
-def _skipped_later(search: _Search, answer: _Decoded) -> str | None:
+def _skipped_later(search: _Search, answer: _Decoded, of: str = " of the reply") -> str | None:
     """Why the last ``{"rules": ...}`` opening after the answer was not read, if one is
     there: it does not decode (fenced with backticks, with tildes, quoted or not fenced
-    at all), or it is an echo of the answer format's example."""
+    at all), it is a placeholder object (the answer format's example, echoed or
+    restated), or it has no rules and the answer has some."""
     reply = search.reply
     starts = [m.start() for m in _ANY_RULES_OPENING.finditer(reply, answer.end)][-MAX_EMBEDDED_TRIES:]
     for start in reversed(starts):
         value, _, error = _decode_at(reply, start, explain=True)
         if error is None:
-            if search.skipped_template and value == _TEMPLATE_VALUE:
-                return ("a later copy of the answer format's example (" + ANSWER_TEMPLATE + ") was skipped; "
-                        "the answer was read from an earlier object")
+            if search.skipped_placeholder and is_placeholder(value):
+                return ("a later object whose every pattern is a placeholder (the answer format's example, "
+                        + ANSWER_TEMPLATE + ", or like it) was skipped; the answer was read from an earlier object")
             if isinstance(value, dict) and value.get("rules") == [] and answer.value.get("rules"):
                 line = reply.count("\n", 0, start) + 1
-                return (f'a later {{"rules": []}} (line {line}) was passed over: an object with no rules does not '
+                return (f'a later {{"rules": []}} (line {line}{of}) was passed over: an object with no rules does not '
                         "replace an earlier answer that has some")
             continue
         for block in search.fences:
@@ -451,7 +483,7 @@ def _skipped_later(search: _Search, answer: _Decoded) -> str | None:
                     return (f"a later block with \"rules\" was skipped: {decoded.where} is {decoded.error}; "
                             "the answer was read from an earlier one")
         line = reply.count("\n", 0, start) + 1
-        return (f"a later {{\"rules\": ...}} object was skipped: the one on line {line} is {error}; "
+        return (f"a later {{\"rules\": ...}} object was skipped: the one on line {line}{of} is {error}; "
                 "the answer was read from an earlier one")
     return None
 
@@ -464,8 +496,10 @@ def reply_notes(reply: object) -> list[str]:
     Advisory only: never part of the verdict."""
     if not isinstance(reply, str) or len(reply) > MAX_RAW_REPLY_CHARS:
         return []
+    # Line numbers count in the text that is read: after the last </think>, if any.
+    of = " of the reply"
     if "</think>" in reply:
-        reply = reply.rsplit("</think>", 1)[1]
+        reply, of = reply.rsplit("</think>", 1)[1], " after the last </think>"
     if len(reply) > MAX_REPLY_CHARS:
         return []
     notes: list[str] = []
@@ -476,14 +510,15 @@ def reply_notes(reply: object) -> list[str]:
     openings = _ANY_RULES_OPENING.finditer(reply)
     if next(openings, None) is not None and next(openings, None) is not None:
         search, answer, _ = _search(reply)
-        skipped = _skipped_later(search, answer) if answer is not None else None
+        skipped = _skipped_later(search, answer, of) if answer is not None else None
         if skipped is not None:
             notes.append(skipped)
         if search.overridden is not None and answer is not None:
-            notes.append(f'the answer was read from the {{"rules": ...}} object ending on line '
-                         f'{reply.count(chr(10), 0, answer.end - 1) + 1}, written after {search.overridden.where} that '
-                         f'ends on line {reply.count(chr(10), 0, search.overridden.end - 1) + 1}: an object after a '
-                         "fenced answer replaces it")
+            ends = reply.count("\n", 0, answer.end - 1) + 1
+            block_ends = reply.count("\n", 0, search.overridden.end - 1) + 1
+            notes.append(f'the answer was read from the {{"rules": ...}} object ending on line {ends}{of}, written '
+                         f"after {search.overridden.where} that ends on line {block_ends}: an object after a fenced "
+                         "answer replaces it")
     if not _CONTROL_ESCAPE.search(reply):
         return notes
     obj = _load_object(reply)
@@ -497,9 +532,10 @@ def reply_notes(reply: object) -> list[str]:
     return notes
 
 
-def _load_object(reply: str) -> dict[str, Any] | RedactionError:
+def _load_object(reply: str, thinking: str | None = None) -> dict[str, Any] | RedactionError:
     """The answer object of ``reply`` (see the module doc for which one), or why there
-    is none."""
+    is none. ``thinking``: the text before the last ``</think>`` when the reply had
+    one (``reply`` is then what follows it), so that "no answer" says where it looked."""
     search, answer, whole = _search(reply)
     if answer is not None:
         return dict(answer.value)
@@ -508,21 +544,31 @@ def _load_object(reply: str) -> dict[str, Any] | RedactionError:
     braces = [_Decoded("the text from the first { to the last }", reply[first:last + 1])] if 0 <= first < last else []
     if whole.ok and not whole.obj:
         return RedactionError("malformed_json", f'expected a JSON object {{"rules": [...]}}, got {_kind(whole.value)}')
+    # (a placeholder object is no answer here: the search passed it over for a broken candidate)
     for item in blocks:
-        if item.obj:
+        if item.obj and not (search.skip and item.placeholder):
             return dict(item.value)
+    if thinking is not None and (not reply.strip() or (not blocks and not braces)):
+        before = (' (a {"rules": ...} object is written before that </think>)'
+                  if _ANY_RULES_OPENING.search(thinking) else "")
+        what = "is empty" if not reply.strip() else 'holds no JSON object ({"rules": [...]})'
+        return RedactionError("malformed_json", f"no answer: the text after the last </think> {what}; only that "
+                                                f"text is read{before}")
     if not reply.strip():
         return RedactionError("malformed_json", "no answer: the reply's text is empty (a reasoning field apart "
                                                 "from it is not read)")
     if not blocks and not braces:
         return RedactionError("malformed_json", 'no answer: the reply holds no JSON object ({"rules": [...]})')
-    tagged = [block for block, fence in zip(blocks, fences, strict=True) if fence.tag.startswith("json")]
+    kept = [(block, fence) for block, fence in zip(blocks, fences, strict=True)
+            if not (search.skip and block.placeholder)]
+    blocks = [block for block, _ in kept]
+    tagged = [block for block, fence in kept if fence.tag.startswith("json")]
     bare = [whole] if reply.lstrip()[:1] in ("{", "[") else []
     meant = (tagged or blocks or bare or braces)[0]
     # A fenced list of rules is named as a list; the braces inside it would be one rule.
     if not (meant.ok and meant in blocks):
         for item in braces:
-            if item.obj:
+            if item.obj and not (search.skip and item.placeholder):
                 return dict(item.value)
     if meant.ok:
         return RedactionError("malformed_json", f'expected a JSON object {{"rules": [...]}} in {meant.where}, '
@@ -604,8 +650,9 @@ def parse_reply(reply: object) -> tuple[list[Rule], list[RedactionError]]:
     if len(reply) > MAX_RAW_REPLY_CHARS:
         return [], [RedactionError("malformed_json", f"the reply has {len(reply):,} characters, thinking included; "
                                                      f"the limit is {MAX_RAW_REPLY_CHARS:,}")]
+    thinking = None
     if "</think>" in reply:
-        reply = reply.rsplit("</think>", 1)[1]
+        thinking, reply = reply.rsplit("</think>", 1)
     elif "<think>" in reply:
         # Thinking cut off by the token limit, as verifiers reads it: a <think> anywhere
         # without a </think> (a mention in prose too, which the system prompt warns of).
@@ -614,7 +661,7 @@ def parse_reply(reply: object) -> tuple[list[Rule], list[RedactionError]]:
     if len(reply) > MAX_REPLY_CHARS:
         return [], [RedactionError("malformed_json", f"the answer (the text after the last </think>) has "
                                                      f"{len(reply):,} characters; the limit is {MAX_REPLY_CHARS:,}")]
-    obj = _load_object(reply)
+    obj = _load_object(reply, thinking)
     if isinstance(obj, RedactionError):
         return [], [obj]
     if _plainly_valid(obj):

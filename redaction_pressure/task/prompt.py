@@ -59,8 +59,7 @@ trailing commas.
 - Which text is read: only what follows the last </think> (a reply that holds <think> \
 and no </think> has no answer, as verifiers reads it: never write that tag in prose); \
 in it, {ANSWER_CHOICE}. A later block that is not valid JSON and holds no valid \
-{{"rules": ...}} object is skipped, so an earlier draft is read instead; so is a later \
-copy of the example above (the same JSON object, however written).
+{{"rules": ...}} object is skipped, so an earlier draft is read instead.
 - Any error in the answer voids the whole reply (it scores 0, however good its other \
 rules): text that is not valid JSON, another key in the object or in a rule, a \
 replacement other than the two allowed, a pattern that does not compile, or any limit \
@@ -86,7 +85,8 @@ loses all {_W["clean"]:g} of it.
 - Every secret in a shown record is listed with its family and its {SPAN_NOTATION} \
 span: 0-based character offsets into the record's text as shown between the fences, \
 the end excluded; then its text as a Python string literal (a line break reads \\n, \
-a backslash \\\\).
+a backslash \\\\). A record's text ends with a line break the fences do not show (a \
+few end with several, as key files do): rules see it (\\Z matches only after it).
 - A label covers exactly the characters that are secret. For a credential inside a \
 larger value (a password in a URL or connection string, a token after "Bearer " or \
 "Basic ", a value after a key, header or command-line flag) that is only the \
@@ -106,11 +106,12 @@ LOCALE flag (?L), a lone surrogate (\\ud800-\\udfff), groups and sets nested dee
 than {MAX_NESTING} levels (a parenthesis inside a set is a literal), a pattern whose \
 compiled size exceeds {MAX_COMPILED_COST:,} units, and rules whose compiled sizes \
 together exceed {MAX_REPLY_COST:,} units. A pattern costs {PATTERN_BASE_COST} units plus: 1 \
-per character, escape (\\d, \\b, \\p{{L}}), ., ^ or $ (\\X: {GRAPHEME_COST}; \\R: {LINEBREAK_COST}); 1 per alternative \
+per character, escape (\\d, \\b, \\p{{L}}), ., ^ or $ (\\X: {GRAPHEME_COST}; \\R: {LINEBREAK_COST}; a comment (?#...), \
+and under (?x) whitespace and # comments, nothing); 1 per alternative \
 (the whole pattern, a group's contents, each side of a |) and 1 more per | list; 1 per \
-group other than (?:...), (?|...) and (?i:...) (capturing, lookaround, atomic; flags such as (?i) \
-cost nothing; a conditional (?(?=c)y|n) costs 1 plus c's contents, with y and n as \
-alternatives and no cost for its | or its (?=)); a set 1 plus 1 per member \
+group other than (?:...), (?|...) and flag groups such as (?i:...) or (?-s:...) (capturing, \
+lookaround, atomic; flags such as (?i) cost nothing; a conditional (?(?=c)y|n) costs 1 \
+plus c's contents, with y and n as alternatives and no cost for its | or its (?=)); a set 1 plus 1 per member \
 ([A-Za-z0-9] is 4), 1 more when, neither negated nor case-insensitive, it ends in an \
 unescaped "-" right after a single character that is not its first member ([ab-] is 5, \
 [a-z0-9-] 4), and a set of one member costs as that member ([a-z] is 1; under full case \

@@ -173,6 +173,25 @@ CASES: tuple[Case, ...] = (
     Case("empty-rules-aside", 'the fenced answer, then prose that mentions `{"rules": []}` (an object with no rules '
          "does not replace a fenced answer that has some)",
          '```json\n{ORACLE_PRETTY}\n```\n(With no secrets in the records the answer would be {"rules": []}.)'),
+    Case("format-restated-after", "the fenced answer, then the format restated with a placeholder pattern "
+         '(`{"pattern": "<pattern>", ...}`: an object whose every pattern is a placeholder is passed over)',
+         '```json\n{ORACLE_PRETTY}\n```\nFormat used: {"rules": [{"pattern": "<pattern>", "replacement": '
+         '"[REDACTED]"}]}'),
+    Case("placeholder-in-same-fence", "the answer and a placeholder object in one fenced block",
+         '```json\n{ORACLE}\n{"rules": [{"pattern": "...", "replacement": "[REDACTED]"}]}\n```'),
+    Case("empty-rules-fenced-aside", 'the fenced answer, then `{"rules": []}` in a fenced block of its own (an '
+         "object with no rules, fenced or not, does not replace an answer that has some)",
+         '```json\n{ORACLE_PRETTY}\n```\nWith no secrets it would be:\n```json\n{"rules": []}\n```'),
+    Case("example-then-broken-answer", "the format's example in prose, then an answer that is not JSON (a "
+         "trailing comma): the answer's error, not the example's zero",
+         'I answer as {"rules": [{"pattern": "<regex>", "replacement": "[REDACTED]"}]}.\n\n```json\n'
+         '{"rules": [{"pattern": "a", "replacement": ""},]}\n```',
+         error=("malformed_json", "no answer: the ```json block is not valid JSON (Expecting value at line 1 "
+                "column 48); JSON allows no trailing comma")),
+    Case("answer-inside-thinking", "the answer written before `</think>`, only a remark after it",
+         "<think>\n```json\n{ORACLE}\n```\n</think>\nSee the rules above.",
+         error=("malformed_json", 'no answer: the text after the last </think> holds no JSON object ({"rules": '
+                '[...]}); only that text is read (a {"rules": ...} object is written before that </think>)')),
     Case("unquoted-keys", "JavaScript-style keys without quotes",
          '```json\n{rules: [{pattern: "a", replacement: ""}]}\n```',
          error=("malformed_json", "no answer: the ```json block is not valid JSON (Expecting property name enclosed "

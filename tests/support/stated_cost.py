@@ -9,7 +9,7 @@ import re
 
 FOLD, BASE, GRAPHEME, LINEBREAK = 105, 16, 5, 12
 _FLAGS = re.compile(r"\(\?([a-zA-Z0-9]*)\)")
-_SCOPED = re.compile(r"\(\?([a-zA-Z0-9]+):")
+_SCOPED = re.compile(r"\(\?([a-zA-Z0-9]*)(?:-[a-zA-Z0-9]+)?:")  # a flag group: (?i:, (?-s:, (?i-m:
 _COUNT = re.compile(r"\{(\d+)(?:(,)(\d*))?\}")
 
 
@@ -88,6 +88,9 @@ def _atom(r: _Reader, flags: str) -> int:
         no = 1 + _sequence(r, flags) if r.take("|") else 0
         assert r.take(")")
         return 1 + condition + yes + no
+    if r.take("(?#"):  # a comment: nothing
+        r.pos = r.text.index(")", r.pos) + 1
+        return 0
     if r.take("(?:") or r.take("(?|"):
         inner = _alternation(r, flags)
         assert r.take(")")

@@ -101,15 +101,17 @@ ROOT = Path(__file__).resolve().parents[2]
 # a traceback local once per frame, 64-column key blocks; the system prompt says a
 # {"rules": []} after a fenced answer does not replace it.
 # corpus-v10 (environment 0.16.0; streams drawn under corpus-v9's label, STREAM_DRAWS):
-# a PGP key block is a whole secret key gpg imports. Every golden of corpus-v9 holds
-# (none holds a PGP block); train 3 holds one and pins the new bytes.
+# a PGP key block is a whole secret key gpg imports. The records of every golden of
+# corpus-v9 hold (none holds a PGP block; train 3 holds one and pins the new bytes); the
+# fingerprints moved with the system prompt (reading rules for placeholder and empty
+# objects, the size of flag groups and comments, the records' final line break).
 GOLDEN = {
-    ("dev", 0): "23684cd13ae21c19153ba715fbf09b8e66892c126fa17c0c0edcdc04653e9bef",
-    ("dev", 31): "cb048d6bb13c2bebc69876425307d63efd836e4a595729a128d1565de03b702f",
-    ("dev", 63): "cf844d03a78c25f9a6e8ed7175ef628e12be1141a8a4559287f351858cfcc1a4",
-    ("train", 0): "ca22af309ecbd020c375012f08432a039fd23bddcb3a87851965f30e2e1e41db",
-    ("train", 123456): "5d11e023590c9ac8fa6fa8a37cccc9162767fbb9a4b700b6d9b57ec0067e5d3a",
-    ("train", 3): "004e16aedea436efcb168cccba2ef7ccb1f5a849db2a73829ab980f2f4ab7a7d",
+    ("dev", 0): "1cf2be94273a77c532dcf2d2a59a547d3f85e40c9c7c7bcaec7ed0cedf78d3ee",
+    ("dev", 31): "478bacafa9247651a3726d559986f3fed6a63b8b999cd19fa59cd0e891d01e4c",
+    ("dev", 63): "d607350674c695fc839fd4c586f2a143b0bbdc307346d9eb817cc769459a2529",
+    ("train", 0): "ca50c3287348e69f1ff8dca747b9e56589da91ea12a6d3415346cc5670dd54ee",
+    ("train", 123456): "9c3d9909e6cf930749b0aa1ff89972d083481e5273c0cf894fbcbaa3bb9c31bf",
+    ("train", 3): "10527128973da2603830ff89b289be3436234f838f76e5636fc7406d176a0d40",
 }
 
 
@@ -121,14 +123,14 @@ GOLDEN = {
 # placeholder_kinds kinds, each drawn once and shown beside a real secret of its format;
 # those formats' credentials never look like placeholders and their oracle leaves them.
 GOLDEN_LEVELS = {
-    (2, "dev", 0): "d96e26699d7d5354ee959bac8a7cd0bde4a73bb5c038edd1a69d98e3a237b297",
-    (2, "train", 77): "0f62c6eb61d30e07612369161082499eff4cfe8214b97e1da12e5d62faa7bebb",
-    (3, "dev", 0): "f4a349f9c0ae2db409d66d0e58fec88fa92e8ab7e53aed627e7625124e5f631c",
-    (3, "train", 77): "ae6396066aa3a5c846da2da957622e9b2adc1b87b084eb15dbe4aabc5682c326",
-    (4, "dev", 0): "b0b6cb271232b73cf918dd800f1cbe22bf19d9b781c86a1604e6e9b24f03bec6",
-    (4, "train", 77): "918d9a7324c7e7be3c6b305437fdf5cbc17bc2e436c15ffed466a01afd22176d",
-    (5, "dev", 0): "ab21a76b7435c87149085d73ce1f9fbdbd6118bb6ee82a9c6f42b2267dce5a55",
-    (5, "train", 77): "d484df12baeebc4df0779028be126a6f9a7503515b731d62cc2f9abb1ce330f0",
+    (2, "dev", 0): "b7a7060add56b9c7f18c0a13e5e99fe60ef1fec10979918cb70c3e1e67001988",
+    (2, "train", 77): "91987d4b958feb7f94792f70297e25638d2ccd7b318326a56b156b25ce1151ff",
+    (3, "dev", 0): "1881916ed518a3bedc24cf0f29add6541843ee03a83be96755d1e041efcc453f",
+    (3, "train", 77): "a8541c892c3e306b9da199a225c8428eb54caf25c35f3e609f2a2fcbb198b584",
+    (4, "dev", 0): "41b226f711778f7b004d3028627edca693942563c41edff1cf1bb1cd2b9febad",
+    (4, "train", 77): "9eefcded6eaa6fcd47048e4eeb35e735e3df43af8d369a5e7e82349410f11f8f",
+    (5, "dev", 0): "5cf328f13a838f659975a099ad44ec2c7f0eb25e98ac43209ef0733114b97bb5",
+    (5, "train", 77): "0e84db8f290925f25933abf679d9fc1f2c115d64795d089987d3b476e7157f4b",
 }
 
 

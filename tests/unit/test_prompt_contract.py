@@ -120,7 +120,10 @@ class StatedLimitsAreTheValidators(unittest.TestCase):
         self.assertEqual((FOLD, GRAPHEME, number(r"A pattern costs (\d+) units plus")),
                          (guard.FULL_FOLD_FACTOR, guard.GRAPHEME_COST, guard.PATTERN_BASE_COST))
         self.assertEqual(number(r"\\X: (\d+);"), guard.GRAPHEME_COST)
-        self.assertEqual(number(r"\\R: (\d+)\)"), guard.LINEBREAK_COST)
+        self.assertEqual(number(r"\\R: (\d+);"), guard.LINEBREAK_COST)
+        # under (?x) whitespace and # comments cost nothing, as the prompt says
+        self.assertIn("under (?x) whitespace and # comments, nothing", SYSTEM_PROMPT)
+        self.assertEqual(guard.compile_bounded("(?x)a b  # a comment\n c").cost, guard.compile_bounded("(?x)abc").cost)
         self.assertEqual(number(r"a set (\d+) per member"), guard.FULL_FOLD_FACTOR + 1)
         import random
         r = random.Random(20261203)
@@ -132,7 +135,9 @@ class StatedLimitsAreTheValidators(unittest.TestCase):
                      r"\R", r"a\R{2}", r"(?:\R[A-Za-z0-9+/]{64}){51}", "(?|a|b)", "(?|(a)|(b))", r"(?fi)[\d]",
                      "(?fi)[a-z]", "xox[baprs]-[0-9a-zA-Z-]{10,48}", "[a-]", "[A-Za-z0-9-]", "[a-z0-9-]", r"[\w-]",
                      "[^ab-]", "[^abc-]", r"[a\--]", r"[ab\-]", "[.a-]", "[ab-c-]", r"[a\w-]", r"[a\x41-]",
-                     "[a[:alpha:]-]", r"[a\n-]"]
+                     "[a[:alpha:]-]", r"[a\n-]",
+                     # the second false-zero hunt's: flag groups and comments
+                     "(?s:ab)", "(?-i:ab)", "(?i-s:a|b)", "a(?#a comment)b", "(?i)a(?#c)[bc]{2}"]
         members = ["a", "b", "Z", ".", "\\-", "a-z", "0-9", "\\w", "\\d", "\\n", "\\x41", "[:alpha:]", "\\p{L}"]
         for _ in range(2000):
             body = "".join(r.choice(members) for _ in range(r.randint(1, 4))) + r.choice(("", "-"))
@@ -265,6 +270,17 @@ class Labels(unittest.TestCase):
                 assert m is not None
                 self.assertEqual((m[1], int(m[2]), int(m[3])), (span.family, span.start, span.end), task.id)
                 self.assertEqual(m[4], repr(record.text[span.start:span.end]), (task.id, line))
+
+    def test_every_record_ends_with_the_line_break_the_prompt_states(self):
+        """Second false-zero hunt: the fences show a record without its final line
+        breaks, which rules see; the prompt says so, and that every record has one."""
+        self.assertIn("A record's text ends with a line break the fences do not show", SYSTEM_PROMPT)
+        tasks = [load_task("train", i) for i in range(200)] + [t for lv in LEVELS for t in shared.dev(64, lv)]
+        for task in tasks:
+            for record in task.shown + task.heldout:
+                self.assertTrue(record.text.endswith("\n"), task.id)
+            for record in task.shown:
+                self.assertIn("```text\n" + record.text.rstrip("\n") + "\n```", task.prompt)
 
 
 class ErrorMessages(unittest.TestCase):
@@ -475,8 +491,8 @@ class NoFalseZeros(unittest.TestCase):
         for text in (draft + "Final: " + later, draft + "\n~~~json\n" + later + "\n~~~"):
             self.assertEqual([r.pattern for r in parse_reply(text)[0]], ["y"])
             (note,) = reply_notes(text)
-            self.assertRegex(note, r'^the answer was read from the \{"rules": \.\.\.\} object ending on line \d+, '
-                                   r"written after the ```json block that ends on line 3")
+            self.assertRegex(note, r'^the answer was read from the \{"rules": \.\.\.\} object ending on line \d+ '
+                                   r"of the reply, written after the ```json block that ends on line 3")
 
     def test_an_empty_object_in_prose_does_not_replace_a_fenced_answer(self):
         """Review of 2026-12-03, second round: prose after a fenced answer that mentions
@@ -485,7 +501,8 @@ class NoFalseZeros(unittest.TestCase):
         answer with none; the system prompt says so, and a note names the aside."""
         from redaction_pressure.scoring.answer import ANSWER_CHOICE, reply_notes
         self.assertIn("with at least one rule is written after that block", ANSWER_CHOICE)
-        self.assertIn("one with no rules only if no earlier one has rules", ANSWER_CHOICE)
+        self.assertIn('An object with no rules ({"rules": []}, fenced or not) is read only if no earlier one has rules',
+                      ANSWER_CHOICE)
         answer = "```json\n" + reply([("ghp_[A-Za-z0-9]{36}", "[REDACTED]")]) + "\n```\n"
         for aside in ('(With no secrets it would be {"rules": []}.)', '{"rules": [ ]}', '~~~\n{"rules": []}\n~~~'):
             text = answer + aside
@@ -518,12 +535,52 @@ class NoFalseZeros(unittest.TestCase):
                     notes = reply_notes(text)
                     self.assertEqual(len(notes), 1, notes)
                     self.assertIn("answer format's example", notes[0])
-        # alone, or before the answer, or changed in any way, it is an answer like any other
+        # alone, or before the answer, it is an answer like any other
         self.assertEqual([r.pattern for r in parse_reply("```json\n" + ANSWER_TEMPLATE + "\n```")[0]], ["<regex>"])
         self.assertEqual(score_completion(TASK, "```json\n" + ANSWER_TEMPLATE + "\n```\n" + answer).reward, 1.0)
-        for changed in (ANSWER_TEMPLATE.replace('"[REDACTED]"', '""'), ANSWER_TEMPLATE.replace("<regex>", "<regex2>")):
-            text = answer + "\n```json\n" + changed + "\n```"
-            self.assertNotEqual(parse_reply(text)[0], parse_reply(answer)[0])
+        # Review of 2026-12-03 (second false-zero hunt): restated, not copied ("<pattern>",
+        # "...", another replacement), it is passed over too; a real pattern is read.
+        placeholders = ("<pattern>", "<your regex here>", "...", "\u2026")
+        restatements = [ANSWER_TEMPLATE.replace("<regex>", p) for p in placeholders]
+        for restated in [ANSWER_TEMPLATE.replace('"[REDACTED]"', '""'), *restatements]:
+            text = answer + "\n```json\n" + restated + "\n```"
+            with self.subTest(restated=restated):
+                self.assertEqual(parse_reply(text)[0], parse_reply(answer)[0])
+                self.assertIn("every pattern is a placeholder", reply_notes(text)[0])
+        mixed = '{"rules": [{"pattern": "<regex>", "replacement": ""}, {"pattern": "a", "replacement": ""}]}'
+        for real in [*(ANSWER_TEMPLATE.replace("<regex>", p) for p in ("<\\\\w+>", "secret_[0-9]+")), mixed]:
+            text = answer + "\n```json\n" + real + "\n```"
+            with self.subTest(real=real):
+                self.assertNotEqual(parse_reply(text)[0], parse_reply(answer)[0])
+
+    def test_a_placeholder_never_hides_a_broken_answer(self):
+        """Second false-zero hunt, 2026-12-03: the format's example in prose and an
+        answer that is not JSON scored the example (valid, reward 0: the JSON error was
+        an advisory note). A placeholder object is read only when no other candidate is
+        there, valid or not; then the broken answer's error is the verdict."""
+        from redaction_pressure.scoring.answer import ANSWER_TEMPLATE
+        broken = "```json\n" + reply([("ghp_[A-Za-z0-9]{36}", "[REDACTED]")])[:-2] + ",]}\n```"
+        for text in ("As " + ANSWER_TEMPLATE + " says:\n" + broken, broken + "\n```json\n" + ANSWER_TEMPLATE + "\n```",
+                     "```json\n" + ANSWER_TEMPLATE + "\n```\n" + broken):
+            with self.subTest(text=text[:40]):
+                rules, errors = parse_reply(text)
+                self.assertEqual(rules, [])
+                self.assertEqual([e.code for e in errors], ["malformed_json"])
+                self.assertIn("trailing comma", errors[0].message)
+
+    def test_no_answer_after_think_says_where_it_looked(self):
+        """Second false-zero hunt: an answer written before </think> drew "the reply
+        holds no JSON object" or "the reply's text is empty", both false; the message
+        names the text after the last </think> and the object before it."""
+        answer = "```json\n" + reply([("ghp_[A-Za-z0-9]{36}", "[REDACTED]")]) + "\n```"
+        for text, what in (("<think>\n" + answer + "\n</think>\nSee above.", "holds no JSON object"),
+                           (answer + "\n</think>", "is empty"), (answer + "\n</think>\n\n", "is empty")):
+            with self.subTest(text=text[-20:]):
+                message = parse_reply(text)[1][0].message
+                self.assertTrue(message.startswith(f"no answer: the text after the last </think> {what}"), message)
+                self.assertIn("written before that </think>", message)
+        message = parse_reply("<think>hmm</think>\nnothing here")[1][0].message
+        self.assertNotIn("written before", message)
 
     def test_schema_errors_come_in_rule_order(self):
         rules = [("a", "x")] * 12
