@@ -8,7 +8,7 @@ from typing import Any
 
 from .compare import Comparison
 from .recorded import METRICS
-from .stats import Estimate
+from .stats import MAX_BOOTSTRAP_TASKS, Estimate
 
 MAX_LINES = 25  # by default; --classes lists every class that moved
 
@@ -61,8 +61,10 @@ def compare_lines(c: Comparison, described: tuple[str, str], context: str, all_c
         lines.append(f"  {m:<10} {_pm(c.a_est[m]):<15} {_pm(c.b_est[m]):<15} {_pm(c.diff[m], True):<16} "
                      f"{_iv(c.diff[m], 'ci95'):<17} {_iv(c.diff[m], 'bootstrap95'):<17}".rstrip())
     lines += [f"  {lv['line']}" for lv in c.by_level]
+    booted = c.diff["reward"].bootstrap95 is not None
     foot = ["± one standard error of the paired per-task differences (tasks are the unit); 95% intervals: "
-            "normal approximation, and a seeded bootstrap over tasks", first]
+            + ("normal approximation, and a seeded bootstrap over tasks" if booted else
+               f"normal approximation (no bootstrap: it runs for at most {MAX_BOOTSTRAP_TASKS:,} tasks)"), first]
     moved = [sum(1 for r in rows if r["change_pts"]) for rows in (c.secret_classes, c.decoy_classes)]
     if all_classes:
         limits: tuple[int | None, int | None] = (None, None)

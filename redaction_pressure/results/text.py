@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from .stats import MAX_BOOTSTRAP_TASKS
 from .summary import METRICS, headline
 
 MAX_LINES = 25
@@ -98,8 +99,11 @@ def eval_lines(summary: dict[str, Any], traces_path: str | Path, policy: str, se
             head.append(f"  level {lv['level']}: {lv['tasks']} tasks, reward {pm} · recall {lv['mean_recall']:.3f}"
                         f" · precision {lv['mean_precision']:.3f} · clean {lv['clean_rate']:.3f} · invalid "
                         f"{lv['invalid']}")
+    booted = "bootstrap95" in summary["uncertainty"].get("reward", {})
     foot = ["± one standard error, clustered by task; 95% intervals: normal approximation, and a seeded bootstrap "
-            "over tasks (the same figures on every machine)", first]
+            "over tasks (the same figures on every machine)" if booted else
+            "± one standard error, clustered by task; 95% intervals: normal approximation (no bootstrap: it runs "
+            f"for at most {MAX_BOOTSTRAP_TASKS:,} tasks)", first]
     if all_classes or families:
         body = class_lines(summary, None, None) + (family_lines(summary) if families else [])
         return [line.rstrip() for line in head + body + foot]

@@ -122,6 +122,20 @@ class EvalOutput(unittest.TestCase):
     def setUpClass(cls):
         cls.traces = [t for ep in fx.read_episodes(fx.full_dev_run() / "traces.jsonl") for t in ep["traces"]]
 
+    def test_the_footer_names_the_bootstrap_only_when_there_is_one(self):
+        """A run above the bootstrap's task bound has no bootstrap interval; its footer
+        said it had one (a last review of 2026-12-03)."""
+        from unittest import mock
+
+        from redaction_pressure.results import stats
+        self.assertIn("and a seeded bootstrap over tasks", "\n".join(eval_lines(summarize(self.traces), "t", "o", 1.0)))
+        with mock.patch.object(stats, "MAX_BOOTSTRAP_TASKS", 10):
+            summary = summarize(self.traces)
+        self.assertNotIn("bootstrap95", summary["uncertainty"]["reward"])
+        footer = "\n".join(eval_lines(summary, "t", "o", 1.0))
+        self.assertNotIn("and a seeded bootstrap", footer)
+        self.assertIn("normal approximation (no bootstrap: it runs for at most 2,000 tasks)", footer)
+
     def test_shape(self):
         for traces, size in ((self.traces, "64 tasks"), (self.baseline_like(), "64 tasks, 128 rollouts")):
             summary = summarize(traces)
