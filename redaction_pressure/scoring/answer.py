@@ -18,9 +18,11 @@ the whole reply as JSON; then the last ``{"rules": ...}`` object inside the text
 the text from the first ``{`` to the last ``}``. A text that holds no object with
 "rules" is judged on the first object found in the same order (its shape errors are
 named), else on why its most answer-like block is not JSON.
-A candidate that is exactly the answer format's example (`ANSWER_TEMPLATE`, which the
-system prompt shows; any spacing) is passed over when the reply holds another answer:
-models echo the format after their answer.
+An object with no rules is read only if no object of the reply has rules (models write
+"with no secrets it would be {"rules": []}" beside their answer), and an object whose
+every pattern is a placeholder (`PLACEHOLDER_PATTERN`, as in the answer format's example
+`ANSWER_TEMPLATE` the system prompt shows) only if the reply holds no other candidate,
+valid or not: models echo or restate the format after their answer.
 
 Every error message starts with its reason and its numbers ("rule 9: pattern is 572
 characters; the limit is 4096"), never with a quotation that truncation could cut
@@ -71,9 +73,10 @@ ANSWER_CHOICE = ('the last object with a "rules" key: the last fenced block (```
                  'key, unless a {"rules": ...} object with at least one rule is written after that block (fenced any '
                  'other way, or not at all), which is then read; with no such block, the whole reply as JSON, then '
                  'the last {"rules": ...} object in the text. An object with no rules ({"rules": []}, fenced or not) '
-                 'is read only if no earlier one has rules, and an object whose every pattern is a placeholder '
-                 '(words in angle brackets such as <regex>, or ...) only if the reply holds no other candidate, '
-                 'valid or not; an object outside a fenced block is looked for only at the last '
+                 'is read only if no other object has rules, and an object whose every pattern is a placeholder '
+                 '(words in angle brackets such as <regex>, or "..." or "\u2026") only if the reply holds no other '
+                 'answer, valid or not (a ```json block opening with { or [, or a {"rules": [ that is not JSON); an '
+                 'object outside a fenced block is looked for only at the last '
                  f'{MAX_EMBEDDED_TRIES} places where {{"rules": opens')
 
 # Fenced blocks, read line by line as Markdown reads them (linear in the reply, never
@@ -362,14 +365,22 @@ def _decode_at(text: str, start: int, explain: bool = False) -> tuple[Any, int, 
     return value, end, None
 
 
-def _embedded(text: str, start: int = 0) -> list[_Decoded]:
+_Decodes = dict[int, tuple[Any, int, str | None]]
+
+
+def _embedded(text: str, start: int = 0, decodes: _Decodes | None = None) -> list[_Decoded]:
     """``{"rules": ...}`` objects that start inside ``text`` at or after ``start`` (prose
     around them), last first; each is decoded from its opening brace to wherever its
-    value ends."""
+    value ends (once per reply: ``decodes`` keeps each opening's result)."""
     found = []
     starts = [m.start() for m in _RULES_OPENING.finditer(text, start)][-MAX_EMBEDDED_TRIES:]
     for start in reversed(starts):
-        value, end, error = _decode_at(text, start)
+        if decodes is None or start not in decodes:
+            decoded = _decode_at(text, start)
+            if decodes is None:
+                decodes = {}
+            decodes[start] = decoded
+        value, end, error = decodes[start]
         if error is None:
             found.append(_Decoded("an object in the text", value=value, end=end))
     return found
@@ -379,17 +390,24 @@ def _block_where(tag: str) -> str:
     return f"the ```{tag} block" if tag else "the fenced block"
 
 
+# A fenced block meant as the answer: tagged json (any case, jsonc too) or untagged, its
+# body opening with { or [ (a ```python or ```text block, or prose in a fence, is not).
+_JSON_TAG = regex.compile(r"(?i:jsonc?)?")
+_RULE_LIST_OPENING = regex.compile(r'\{\s*"rules"\s*:\s*\[')
+
+
 class _Search:
     """Finds the answer of one reply (see the module doc), decoding each candidate
     once. With ``skip_placeholders``, a candidate whose every pattern is a placeholder
     (the answer format's example, echoed or restated) is passed over, and
     ``skipped_placeholder`` says one was."""
 
-    def __init__(self, reply: str, skip_placeholders: bool) -> None:
+    def __init__(self, reply: str, skip_placeholders: bool, decodes: _Decodes | None = None) -> None:
         self.reply, self.skip, self.skipped_placeholder = reply, skip_placeholders, False
         self.fences = _fences(reply)
         self.blocks: list[_Decoded] = []  # every block decoded, last first (up to the answer's)
         self.overridden: _Decoded | None = None  # the fenced answer a later object replaced
+        self.decodes: _Decodes = {} if decodes is None else decodes  # each opening's decoding, by offset
 
     def _take(self, item: _Decoded) -> bool:
         if not item.answer:
@@ -405,7 +423,7 @@ class _Search:
         broken by prose after its closing fence) or not fenced at all, after a fenced
         draft, is. {"rules": []} after an answer with rules ("with no secrets the
         answer would be ...") is an aside, not a final answer that drops every rule."""
-        later = [item for item in _embedded(self.reply, decoded.end) if self._take(item)
+        later = [item for item in _embedded(self.reply, decoded.end, self.decodes) if self._take(item)
                  and not (item.empty and not decoded.empty)]
         self.overridden = decoded if later else None
         return later[0] if later else decoded
@@ -425,35 +443,52 @@ class _Search:
         return self._after(empty) if empty is not None else None
 
     def answer(self) -> tuple[_Decoded | None, _Decoded]:
-        """The answer object, if any, and the whole reply decoded."""
+        """The answer object, if any, and the whole reply decoded. An answer with no
+        rules is read only if no object of the reply has rules."""
         found = self.fenced()
-        whole = _Decoded("the reply", self.reply.strip(), end=len(self.reply))
-        if found is not None:
-            return found, whole
-        if self._take(whole):
+        if found is not None and not found.empty:
+            return found, whole_reply(self.reply)
+        whole = whole_reply(self.reply)
+        if self._take(whole) and not (whole.empty and found is not None):
             return whole, whole
-        taken = [item for item in _embedded(self.reply) if self._take(item)]
+        taken = [item for item in _embedded(self.reply, 0, self.decodes) if self._take(item)]
+        ruled = next((item for item in taken if not item.empty), None)
+        if ruled is not None:
+            self.overridden = None
+            return ruled, whole
         # the last one, unless it has no rules and an earlier one has some (an aside)
-        return next((item for item in taken if not item.empty), taken[0]) if taken else None, whole
+        return found or (taken[0] if taken else None), whole
 
-    def broken(self) -> bool:
-        """Whether a candidate of the reply is not JSON: a fenced block, or a text that
-        opens ``{"rules":`` and does not decode."""
-        if any(not _Decoded(_block_where(b.tag), b.body).ok for b in self.fences):
-            return True
-        starts = [m.start() for m in _ANY_RULES_OPENING.finditer(self.reply)][-MAX_EMBEDDED_TRIES:]
-        return any(_decode_at(self.reply, start)[2] is not None for start in starts)
+    def other_candidate(self) -> bool:
+        """Whether the reply holds a candidate besides placeholder objects, valid or not:
+        a block meant as JSON (`_JSON_TAG`, a body opening with { or [) that is not a
+        placeholder object, or a ``{"rules": [`` opening that does not decode."""
+        for block in self.fences:
+            if _JSON_TAG.fullmatch(block.tag) and block.body.lstrip()[:1] in ("{", "["):
+                decoded = _Decoded(_block_where(block.tag), block.body)
+                if not (decoded.answer and decoded.placeholder):
+                    return True
+        for m in list(_RULE_LIST_OPENING.finditer(self.reply))[-MAX_EMBEDDED_TRIES:]:
+            if m.start() not in self.decodes:
+                self.decodes[m.start()] = _decode_at(self.reply, m.start())
+            if self.decodes[m.start()][2] is not None:
+                return True
+        return False
+
+
+def whole_reply(reply: str) -> _Decoded:
+    return _Decoded("the reply", reply.strip(), end=len(reply))
 
 
 def _search(reply: str) -> tuple[_Search, _Decoded | None, _Decoded]:
     """The search that found the answer: first passing over placeholder objects (the
     answer format's example, echoed or restated), then, if that left no answer, passed
-    one over and no other candidate is broken JSON, reading them (a broken answer's
-    error is worth more to its reader than its placeholder's zero)."""
+    one over and the reply holds no other candidate, reading them (a broken or
+    misshapen answer's error is worth more to its reader than its placeholder's zero)."""
     search = _Search(reply, skip_placeholders=True)
     answer, whole = search.answer()
-    if answer is None and search.skipped_placeholder and not search.broken():
-        search = _Search(reply, skip_placeholders=False)
+    if answer is None and search.skipped_placeholder and not search.other_candidate():
+        search = _Search(reply, skip_placeholders=False, decodes=search.decodes)
         answer, whole = search.answer()
     return search, answer, whole
 
@@ -549,8 +584,9 @@ def _load_object(reply: str, thinking: str | None = None) -> dict[str, Any] | Re
         if item.obj and not (search.skip and item.placeholder):
             return dict(item.value)
     if thinking is not None and (not reply.strip() or (not blocks and not braces)):
-        before = (' (a {"rules": ...} object is written before that </think>)'
-                  if _ANY_RULES_OPENING.search(thinking) else "")
+        # (looked for in the thinking's last MAX_REPLY_CHARS only: it may be 4,000,000 braces)
+        written = '"rules"' in thinking and _ANY_RULES_OPENING.search(thinking, max(0, len(thinking) - MAX_REPLY_CHARS))
+        before = ' (a {"rules": ...} object is written before that </think>)' if written else ""
         what = "is empty" if not reply.strip() else 'holds no JSON object ({"rules": [...]})'
         return RedactionError("malformed_json", f"no answer: the text after the last </think> {what}; only that "
                                                 f"text is read{before}")

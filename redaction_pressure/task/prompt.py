@@ -107,7 +107,7 @@ than {MAX_NESTING} levels (a parenthesis inside a set is a literal), a pattern w
 compiled size exceeds {MAX_COMPILED_COST:,} units, and rules whose compiled sizes \
 together exceed {MAX_REPLY_COST:,} units. A pattern costs {PATTERN_BASE_COST} units plus: 1 \
 per character, escape (\\d, \\b, \\p{{L}}), ., ^ or $ (\\X: {GRAPHEME_COST}; \\R: {LINEBREAK_COST}; a comment (?#...), \
-and under (?x) whitespace and # comments, nothing); 1 per alternative \
+and under (?x) whitespace outside sets and # comments, nothing); 1 per alternative \
 (the whole pattern, a group's contents, each side of a |) and 1 more per | list; 1 per \
 group other than (?:...), (?|...) and flag groups such as (?i:...) or (?-s:...) (capturing, \
 lookaround, atomic; flags such as (?i) cost nothing; a conditional (?(?=c)y|n) costs 1 \

@@ -182,6 +182,9 @@ CASES: tuple[Case, ...] = (
     Case("empty-rules-fenced-aside", 'the fenced answer, then `{"rules": []}` in a fenced block of its own (an '
          "object with no rules, fenced or not, does not replace an answer that has some)",
          '```json\n{ORACLE_PRETTY}\n```\nWith no secrets it would be:\n```json\n{"rules": []}\n```'),
+    Case("unfenced-answer-then-fenced-empty", 'the answer unfenced, then `{"rules": []}` in a fenced block (read only '
+         "if no other object has rules)",
+         'Final answer:\n{ORACLE}\n\nIf nothing were secret:\n```json\n{"rules": []}\n```'),
     Case("example-then-broken-answer", "the format's example in prose, then an answer that is not JSON (a "
          "trailing comma): the answer's error, not the example's zero",
          'I answer as {"rules": [{"pattern": "<regex>", "replacement": "[REDACTED]"}]}.\n\n```json\n'

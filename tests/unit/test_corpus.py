@@ -106,12 +106,12 @@ ROOT = Path(__file__).resolve().parents[2]
 # fingerprints moved with the system prompt (reading rules for placeholder and empty
 # objects, the size of flag groups and comments, the records' final line break).
 GOLDEN = {
-    ("dev", 0): "1cf2be94273a77c532dcf2d2a59a547d3f85e40c9c7c7bcaec7ed0cedf78d3ee",
-    ("dev", 31): "478bacafa9247651a3726d559986f3fed6a63b8b999cd19fa59cd0e891d01e4c",
-    ("dev", 63): "d607350674c695fc839fd4c586f2a143b0bbdc307346d9eb817cc769459a2529",
-    ("train", 0): "ca50c3287348e69f1ff8dca747b9e56589da91ea12a6d3415346cc5670dd54ee",
-    ("train", 123456): "9c3d9909e6cf930749b0aa1ff89972d083481e5273c0cf894fbcbaa3bb9c31bf",
-    ("train", 3): "10527128973da2603830ff89b289be3436234f838f76e5636fc7406d176a0d40",
+    ("dev", 0): "483c3e266ea81ae11d0c5f513f2c2ab8d5a88260f551f1311f560909087664e1",
+    ("dev", 31): "372f50aac0f1ac96d81e162cc4a338467e33bfdd42656407f695f824e902fc55",
+    ("dev", 63): "f4fc40013c5741c8de86967b3d9d08069f58bbe9079aaf360dc9ce8010d3c1a0",
+    ("train", 0): "520486944cc4029c8a45ff4b3383185c72fa81a72efbd04e4b8a63c9db72c707",
+    ("train", 123456): "214596bc2eb7b8df4b8509135fd1abd8581a9f8e4e5565edd8bed32a41bfde01",
+    ("train", 3): "6528760c20adbc90f9d4dfc61ce7245ea6f00ab26f10793e68e27acbe98f0952",
 }
 
 
@@ -123,14 +123,14 @@ GOLDEN = {
 # placeholder_kinds kinds, each drawn once and shown beside a real secret of its format;
 # those formats' credentials never look like placeholders and their oracle leaves them.
 GOLDEN_LEVELS = {
-    (2, "dev", 0): "b7a7060add56b9c7f18c0a13e5e99fe60ef1fec10979918cb70c3e1e67001988",
-    (2, "train", 77): "91987d4b958feb7f94792f70297e25638d2ccd7b318326a56b156b25ce1151ff",
-    (3, "dev", 0): "1881916ed518a3bedc24cf0f29add6541843ee03a83be96755d1e041efcc453f",
-    (3, "train", 77): "a8541c892c3e306b9da199a225c8428eb54caf25c35f3e609f2a2fcbb198b584",
-    (4, "dev", 0): "41b226f711778f7b004d3028627edca693942563c41edff1cf1bb1cd2b9febad",
-    (4, "train", 77): "9eefcded6eaa6fcd47048e4eeb35e735e3df43af8d369a5e7e82349410f11f8f",
-    (5, "dev", 0): "5cf328f13a838f659975a099ad44ec2c7f0eb25e98ac43209ef0733114b97bb5",
-    (5, "train", 77): "0e84db8f290925f25933abf679d9fc1f2c115d64795d089987d3b476e7157f4b",
+    (2, "dev", 0): "8704dff0e6c946beaad961d0214f06cda6964c455d3db63caef1736278511688",
+    (2, "train", 77): "0f54c1f485766337360bbc43752b4053d9aa4e6474dd2249c053be84f4bcd12c",
+    (3, "dev", 0): "12efb99a444429b4f62061a22f6fe930e33c3a452c349f9715768fb631d17f3a",
+    (3, "train", 77): "a7720127a79ef584a7fd99059790d28dcff5874806255c7a744371475d06b0e1",
+    (4, "dev", 0): "c51d3d27e0621b8e98a4f8e69ad3f6cb77726c709579df1be9bfe93f3c3fa779",
+    (4, "train", 77): "2f60b0a09253f47ed0092dbd6035472f2ff0617dbdcc413b9ad41b580e2828af",
+    (5, "dev", 0): "36c23bf61c3eb8e26647743fcb8d49d932b9f9a8cc04fe2446286a452c9aab00",
+    (5, "train", 77): "a6c527c195c23c7931c190e77b27a0ff5c6b09c2605c3ec1f50e0490cc5218e7",
 }
 
 

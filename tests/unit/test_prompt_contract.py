@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 import tracemalloc
 import unittest
 
@@ -23,6 +24,7 @@ from redaction_pressure.scoring.answer import (
     MAX_RAW_REPLY_CHARS,
     MAX_REPLY_CHARS,
     MAX_RULES,
+    Rule,
     parse_reply,
 )
 from redaction_pressure.scoring.reward import WEIGHTS
@@ -122,7 +124,7 @@ class StatedLimitsAreTheValidators(unittest.TestCase):
         self.assertEqual(number(r"\\X: (\d+);"), guard.GRAPHEME_COST)
         self.assertEqual(number(r"\\R: (\d+);"), guard.LINEBREAK_COST)
         # under (?x) whitespace and # comments cost nothing, as the prompt says
-        self.assertIn("under (?x) whitespace and # comments, nothing", SYSTEM_PROMPT)
+        self.assertIn("under (?x) whitespace outside sets and # comments, nothing", SYSTEM_PROMPT)
         self.assertEqual(guard.compile_bounded("(?x)a b  # a comment\n c").cost, guard.compile_bounded("(?x)abc").cost)
         self.assertEqual(number(r"a set (\d+) per member"), guard.FULL_FOLD_FACTOR + 1)
         import random
@@ -501,8 +503,8 @@ class NoFalseZeros(unittest.TestCase):
         answer with none; the system prompt says so, and a note names the aside."""
         from redaction_pressure.scoring.answer import ANSWER_CHOICE, reply_notes
         self.assertIn("with at least one rule is written after that block", ANSWER_CHOICE)
-        self.assertIn('An object with no rules ({"rules": []}, fenced or not) is read only if no earlier one has rules',
-                      ANSWER_CHOICE)
+        self.assertIn('An object with no rules ({"rules": []}, fenced or not) is read only if no other object '
+                      "has rules", ANSWER_CHOICE)
         answer = "```json\n" + reply([("ghp_[A-Za-z0-9]{36}", "[REDACTED]")]) + "\n```\n"
         for aside in ('(With no secrets it would be {"rules": []}.)', '{"rules": [ ]}', '~~~\n{"rules": []}\n~~~'):
             text = answer + aside
@@ -568,6 +570,36 @@ class NoFalseZeros(unittest.TestCase):
                 self.assertEqual([e.code for e in errors], ["malformed_json"])
                 self.assertIn("trailing comma", errors[0].message)
 
+    def test_an_empty_object_never_replaces_an_answer_with_rules(self):
+        """A review of the fix: a fenced {"rules": []} still replaced an answer with
+        rules written unfenced, in a ~~~ fence or quoted; the prompt promises it never
+        does, wherever each is written."""
+        answer = reply([("ghp_[A-Za-z0-9]{36}", "[REDACTED]")])
+        aside = '\nIf nothing were secret:\n```json\n{"rules": []}\n```'
+        for first in ("Final answer:\n" + answer, "~~~json\n" + answer + "\n~~~", "```json\n" + answer + "\n```",
+                      "```json\n{\"rules\": []}\n```\nNo, this:\n" + answer):
+            with self.subTest(first=first[:12]):
+                self.assertEqual([r.pattern for r in parse_reply(first + aside)[0]], ["ghp_[A-Za-z0-9]{36}"])
+        self.assertEqual(parse_reply('```json\n{"rules": []}\n```' + aside), ([], []))  # none has rules: read
+
+    def test_only_an_answer_hides_a_placeholder(self):
+        """A review of the fix: any fenced block that was not JSON (```python, ```text)
+        or a prose mention of {"rules": ...} stopped a lone placeholder object from being
+        read, and the verdict named that block; a misshapen answer (a list, a wrong key)
+        did not, and was hidden by it. Only an answer counts: a ```json (or untagged)
+        block opening with { or [, or a {"rules": [ that is not JSON."""
+        from redaction_pressure.scoring.answer import ANSWER_TEMPLATE
+        example = "\n(format: " + ANSWER_TEMPLATE + ")"
+        for other in ("```python\nprint(1)\n```\n", "```text\nrecord AKIA\n```\n", 'In the form {"rules": ...}.\n'):
+            with self.subTest(other=other[:10]):
+                self.assertEqual(parse_reply(other + ANSWER_TEMPLATE), ([Rule("<regex>", "[REDACTED]")], []))
+        for misshapen, message in (('[{"pattern": "a+", "replacement": ""}]', "got a list"),
+                                   ('{"rule": [{"pattern": "a+", "replacement": ""}]}', "rules")):
+            with self.subTest(misshapen=misshapen):
+                rules, errors = parse_reply("```json\n" + misshapen + "\n```" + example)
+                self.assertEqual(rules, [])
+                self.assertIn(message, errors[0].message)
+
     def test_no_answer_after_think_says_where_it_looked(self):
         """Second false-zero hunt: an answer written before </think> drew "the reply
         holds no JSON object" or "the reply's text is empty", both false; the message
@@ -581,6 +613,11 @@ class NoFalseZeros(unittest.TestCase):
                 self.assertIn("written before that </think>", message)
         message = parse_reply("<think>hmm</think>\nnothing here")[1][0].message
         self.assertNotIn("written before", message)
+        # A review: a thinking of 4,000,000 braces took 0.65 s to look through; only its
+        # last 200,000 characters are, after a plain search for "rules".
+        start = time.process_time()
+        parse_reply("<think>" + "{" * 3_999_000 + "</think>")
+        self.assertLess(time.process_time() - start, 0.3)
 
     def test_schema_errors_come_in_rule_order(self):
         rules = [("a", "x")] * 12
