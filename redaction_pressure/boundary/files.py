@@ -196,6 +196,11 @@ def replace_refusal(out: Path, *, reads: tuple[Path, ...] = (), ours: Callable[[
         return f"{option} {out}: {exc.strerror or exc}"
     if stat.S_ISDIR(st.st_mode):
         return f"{option} {out} is a directory; {option} names the file to write"
+    if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) or stat.S_ISSOCK(st.st_mode):
+        # Red team, 2026-12-03: `report --out /dev/null --force`, run as root, replaced
+        # /dev/null with the page (the output is written beside and renamed over).
+        return (f"{option} {out} is a device or a socket, not a file; nothing replaces one, even with --force: "
+                f"{option} names a file to write")
     if stat.S_ISREG(st.st_mode):
         if st.st_size == 0:
             return None

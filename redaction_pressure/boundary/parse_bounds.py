@@ -45,19 +45,41 @@ class NestedTooDeeply(ValueError):
     """A text nests deeper than its reader's bound: refused before decoding."""
 
 
-def loads_json(raw: bytes | str, **hooks: Any) -> Any:
+class TooManyValues(ValueError):
+    """A text holds more JSON values than its reader's bound: refused before decoding."""
+
+
+def loads_json(raw: bytes | str, max_values: int | None = None, **hooks: Any) -> Any:
     """``json.loads(raw, **hooks)`` of a file from outside, refused (`NestedTooDeeply`)
-    when it nests deeper than MAX_FILE_JSON_NESTING. Bytes are decoded as
-    ``json.loads`` decodes them (UTF-8, -16 or -32, detected)."""
+    when it nests deeper than MAX_FILE_JSON_NESTING, and (`TooManyValues`) when it may
+    hold more than ``max_values`` values: each one the decoder makes costs 50 bytes or
+    more however short its text (``[]`` is 2 characters and a 56-byte list). Bytes are
+    decoded as ``json.loads`` decodes them (UTF-8, -16 or -32, detected)."""
     text = raw.decode(json.detect_encoding(raw), "surrogatepass") if isinstance(raw, (bytes, bytearray)) else raw
-    check_json_nesting(text)
+    if max_values is None:
+        check_json_nesting(text)
+    else:
+        plain = _JSON_STRING.sub("", _escapes_out(text))
+        _check_depth(max(max(accumulate(map(_STEP.__getitem__, _NOT_BRACKET.sub("", plain))), default=0), 0))
+        values = json_values_in(plain)
+        if values > max_values:
+            raise TooManyValues(f"it may hold {values:,} JSON values; at most {max_values:,} are read")
     return json.loads(text, **hooks)
+
+
+def json_values_in(plain: str) -> int:
+    """A bound on the values (and keys) the decoder makes of a JSON text whose strings
+    are removed: one per separator or opening bracket, and the first."""
+    return plain.count(",") + plain.count(":") + plain.count("[") + plain.count("{") + 1
 
 
 def check_json_nesting(text: str) -> None:
     """Raises `NestedTooDeeply` when ``text`` nests deeper than MAX_FILE_JSON_NESTING:
     what every reader of a JSON file from outside calls before decoding it."""
-    depth = json_nesting(text)
+    _check_depth(json_nesting(text))
+
+
+def _check_depth(depth: int) -> None:
     if depth > MAX_FILE_JSON_NESTING:
         raise NestedTooDeeply(f"nested too deeply: {depth:,} levels; at most {MAX_FILE_JSON_NESTING} are read")
 

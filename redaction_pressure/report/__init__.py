@@ -98,6 +98,11 @@ def render_report_checked(run_path: Path, *, public_key: Path | None = None, ver
         if public_key is not None:
             verification = run_verify(run.path, Path(public_key), read_statement, run.shown, jobs=jobs,
                                       max_budget_s=max_budget_s, max_cpu_s=max_cpu_s, strict=strict)
+            if not verification.verified:
+                # Red team, 2026-12-03: traces swapped into an archive spent the whole
+                # --max-cpu being rescored after `audit verify` had refused them.
+                allowance.withheld = ("the archive did not verify with the key given (--public-key), and its traces "
+                                      "are not rescored")
         elif verdict is not None:
             verification = read_verdict_file(Path(verdict), read_statement(run.path), run.shown)
     if full_text is None:

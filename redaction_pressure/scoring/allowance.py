@@ -42,6 +42,7 @@ class Allowance:
         context = fork_context() if shared else None
         self._shared: Any = context.Value("d", 0.0) if context is not None else None
         self._spent = 0.0
+        self.withheld: str | None = None  # why nothing is rescored at all (set before forking)
 
     @property
     def spent(self) -> float:
@@ -53,6 +54,8 @@ class Allowance:
 
     def budget_refusal(self, budget_s: float) -> str | None:
         """Why a trace stating ``budget_s`` is not rescored, or None when it may be."""
+        if self.withheld is not None:
+            return self.withheld
         if budget_s > self.max_budget_s:
             return (f"its budget of {budget_s:g} s is more than the {self.max_budget_s:g} s this reader grants a "
                     f"trace (--max-budget)")
@@ -60,6 +63,8 @@ class Allowance:
 
     def cpu_refusal(self) -> str | None:
         """Why no more rescoring starts, or None while CPU is left."""
+        if self.withheld is not None:
+            return self.withheld
         if self.spent >= self.max_cpu_s:
             return f"the {self.max_cpu_s:g} s of scan CPU this reader grants all traces were spent (--max-cpu)"
         return None

@@ -694,7 +694,9 @@ class Hostile(ReportTestCase):
         honest = (self.mixed_run / "traces.jsonl").read_text().splitlines(keepends=True)[0]
         padded = json.loads(honest)
         padded["traces"] += [{}] * 3  # not traces, in a line large enough for its one
-        (run / "traces.jsonl").write_text(line * 7 + honest + json.dumps(padded) + "\n")
+        # entries of a few hundred bytes, few values each: past the value bound, under the trace bound
+        small = '{"traces": [' + ",".join(['{"info": {}, "pad": "' + "x" * 500 + '"}'] * 100) + "]}\n"
+        (run / "traces.jsonl").write_text(line * 7 + honest + json.dumps(padded) + "\n" + small)
         tracemalloc.start()
         try:
             text, page = self.render(run)
@@ -705,9 +707,45 @@ class Hostile(ReportTestCase):
         self.assertLess(len(text), 200_000)
         self.assertLess(peak, 100 << 20)
         shown = " ".join(page.text().split())
-        self.assertIn("traces.jsonl line 1 holds 100,000 trace entries in 300,014 bytes, under 1,024 bytes each", shown)
+        # (since 0.16.0 such a line is refused before it is decoded: it holds a value per 3 bytes)
+        self.assertIn("traces.jsonl line 1 holds too many values for its 300,014 bytes", shown)
         self.assertIn("3 trace entries are not a trace object (an object holding a task or info object; the first "
                       "in traces.jsonl line 9); they are not read", shown)
+        self.assertIn(f"traces.jsonl line 10 holds 100 trace entries in {len(small):,} bytes, under 1,024 bytes each",
+                      shown)
+
+    def test_a_trace_padded_with_values_costs_what_its_bytes_do(self):
+        """Red team, 2026-12-03: traces padded with ``[[],[],...]`` (3 bytes a value, 56
+        bytes a list once read): 392 MB made `report` hold 10 GB, and the machine killed
+        it. A line holding more than one value per 16 bytes is one problem, unread."""
+        import tracemalloc
+
+        from redaction_pressure.boundary.episodes import MIN_VALUE_BYTES
+
+        run = self.tmp / "padded-traces"
+        run.mkdir(exist_ok=True)
+        honest = (self.mixed_run / "traces.jsonl").read_text().splitlines(keepends=True)[0]
+        padded = json.loads(honest)
+        padded["traces"][0]["pad"] = [[]] * 1_000_000
+        line = json.dumps(padded, separators=(",", ":")) + "\n"
+        (run / "traces.jsonl").write_text(honest + line * 3)
+        tracemalloc.start()
+        try:
+            _, page = self.render(run)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        self.assertEqual(len(page.episodes), 1)
+        self.assertLess(peak, 80 << 20)  # read, the three lines would hold 3,000,000 lists: 190 MB
+        shown = " ".join(page.text().split())
+        self.assertIn(f"traces.jsonl line 2 holds too many values for its {len(line.encode()):,} bytes", shown)
+        self.assertIn(f"one per {MIN_VALUE_BYTES} bytes; a real trace has one per 50 or more); it is not read", shown)
+        # every honest line of the fixture runs stays far inside the bound: one value per 50 bytes or more
+        from redaction_pressure.boundary.parse_bounds import _JSON_STRING, _escapes_out, json_values_in
+        for run_dir in (self.mixed_run, self.oracle_run):
+            for honest_line in (run_dir / "traces.jsonl").read_text().splitlines():
+                values = json_values_in(_JSON_STRING.sub("", _escapes_out(honest_line)))
+                self.assertLess(values * 50, len(honest_line.encode()))
 
     def test_the_number_of_traces_read_is_capped(self):
         from redaction_pressure.boundary import episodes
@@ -802,6 +840,13 @@ class Archives(ReportTestCase):
         v = self.verification(page)
         self.assertIn("✘ NOT VERIFIED", v)
         self.assertIn("signature", v)
+        # Red team, 2026-12-03: what did not verify is not rescored (swapped traces spent
+        # the whole --max-cpu); the recorded scores are shown, with no marks.
+        shown = " ".join(page.text().split())
+        self.assertIn("NOT CHECKED: this reply was not rescored, because the archive did not verify", shown)
+        self.assertFalse(any(pre["marks"] for pre in page.pres))
+        _, verified = self.render(self.archive, public_key=self.public_key)
+        self.assertTrue(any(pre["marks"] for pre in verified.pres))
 
     def test_a_verdict_file_is_a_claim_never_a_badge(self):
         """Attacks: a hand-written passing verdict, another archive's genuine verdict, and

@@ -6,6 +6,7 @@ caller's secret nor the current directory."""
 from __future__ import annotations
 
 import os
+import socket
 import stat
 import subprocess
 import sys
@@ -148,6 +149,19 @@ class Overwriting(unittest.TestCase):
         from redaction_pressure.cli import _a_page
         return files.replace_refusal(out, reads=(self.run,) if reads is None else reads, ours=_a_page,
                                      force=force, option="--out")
+
+    def test_a_device_is_never_replaced(self):
+        """Red team, 2026-12-03: `report --out /dev/null --force`, run as root, replaced
+        /dev/null with the page. A device or socket is refused, even with --force."""
+        for device in (Path("/dev/null"), Path("/dev/zero")):
+            for force in (False, True):
+                refusal = self.refusal(device, force=force)
+                self.assertIsNotNone(refusal)
+                self.assertIn("is a device or a socket, not a file; nothing replaces one, even with --force", refusal)
+        with socket.socket(socket.AF_UNIX) as sock:
+            path = self.tmp / "sock"
+            sock.bind(str(path))
+            self.assertIn("a device or a socket", self.refusal(path, force=True))
 
     def test_what_may_be_replaced(self):
         self.assertIsNone(self.refusal(self.tmp / "new.html"))
