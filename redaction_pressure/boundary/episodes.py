@@ -7,10 +7,11 @@ reader hold and do stays proportional to the file's bytes, with a small constant
 a difference line of its own: 2 MiB of such a line made `report` use 3.1 GB and write a
 266 MB page. So, besides the file's size cap (`files.MAX_TRACES_BYTES`) and the line cap:
 
-* a line that may hold more than one JSON value per `MIN_VALUE_BYTES` of its bytes is
-  not read (one problem), counted on its text before it is decoded: a value costs its
-  reader 50 bytes or more however short (red team, 2026-12-03: traces padded with
-  ``[[],[],...]`` made `report` hold 25 times the file's size, 10 GB);
+* a line that may hold more arrays and objects, strings or values than `VALUE_BYTES`
+  allows for its bytes is not read (one problem), counted on its text before it is
+  decoded: what a decoded value costs does not depend on how short its text is (red
+  team, 2026-12-03: traces padded with ``[[],[],...]`` made `report` hold 25 times the
+  file's size, 10 GB);
 * a line whose trace entries average under `MIN_TRACE_BYTES` is not read (one problem
   for the line): no real trace is that small, so no honest line is refused;
 * an entry that is not a trace object (an object holding a ``task`` or ``info``
@@ -38,13 +39,15 @@ from .parse_bounds import NestedTooDeeply, TooManyValues, loads_json
 MAX_LINE_BYTES = 64 << 20  # an Episode line of 16 rollouts of 24-rule replies is a few MB
 MAX_TRACES = 160_000  # 10,000 tasks x 16 rollouts: far above any run one reads in one piece
 MIN_TRACE_BYTES = 1024  # the smallest real trace (n_shown=1, n_eval=1, an empty reply) is ~18 KB
-# A JSON value costs its reader 50 bytes or more however short its text ("[]", 2 bytes,
-# is a 56-byte list): a line may hold one per MIN_VALUE_BYTES of its bytes, so what it
-# makes a reader hold stays within a few times its size. Real traces hold one per 56
-# bytes or more (their prompts and replies are long strings). Red team, 2026-12-03: a
-# 392 MB file of traces padded with [[],[],...] made `report` hold 10 GB, and the
-# machine killed it.
-MIN_VALUE_BYTES = 16
+# What a decoded value costs does not depend on how short its text is: "[]" (2 bytes) is
+# a 56-byte list, "ab" a 51-byte string, 1.5 a 24-byte float. A line may hold at most one
+# array or object per 32 bytes, one string per 16 and one value of any kind per 4, so
+# what it makes a reader hold stays within about 8 times its size (a float per 4 bytes,
+# the worst case left). Real traces hold an array or object per 300 bytes or more and a
+# string per 100; a training trace's token ids, logprobs and masks a value per 9 or
+# more. Red team, 2026-12-03: a 392 MB file of traces padded with [[],[],...] made
+# `report` hold 10 GB, and the machine killed it.
+VALUE_BYTES = (32, 16, 4)
 # The longest number literal converted (as `audit`'s strict reader: a seed below 2^64 has
 # 20 digits, a double's shortest form at most 24 characters).
 MAX_NUMBER_CHARS = 40
@@ -72,13 +75,14 @@ class _Numbers:
         return math.nan if self._too_long(text) else float(text)
 
 
-def loads_bounded(raw: bytes | str, max_values: int | None = None) -> tuple[Any, int, int]:
+def loads_bounded(raw: bytes | str, per_bytes: tuple[int, int, int] | None = None) -> tuple[Any, int, int]:
     """``json.loads(raw)`` with number literals over MAX_NUMBER_CHARS read as NaN: (the
     value, how many literals were, the longest one's length). Raises `NestedTooDeeply`
     for a text nesting deeper than MAX_FILE_JSON_NESTING, before the decoder recurses,
-    and `TooManyValues` for one that may hold more than ``max_values`` values."""
+    and `TooManyValues` for one holding more values than ``per_bytes`` allows
+    (`loads_json`)."""
     numbers = _Numbers()
-    value = loads_json(raw, max_values, parse_int=numbers.integer, parse_float=numbers.real)
+    value = loads_json(raw, per_bytes, parse_int=numbers.integer, parse_float=numbers.real)
     return value, numbers.oversized, numbers.longest
 
 
@@ -132,13 +136,13 @@ class EpisodeReader:
         if not raw.strip():
             return
         try:
-            episode, oversized, longest = loads_bounded(raw, max(len(raw) // MIN_VALUE_BYTES, 64))
+            episode, oversized, longest = loads_bounded(raw, VALUE_BYTES)
         except NestedTooDeeply as exc:
             self.problem(f"{self.where(number)} is {exc}; it is not read")
             return
         except TooManyValues as exc:
-            self.problem(f"{self.where(number)} holds too many values for its {len(raw):,} bytes ({exc}: one per "
-                         f"{MIN_VALUE_BYTES} bytes; a real trace has one per 50 or more); it is not read")
+            self.problem(f"{self.where(number)} holds too many values for its {len(raw):,} bytes ({exc}; a real "
+                         "trace has an array or object per 300 bytes or more, a string per 100); it is not read")
             return
         except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
             self.problem(f"{self.where(number)} is not JSON ({str(exc)[:120]}); it is not read")

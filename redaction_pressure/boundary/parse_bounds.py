@@ -49,28 +49,27 @@ class TooManyValues(ValueError):
     """A text holds more JSON values than its reader's bound: refused before decoding."""
 
 
-def loads_json(raw: bytes | str, max_values: int | None = None, **hooks: Any) -> Any:
+def loads_json(raw: bytes | str, per_bytes: tuple[int, int, int] | None = None, **hooks: Any) -> Any:
     """``json.loads(raw, **hooks)`` of a file from outside, refused (`NestedTooDeeply`)
-    when it nests deeper than MAX_FILE_JSON_NESTING, and (`TooManyValues`) when it may
-    hold more than ``max_values`` values: each one the decoder makes costs 50 bytes or
-    more however short its text (``[]`` is 2 characters and a 56-byte list). Bytes are
-    decoded as ``json.loads`` decodes them (UTF-8, -16 or -32, detected)."""
+    when it nests deeper than MAX_FILE_JSON_NESTING, and (`TooManyValues`) with
+    ``per_bytes`` (a, s, v) when it may hold more than one array or object per ``a``
+    bytes of its text, one string per ``s`` or one value per ``v``: what a value costs
+    its reader once decoded does not depend on how short its text is (``[]``, 2
+    characters, is a 56-byte list; ``"ab"`` a 51-byte string). Bytes are decoded as
+    ``json.loads`` decodes them (UTF-8, -16 or -32, detected)."""
     text = raw.decode(json.detect_encoding(raw), "surrogatepass") if isinstance(raw, (bytes, bytearray)) else raw
-    if max_values is None:
+    if per_bytes is None:
         check_json_nesting(text)
     else:
-        plain = _JSON_STRING.sub("", _escapes_out(text))
+        plain, strings = _JSON_STRING.subn("", _escapes_out(text))
         _check_depth(max(max(accumulate(map(_STEP.__getitem__, _NOT_BRACKET.sub("", plain))), default=0), 0))
-        values = json_values_in(plain)
-        if values > max_values:
-            raise TooManyValues(f"it may hold {values:,} JSON values; at most {max_values:,} are read")
+        size = len(raw)
+        counts = (plain.count("[") + plain.count("{"), strings, plain.count(",") + plain.count(":") + 1)
+        for (count, what), each in zip(zip(counts, ("arrays and objects", "strings", "values"), strict=True),
+                                       per_bytes, strict=True):
+            if count > max(size // each, 64):
+                raise TooManyValues(f"it may hold {count:,} {what}; at most one per {each} bytes are read")
     return json.loads(text, **hooks)
-
-
-def json_values_in(plain: str) -> int:
-    """A bound on the values (and keys) the decoder makes of a JSON text whose strings
-    are removed: one per separator or opening bracket, and the first."""
-    return plain.count(",") + plain.count(":") + plain.count("[") + plain.count("{") + 1
 
 
 def check_json_nesting(text: str) -> None:

@@ -717,18 +717,23 @@ class Hostile(ReportTestCase):
     def test_a_trace_padded_with_values_costs_what_its_bytes_do(self):
         """Red team, 2026-12-03: traces padded with ``[[],[],...]`` (3 bytes a value, 56
         bytes a list once read): 392 MB made `report` hold 10 GB, and the machine killed
-        it. A line holding more than one value per 16 bytes is one problem, unread."""
+        it. A line holding more arrays and objects, strings or values than
+        `VALUE_BYTES` allows for its bytes is one problem, unread; a training trace's
+        token ids, logprobs and masks are read."""
+        import random
         import tracemalloc
 
-        from redaction_pressure.boundary.episodes import MIN_VALUE_BYTES
+        from redaction_pressure.boundary.episodes import VALUE_BYTES, EpisodeReader
 
         run = self.tmp / "padded-traces"
         run.mkdir(exist_ok=True)
         honest = (self.mixed_run / "traces.jsonl").read_text().splitlines(keepends=True)[0]
-        padded = json.loads(honest)
-        padded["traces"][0]["pad"] = [[]] * 1_000_000
-        line = json.dumps(padded, separators=(",", ":")) + "\n"
-        (run / "traces.jsonl").write_text(honest + line * 3)
+        lines = []
+        for pad in ([[]] * 1_000_000, ["ab"] * 700_000, [1] * 1_500_000):
+            padded = json.loads(honest)
+            padded["traces"][0]["pad"] = pad
+            lines.append(json.dumps(padded, separators=(",", ":")) + "\n")
+        (run / "traces.jsonl").write_text(honest + "".join(lines))
         tracemalloc.start()
         try:
             _, page = self.render(run)
@@ -736,16 +741,25 @@ class Hostile(ReportTestCase):
         finally:
             tracemalloc.stop()
         self.assertEqual(len(page.episodes), 1)
-        self.assertLess(peak, 80 << 20)  # read, the three lines would hold 3,000,000 lists: 190 MB
+        self.assertLess(peak, 80 << 20)  # read, the three lines would hold 1,000,000 lists, 700,000 strings and more
         shown = " ".join(page.text().split())
-        self.assertIn(f"traces.jsonl line 2 holds too many values for its {len(line.encode()):,} bytes", shown)
-        self.assertIn(f"one per {MIN_VALUE_BYTES} bytes; a real trace has one per 50 or more); it is not read", shown)
-        # every honest line of the fixture runs stays far inside the bound: one value per 50 bytes or more
-        from redaction_pressure.boundary.parse_bounds import _JSON_STRING, _escapes_out, json_values_in
-        for run_dir in (self.mixed_run, self.oracle_run):
-            for honest_line in (run_dir / "traces.jsonl").read_text().splitlines():
-                values = json_values_in(_JSON_STRING.sub("", _escapes_out(honest_line)))
-                self.assertLess(values * 50, len(honest_line.encode()))
+        for n, (line, what, each) in enumerate(zip(lines, ("arrays and objects", "strings", "values"), VALUE_BYTES,
+                                                   strict=True), 2):
+            self.assertIn(f"traces.jsonl line {n} holds too many values for its {len(line.encode()):,} bytes (it may "
+                          f"hold", shown)
+            self.assertIn(f"{what}; at most one per {each} bytes are read; a real trace has", shown)
+        # A training trace (token ids, logprobs, a mask per token) and every fixture line are read.
+        r = random.Random(7)
+        trained = json.loads(honest)
+        trained["traces"][0].update(token_ids=[r.randrange(100, 200_000) for _ in range(9000)],
+                                    logprobs=[-r.random() * 5 for _ in range(1200)], mask=[True] * 9000)
+        problems: list[str] = []
+        reader = EpisodeReader(problems.append)
+        texts = [json.dumps(trained, separators=(",", ":")) + "\n", json.dumps(trained) + "\n"]
+        texts += [ln for d in (self.mixed_run, self.oracle_run) for ln in (d / "traces.jsonl").read_text().splitlines()]
+        for text in texts:
+            list(reader._line(1, text.encode()))
+        self.assertEqual(problems, [])
 
     def test_the_number_of_traces_read_is_capped(self):
         from redaction_pressure.boundary import episodes

@@ -254,8 +254,9 @@ class Rescore(unittest.TestCase):
         self.assertEqual((code, outcome["traces"], outcome["reproduced"], outcome["difference_count"]), (1, N, N, 8))
         # (since 0.16.0 refused before it is decoded: a value per 3 bytes)
         self.assertEqual(outcome["differences"][0], "line 1 holds too many values for its 300,014 bytes (it may hold "
-                                                    "200,003 JSON values; at most 18,750 are read: one per 16 bytes; a "
-                                                    "real trace has one per 50 or more); it is not read")
+                                                    "100,002 arrays and objects; at most one per 32 bytes are read; a "
+                                                    "real trace has an array or object per 300 bytes or more, a string "
+                                                    "per 100); it is not read")
         self.assertEqual(outcome["differences"][-1], "5 trace entries are not a trace object (an object holding a "
                                                      "task or info object; the first in line 8); they are not read")
         self.assertLess(peak, 64 << 20)
