@@ -125,7 +125,11 @@ the sizes.
 - At most {MAX_MATCHES:,} matches in the whole episode, all rules together \
 (zero-width matches count).
 - All matching of the episode shares one budget of {budget_s:g} seconds of CPU time \
-(compiling is not counted: the size limits bound it); running out of it scores zero."""
+(compiling is not counted: the size limits bound it); running out of it scores zero. \
+A rule's lookarounds are tried in order at every position: a lookbehind with an \
+unbounded repeat that reads back over many lines, tried first, rereads the record at \
+every character, and a few such rules spend the whole budget; put a lookaround that \
+fails fast (one naming the key the value follows) before it."""
 
 
 SYSTEM_PROMPT = system_prompt(DEFAULT_BUDGET_S)

@@ -106,12 +106,12 @@ ROOT = Path(__file__).resolve().parents[2]
 # fingerprints moved with the system prompt (reading rules for placeholder and empty
 # objects, the size of flag groups and comments, the records' final line break).
 GOLDEN = {
-    ("dev", 0): "483c3e266ea81ae11d0c5f513f2c2ab8d5a88260f551f1311f560909087664e1",
-    ("dev", 31): "372f50aac0f1ac96d81e162cc4a338467e33bfdd42656407f695f824e902fc55",
-    ("dev", 63): "f4fc40013c5741c8de86967b3d9d08069f58bbe9079aaf360dc9ce8010d3c1a0",
-    ("train", 0): "520486944cc4029c8a45ff4b3383185c72fa81a72efbd04e4b8a63c9db72c707",
-    ("train", 123456): "214596bc2eb7b8df4b8509135fd1abd8581a9f8e4e5565edd8bed32a41bfde01",
-    ("train", 3): "6528760c20adbc90f9d4dfc61ce7245ea6f00ab26f10793e68e27acbe98f0952",
+    ("dev", 0): "31b56a286617b4e050cf4cc483d48d1151f12b4e84b7c42ad7396a98d5854c1c",
+    ("dev", 31): "df4ab45333fd73604f6184b0be799577cc9bbb0f9674dbf544ca9567d02b4a47",
+    ("dev", 63): "450bd038a481b2b537c546f0b06c7c69b3aca46947482d7395323c3dfce82dfb",
+    ("train", 0): "37f4cd711aeeba4758f52ce46e3f6347d5a2063f3bfb1a146d8582aa6c52633a",
+    ("train", 123456): "d2b9fbbbcf335ffb7daaf2b7e069faac10612d21fee0f3f75179ae3052554990",
+    ("train", 3): "acf0218a21416dab065bb7a3e316d46ff6eff09f9735fc606952e840d5684ff5",
 }
 
 
@@ -123,14 +123,14 @@ GOLDEN = {
 # placeholder_kinds kinds, each drawn once and shown beside a real secret of its format;
 # those formats' credentials never look like placeholders and their oracle leaves them.
 GOLDEN_LEVELS = {
-    (2, "dev", 0): "8704dff0e6c946beaad961d0214f06cda6964c455d3db63caef1736278511688",
-    (2, "train", 77): "0f54c1f485766337360bbc43752b4053d9aa4e6474dd2249c053be84f4bcd12c",
-    (3, "dev", 0): "12efb99a444429b4f62061a22f6fe930e33c3a452c349f9715768fb631d17f3a",
-    (3, "train", 77): "a7720127a79ef584a7fd99059790d28dcff5874806255c7a744371475d06b0e1",
-    (4, "dev", 0): "c51d3d27e0621b8e98a4f8e69ad3f6cb77726c709579df1be9bfe93f3c3fa779",
-    (4, "train", 77): "2f60b0a09253f47ed0092dbd6035472f2ff0617dbdcc413b9ad41b580e2828af",
-    (5, "dev", 0): "36c23bf61c3eb8e26647743fcb8d49d932b9f9a8cc04fe2446286a452c9aab00",
-    (5, "train", 77): "a6c527c195c23c7931c190e77b27a0ff5c6b09c2605c3ec1f50e0490cc5218e7",
+    (2, "dev", 0): "3eb70717a0b41703a66363bd3606e1b6777a33053384e8f1a77eeff7d500e2b3",
+    (2, "train", 77): "a3b0f29ce73c7433daec299e3c5f55b0398aa98f69c10ca1105b5d067c64bab0",
+    (3, "dev", 0): "74e57a155e664aba83277767fdd440cc54156fc29fb077c9b4abbd89a71cd4fe",
+    (3, "train", 77): "fed4ee16b175fdeb6eadacd739b615f83aa31288d2a904924f7a3dd233673dcc",
+    (4, "dev", 0): "b547a21b2872ca3a8eac04431ca5ac09244a06852d5877dd8409689a7ddd190f",
+    (4, "train", 77): "e23877586d31f93126b85acdda43de14ceb9e4a1b664b1b162540c3cc8d327e1",
+    (5, "dev", 0): "a9ac5372e49dcf4a2b0c488bf45a21307a897e368bd9e485f14be2a412b35325",
+    (5, "train", 77): "67508df7b23703d20e607bb4b722f60840cf01f9dd8c71ff668d0e17b10d2cb5",
 }
 
 

@@ -151,6 +151,31 @@ class StatedLimitsAreTheValidators(unittest.TestCase):
         self.assertEqual(guard.compile_bounded("[A-Za-z0-9]{32}").cost,
                          guard.PATTERN_BASE_COST + 1 + number(r"\{32\} is (\d+) units"))
 
+    def test_the_advice_on_slow_lookbehinds_holds(self):
+        """Model round of 2026-12-03 (0.16.0): two level-5 replies scored 0 on the time
+        budget, each rule opening with a negative lookbehind that reads back over many
+        lines before the lookbehind naming its key. The prompt says to put the
+        lookaround that fails fast first; on one such rule that is hundreds of times
+        cheaper, with the same matches."""
+        import time
+        self.assertIn("put a lookaround that fails fast (one naming the key the value follows) before it",
+                      SYSTEM_PROMPT)
+        section = ("(?<!(?:\\A|\\n)(?:(?:test|staging|dev):[ \\t]*\\n(?:[ \\t]*\\n|[ \\t]+[^\\n]*\\n)*[ \\t]+|"
+                   "\\[(?:test|staging|dev)\\][ \\t]*\\n(?:[ \\t]*\\n|[^\\[\\n][^\\n]*\\n)*)[^\\n]*)")
+        key = "(?<=(?<![A-Za-z0-9_])(?i:maibuko_cipher)[\"']?\\s*[:=]\\s*[\"']?)"
+        value = "[A-Za-z0-9]{25}(?![A-Za-z0-9])"
+        staging = "[staging]\n" + "".join(f"host_{i} = db-{i}.internal\n" for i in range(80))
+        text = (staging + "maibuko_cipher = " + "a" * 25 + "\n") * 4 + "[prod]\nmaibuko_cipher = " + "b" * 25 + "\n"
+        costs, found = [], []
+        for pattern in (section + key + value, key + section + value):
+            compiled = regex.compile(pattern)
+            start = time.process_time()
+            found.append([m.span() for m in compiled.finditer(text)])
+            costs.append(time.process_time() - start)
+        self.assertEqual(found[0], found[1])
+        self.assertEqual(len(found[0]), 1)  # the [prod] value only
+        self.assertLess(costs[1] * 10, costs[0], costs)  # about 57x on this machine
+
     def test_a_refusal_states_the_patterns_size_and_the_limit(self):
         with self.assertRaises(guard.Refused) as refused:
             guard.compile_bounded("(?:[A-Za-z0-9]{40}){200}")
