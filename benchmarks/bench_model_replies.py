@@ -4,7 +4,7 @@
 
 DIR (default: the newest ``benchmarks/data/model-replies-*``, replies to the current
 corpus: ``model-replies-2026-12-03-env0.16``, environment 0.16.0, corpus-v10, level 1
-dev 3, 11, ..., 59 and level 5 dev 1, 5, ..., 29; its README) holds files named
+dev 3, 7, ..., 63 and level 5 dev 1, 5, ..., 61; its README) holds files named
 ``L{level}-dev{index}.reply.txt``: each the complete reply a model gave to dev task
 ``index`` at ``level`` when shown only that task's system prompt and prompt (no tools,
 no code execution). Prints each reply's reward, what it leaked or destroyed (by class),
