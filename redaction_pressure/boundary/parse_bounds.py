@@ -62,7 +62,7 @@ def loads_json(raw: bytes | str, per_bytes: tuple[int, int, int] | None = None, 
         check_json_nesting(text)
     else:
         plain, strings = _JSON_STRING.subn("", _escapes_out(text))
-        _check_depth(max(max(accumulate(map(_STEP.__getitem__, _NOT_BRACKET.sub("", plain))), default=0), 0))
+        _check_depth(_bracket_depth(plain))
         size = len(raw)
         counts = (plain.count("[") + plain.count("{"), strings, plain.count(",") + plain.count(":") + 1)
         for (count, what), each in zip(zip(counts, ("arrays and objects", "strings", "values"), strict=True),
@@ -76,6 +76,12 @@ def check_json_nesting(text: str) -> None:
     """Raises `NestedTooDeeply` when ``text`` nests deeper than MAX_FILE_JSON_NESTING:
     what every reader of a JSON file from outside calls before decoding it."""
     _check_depth(json_nesting(text))
+
+
+def _bracket_depth(plain: str) -> int:
+    """How deeply the brackets of ``plain`` (a JSON text, strings removed) nest: lazily,
+    a 64 MB line of brackets holds no list."""
+    return max(max(accumulate(map(_STEP.__getitem__, _NOT_BRACKET.sub("", plain))), default=0), 0)
 
 
 def _check_depth(depth: int) -> None:
@@ -100,9 +106,10 @@ def json_nesting(text: str, start: int = 0, value_only: bool = False) -> int:
     where its brackets close): exact on JSON, and never below what the decoder
     reaches on any text."""
     rest = text[start:] if start else text
-    depths = accumulate(map(_STEP.__getitem__, _NOT_BRACKET.sub("", _JSON_STRING.sub("", _escapes_out(rest)))))
+    plain = _JSON_STRING.sub("", _escapes_out(rest))
     if not value_only:
-        return max(max(depths, default=0), 0)  # lazily: a 64 MB line of brackets holds no list
+        return _bracket_depth(plain)
+    depths = accumulate(map(_STEP.__getitem__, _NOT_BRACKET.sub("", plain)))
     steps = list(depths)  # a reply's answer: at most 200,000 characters
     return max(max(steps[:steps.index(0)] if 0 in steps else steps, default=0), 0)
 

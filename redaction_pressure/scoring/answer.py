@@ -462,12 +462,12 @@ class _Search:
     def other_candidate(self) -> bool:
         """Whether the reply holds a candidate besides placeholder objects, valid or not:
         a block meant as JSON (`_JSON_TAG`, a body opening with { or [) that is not a
-        placeholder object, or a ``{"rules": [`` opening that does not decode."""
-        for block in self.fences:
-            if _JSON_TAG.fullmatch(block.tag) and block.body.lstrip()[:1] in ("{", "["):
-                decoded = _Decoded(_block_where(block.tag), block.body)
-                if not (decoded.answer and decoded.placeholder):
-                    return True
+        placeholder object, or a ``{"rules": [`` opening that does not decode. Called
+        when the search found no answer, so every block was decoded (`blocks`)."""
+        for block, decoded in zip(self.fences, self.blocks, strict=True):
+            if _JSON_TAG.fullmatch(block.tag) and block.body.lstrip()[:1] in ("{", "[") and not (
+                    decoded.answer and decoded.placeholder):
+                return True
         for m in list(_RULE_LIST_OPENING.finditer(self.reply))[-MAX_EMBEDDED_TRIES:]:
             if m.start() not in self.decodes:
                 self.decodes[m.start()] = _decode_at(self.reply, m.start())
