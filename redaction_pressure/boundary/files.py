@@ -58,6 +58,15 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
+def _kind_at(path: Path, follow_links: bool) -> str | None:
+    """What ``path`` is when it is not a regular file; None when it is, or cannot be told."""
+    try:
+        mode = (os.stat if follow_links else os.lstat)(path).st_mode
+    except OSError:
+        return None
+    return None if stat.S_ISREG(mode) else _kind(mode)
+
+
 def file_kind(path: Path) -> str | None:
     """None for a regular file (not followed through a link); otherwise what it is:
     ``"missing"``, ``"a symbolic link"`` or ``"not a regular file"``."""
@@ -89,6 +98,9 @@ def open_regular(path: Path, *, follow_links: bool = False, max_bytes: int | Non
         if not follow_links and (exc.errno == errno.ELOOP or os.path.islink(path)):
             raise InputFileError(f"{path.name} is a symbolic link; it must be a regular file "
                                  f"(links are not followed)") from None
+        kind = _kind_at(path, follow_links)
+        if kind is not None:  # a socket refuses to open (ENXIO): say what it is, not the errno
+            raise InputFileError(f"{path.name} is not a regular file ({kind})") from None
         raise
     try:
         st = os.fstat(fd)

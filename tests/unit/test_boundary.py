@@ -35,6 +35,9 @@ class Reading(unittest.TestCase):
         link.symlink_to(plain)
         with open(sparse, "wb") as f:
             f.truncate(8 << 30)
+        sock = socket.socket(socket.AF_UNIX)
+        self.addCleanup(sock.close)
+        sock.bind(str(self.tmp / "sock"))  # opening one fails with ENXIO, not an InputFileError
         start = time.perf_counter()
         self.assertEqual(files.read_bounded(plain, 5), b"12345")
         self.assertEqual(files.read_bounded(link, 5, follow_links=True), b"12345")
@@ -42,6 +45,8 @@ class Reading(unittest.TestCase):
                  (fifo, 10, True, "fifo is not a regular file (a FIFO)"),
                  (link, 10, False, "link is a symbolic link"),
                  (Path("/dev/zero"), 10, True, "zero is not a regular file (a device)"),
+                 (self.tmp / "sock", 10, False, "sock is not a regular file (a socket)"),
+                 (self.tmp / "sock", 10, True, "sock is not a regular file (a socket)"),
                  (self.tmp, 10, True, "is not a regular file (a directory)"),
                  (sparse, 1 << 20, False, "sparse is 8,589,934,592 bytes"),
                  (self.tmp / "missing", 10, False, "missing is missing"))
