@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any, NamedTuple, cast
 
 import jsonschema
@@ -442,22 +442,28 @@ class _Search:
                 return self._after(decoded)
         return self._after(empty) if empty is not None else None
 
-    def answer(self) -> tuple[_Decoded | None, _Decoded]:
-        """The answer object, if any, and the whole reply decoded. An answer with no
-        rules is read only if no object of the reply has rules."""
+    @cached_property
+    def whole(self) -> _Decoded:
+        """The whole reply decoded, when it is read: not when a fenced block holds the
+        answer (most replies), where decoding it only fails, hints and all."""
+        return whole_reply(self.reply)
+
+    def answer(self) -> _Decoded | None:
+        """The answer object, if any. An answer with no rules is read only if no object
+        of the reply has rules."""
         found = self.fenced()
         if found is not None and not found.empty:
-            return found, whole_reply(self.reply)
-        whole = whole_reply(self.reply)
+            return found
+        whole = self.whole
         if self._take(whole) and not (whole.empty and found is not None):
-            return whole, whole
+            return whole
         taken = [item for item in _embedded(self.reply, 0, self.decodes) if self._take(item)]
         ruled = next((item for item in taken if not item.empty), None)
         if ruled is not None:
             self.overridden = None
-            return ruled, whole
+            return ruled
         # the last one, unless it has no rules and an earlier one has some (an aside)
-        return found or (taken[0] if taken else None), whole
+        return found or (taken[0] if taken else None)
 
     def other_candidate(self) -> bool:
         """Whether the reply holds a candidate besides placeholder objects, valid or not:
@@ -480,17 +486,17 @@ def whole_reply(reply: str) -> _Decoded:
     return _Decoded("the reply", reply.strip(), end=len(reply))
 
 
-def _search(reply: str) -> tuple[_Search, _Decoded | None, _Decoded]:
+def _search(reply: str) -> tuple[_Search, _Decoded | None]:
     """The search that found the answer: first passing over placeholder objects (the
     answer format's example, echoed or restated), then, if that left no answer, passed
     one over and the reply holds no other candidate, reading them (a broken or
     misshapen answer's error is worth more to its reader than its placeholder's zero)."""
     search = _Search(reply, skip_placeholders=True)
-    answer, whole = search.answer()
+    answer = search.answer()
     if answer is None and search.skipped_placeholder and not search.other_candidate():
         search = _Search(reply, skip_placeholders=False, decodes=search.decodes)
-        answer, whole = search.answer()
-    return search, answer, whole
+        answer = search.answer()
+    return search, answer
 
 
 def _skipped_later(search: _Search, answer: _Decoded, of: str = " of the reply") -> str | None:
@@ -544,7 +550,7 @@ def reply_notes(reply: object) -> list[str]:
     # character).
     openings = _ANY_RULES_OPENING.finditer(reply)
     if next(openings, None) is not None and next(openings, None) is not None:
-        search, answer, _ = _search(reply)
+        search, answer = _search(reply)
         skipped = _skipped_later(search, answer, of) if answer is not None else None
         if skipped is not None:
             notes.append(skipped)
@@ -571,9 +577,10 @@ def _load_object(reply: str, thinking: str | None = None) -> dict[str, Any] | Re
     """The answer object of ``reply`` (see the module doc for which one), or why there
     is none. ``thinking``: the text before the last ``</think>`` when the reply had
     one (``reply`` is then what follows it), so that "no answer" says where it looked."""
-    search, answer, whole = _search(reply)
+    search, answer = _search(reply)
     if answer is not None:
         return dict(answer.value)
+    whole = search.whole
     fences, blocks = search.fences, search.blocks
     first, last = reply.find("{"), reply.rfind("}")
     braces = [_Decoded("the text from the first { to the last }", reply[first:last + 1])] if 0 <= first < last else []

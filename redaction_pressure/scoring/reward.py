@@ -43,16 +43,19 @@ def evaluate(removed: Sequence[bytearray], secret_spans: Sequence[Sequence[tuple
     ``secret_spans[r]`` are the labelled secret spans of record ``r``."""
     total = full = full_chars = removed_chars = secret_removed_any = 0
     for gone, spans in zip(removed, secret_spans, strict=False):
-        removed_chars += gone.count(1)
-        in_secret = bytearray(len(gone))
+        gone_here = gone.count(1)
+        removed_chars += gone_here
         for start, end in spans:
             total += 1
-            in_secret[start:end] = b"\x01" * (end - start)
-            if gone[start:end].count(1) == end - start:
+            if gone.count(1, start, end) == end - start:
                 full += 1
                 full_chars += end - start
-        # Bytes are 0/1, so the AND of the two masks as integers counts their overlap.
-        secret_removed_any += (int.from_bytes(gone, "big") & int.from_bytes(in_secret, "big")).bit_count()
+        if gone_here:  # (a record that lost nothing has no overlap to count)
+            in_secret = bytearray(len(gone))
+            for start, end in spans:
+                in_secret[start:end] = b"\x01" * (end - start)
+            # Bytes are 0/1, so the AND of the two masks as integers counts their overlap.
+            secret_removed_any += (int.from_bytes(gone, "big") & int.from_bytes(in_secret, "big")).bit_count()
     collateral = removed_chars - secret_removed_any
     valid = 0.0 if has_errors else 1.0
     recall = full / total if total else 0.0

@@ -85,25 +85,34 @@ Tallies = dict[str, list[int]]
 
 def _tallies(task: RedactionTask, removed: Sequence[bytes | bytearray]) -> tuple[Tallies, Tallies, Tallies, Tallies]:
     """(secret families, decoy families, secret classes, decoy classes): [labelled,
-    fully removed] per secret key, [present, damaged] per decoy key."""
+    fully removed] per secret key, [present, damaged] per decoy key. Every span is
+    counted in place (no slice copied) and a record with nothing removed damages none
+    of its decoys: a task has ~90 decoys, and the public path runs this in the process
+    that waits for the scan."""
     secrets: Tallies = {}
     decoys: Tallies = {}
     secret_classes: Tallies = {}
     decoy_classes: Tallies = {}
     for record, gone in zip(task.heldout, removed, strict=False):
         for s in record.secrets:
-            hit = gone[s.start:s.end].count(1) == s.end - s.start
-            for table, key in ((secrets, s.family), (secret_classes, s.group or s.family)):
-                t = table.setdefault(key, [0, 0])
-                t[0] += 1
-                t[1] += hit
+            hit = gone.count(1, s.start, s.end) == s.end - s.start
+            _count(secrets, s.family, hit)
+            _count(secret_classes, s.group or s.family, hit)
+        touched = 1 in gone
         for d in record.decoys:
-            hit = gone[d.start:d.end].count(1) > 0
-            for table, key in ((decoys, d.family), (decoy_classes, d.group or d.family)):
-                t = table.setdefault(key, [0, 0])
-                t[0] += 1
-                t[1] += hit
+            hit = touched and gone.find(1, d.start, d.end) >= 0
+            _count(decoys, d.family, hit)
+            _count(decoy_classes, d.group or d.family, hit)
     return secrets, decoys, secret_classes, decoy_classes
+
+
+def _count(table: Tallies, key: str, hit: bool) -> None:
+    tally = table.get(key)
+    if tally is None:
+        table[key] = [1, int(hit)]
+    else:
+        tally[0] += 1
+        tally[1] += hit
 
 
 def scan_rules(texts: list[str], rules: list[tuple[str, str]], budget_s: float,
