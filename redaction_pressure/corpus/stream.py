@@ -18,7 +18,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from operator import itemgetter
+from itertools import repeat
+from operator import is_, itemgetter
 from typing import Any
 
 import regex
@@ -282,9 +283,16 @@ def _instances(families: list[Family], r: Rng, contexts: frozenset[str]) -> list
     """Each family with one variant whose contexts the stream's templates host."""
     out = []
     for f in families:
-        variant = r.choice([v for v in f.variants if f.contexts_of(v) & contexts])
-        keys = tuple(r.sample(f.keys, min(len(f.keys), r.between(1, 2))))
-        out.append(Instance(f, variant, keys, f.contexts_of(variant)))
+        if f.variant_contexts:
+            variant = r.choice([v for v in f.variants if f.contexts_of(v) & contexts])
+            where = f.contexts_of(variant)
+        else:  # every variant sits in the family's own contexts: no look-up per variant
+            variant = r.choice(f.variants if not f.contexts.isdisjoint(contexts) else [])
+            where = f.contexts
+        count = r.between(1, 2)
+        # A sample of one key draws nothing (the count above is drawn all the same).
+        keys = tuple(f.keys) if len(f.keys) == 1 else tuple(r.sample(f.keys, min(len(f.keys), count)))
+        out.append(Instance(f, variant, keys, where))
     return out
 
 
@@ -297,19 +305,28 @@ def _weighted(pool: list[Instance], own: set[str]) -> list[Instance]:
     return [i for i in pool for _ in range(_OWN_WEIGHT if i.family.name in own else 1)]
 
 
+@lru_cache(maxsize=1024)
+def _static_pools(contexts: frozenset[str]) -> tuple[tuple[Family, ...], tuple[Family, ...]]:
+    """The catalogue's secret and decoy families a stream whose templates host
+    ``contexts`` draws from, in catalogue order (placeholders apart: they are drawn
+    per vendor)."""
+    return (tuple(f for f in SECRETS if not f.contexts.isdisjoint(contexts)),
+            tuple(f for f in DECOYS if not f.contexts.isdisjoint(contexts) and f.name != PLACEHOLDERS.name))
+
+
 def _plan(r: Rng, n_shown: int, n_eval: int, templates: list[Template], world: World
           ) -> tuple[list[Instance], list[Instance], list[tuple[Template, list[Instance]]], tuple[int, int]]:
     lv = world.lv
     shown_templates = [templates[i % len(templates)] for i in range(n_shown)]
     contexts = frozenset().union(*(t.contexts for t in templates))
-    static_s = r.sample([f for f in SECRETS if f.contexts & contexts], r.between(*lv.static_secrets))
+    static_pool, decoy_pool = _static_pools(contexts)
+    static_s = r.sample(static_pool, r.between(*lv.static_secrets))
     for t in templates:  # a template that exists for one kind of credential gets one
         if t.required and not any(t.required in f.contexts for f in static_s):
             static_s.append(r.choice([f for f in SECRETS if t.required in f.contexts and f not in static_s]))
-    static_d = r.sample([f for f in DECOYS if f.contexts & contexts and f.name != PLACEHOLDERS.name],
-                        r.between(2, 4))
-    own_s = [f for f in world.secret_families if f.contexts & contexts]
-    own_d = [f for f in world.decoy_families if f.contexts & contexts]
+    static_d = r.sample(decoy_pool, r.between(2, 4))
+    own_s = [f for f in world.secret_families if not f.contexts.isdisjoint(contexts)]
+    own_d = [f for f in world.decoy_families if not f.contexts.isdisjoint(contexts)]
     secrets = _instances(static_s + own_s, r, contexts)
     decoys = _instances(static_d + own_d, r, contexts)
     # Placeholders of the stream's own vendors, under the same keys, as real files have
@@ -349,33 +366,34 @@ def _plan(r: Rng, n_shown: int, n_eval: int, templates: list[Template], world: W
     if lv.quiet_records[1]:
         count = min(n_eval - 1, round(r.between(*lv.quiet_records) * n_eval / 16))
         quiet = set(r.sample(range(n_shown + 1, n_shown + n_eval), count))
-    plan: list[tuple[Template, list[Instance]]] = []
+    plan: list[tuple[Template, list[Instance]]] = [(t, []) for t in shown_templates]
     # Each template's pools, built once: held-out records of one template draw from the same.
     pools: dict[str, tuple[list[Instance], list[Instance]]] = {}
-    for i in range(n_shown + n_eval):
-        if i < n_shown:
-            plan.append((shown_templates[i], []))
-            continue
+    weighted_templates = [t for t in templates for _ in range(_weight(t))]
+    quiet_templates = [t for t in templates if not t.required] or templates
+    choice, between = r.choice, r.between
+    for i in range(n_shown, n_shown + n_eval):
         if i == n_shown:  # every task has at least one evaluated secret of the stream's own
-            t = r.choice([t for t in templates if any(_fits(t, s) and s.family.name in own for s in secrets)])
-            chosen = [r.choice([s for s in secrets if _fits(t, s) and s.family.name in own])]
+            own_secrets = [s for s in secrets if s.family.name in own]
+            t = choice([t for t in templates if any(not t.hosts.isdisjoint(s.contexts) for s in own_secrets)])
+            chosen = [choice([s for s in own_secrets if not t.hosts.isdisjoint(s.contexts)])]
         elif i in quiet:  # a file for no one credential, so nothing forces a secret into it
-            t, chosen = r.choice([t for t in templates if not t.required] or templates), []
+            t, chosen = choice(quiet_templates), []
         else:
-            t, chosen = r.choice([t for t in templates for _ in range(_weight(t))]), []
-        if t.name not in pools:
-            pools[t.name] = (_weighted([s for s in secrets if _fits(t, s)], own),
-                             _weighted([d for d in pooled if _fits(t, d)], own))
-        pool_s, pool_d = pools[t.name]
-        if i in quiet:
-            pool_s = []
+            t, chosen = choice(weighted_templates), []
+        pool = pools.get(t.name)
+        if pool is None:
+            hosts = t.hosts
+            pool = pools[t.name] = (_weighted([s for s in secrets if not hosts.isdisjoint(s.contexts)], own),
+                                    _weighted([d for d in pooled if not hosts.isdisjoint(d.contexts)], own))
+        pool_s, pool_d = pool
         # Decoys outnumber secrets: a rule set that removes every candidate must pay
         # for it in precision.
-        if pool_s:
-            chosen += [r.choice(pool_s) for _ in range(r.between(1, 2))]
+        if pool_s and i not in quiet:
+            chosen += [choice(pool_s) for _ in range(between(1, 2))]
         if pool_d:
-            picks = [r.choice(pool_d) for _ in range(r.between(*lv.decoy_density))]
-            chosen += [r.choice(first[id(d)]) if id(d) in first else d for d in picks]
+            picks = [choice(pool_d) for _ in range(between(*lv.decoy_density))]
+            chosen += [choice(first[id(d)]) if id(d) in first else d for d in picks]
         plan.append((t, chosen[:t.capacity]))
     if lv.heldout_coverage[1] or lv.lookalike_coverage[1]:
         _cover(r.fork("coverage"), plan, n_shown, secrets, decoys, quiet, lv.heldout_coverage,
@@ -383,11 +401,23 @@ def _plan(r: Rng, n_shown: int, n_eval: int, templates: list[Template], world: W
     # Fairness: every secret is shown at least twice (so a shape can be read off two
     # examples), every decoy at least once; a placeholder in a record that also holds a
     # real secret of its format (a contrasting pair).
+    shown = plan[:n_shown]
+    # The shown records that host a context set, in order (the records never change
+    # template here). Their capacity is checked as they fill, unless no record can fill
+    # up: each step below adds at most two values to a record.
+    hosting: dict[frozenset[str], list[int]] = {}
+    roomy = (min((t.capacity for t in shown_templates), default=0)
+             > max((len(c) for _, c in shown), default=0) + 2 * (len(secrets) + len(decoys)))
     for inst, times in [(s, 2) for s in secrets] + [(d, 1) for d in decoys]:
         if id(inst) in partners:
-            _beside(r, plan[:n_shown], inst, partners[id(inst)])
+            _beside(r, shown, inst, partners[id(inst)])
             continue
-        slots = [i for i in range(n_shown) if _fits(plan[i][0], inst) and len(plan[i][1]) < plan[i][0].capacity]
+        slots = hosting.get(inst.contexts)
+        if slots is None:
+            slots = hosting[inst.contexts] = [i for i in range(n_shown)
+                                              if not shown_templates[i].hosts.isdisjoint(inst.contexts)]
+        if not roomy:
+            slots = [i for i in slots if len(plan[i][1]) < plan[i][0].capacity]
         for i in r.sample(slots, min(times, len(slots))) if len(slots) >= times else [r.choice(slots)] * times:
             plan[i][1].append(inst)
     # A file that exists for one kind of credential (a service-account key, a .pypirc)
@@ -446,34 +476,51 @@ def _cover(r: Rng, plan: list[tuple[Template, list[Instance]]], n_shown: int, se
     want_decoy = r.between(*decoy_times)
     held = range(n_shown, len(plan))
     present = {i: {id(c) for c in plan[i][1]} for i in held}
-    for inst in secrets + decoys:
+    placed: dict[int, int] = {}  # instance (by id) -> the held-out records holding it
+    for ids in present.values():
+        for key in ids:
+            placed[key] = placed.get(key, 0) + 1
+    rows = [(i, present[i], plan[i][0].hosts) for i in held]  # kept in step with plan and present
+    insts = secrets + decoys
+    # Each placement adds one value to a record (a record given a new template starts
+    # empty): when no record can fill up, capacity need not be checked as they fill.
+    roomy = (min(t.capacity for t in templates)
+             > max((len(plan[i][1]) for i in held), default=0) + len(insts) * max(want, want_decoy))
+    for inst in insts:
         secret = inst.family.kind == "secret"
         need = (0 if inst.family.name in _CATALOGUE_SECRETS else want) if secret else want_decoy
-        have = sum(id(inst) in present[i] for i in held)
+        key = id(inst)
+        have = placed.get(key, 0)
         if have >= need:
             continue
-        fit = [i for i in held if id(inst) not in present[i] and not (secret and i in quiet)
-               and _fits(plan[i][0], inst)]
+        where = inst.contexts
+        fit = [i for i, ids, hosts in rows if key not in ids and not hosts.isdisjoint(where)
+               and not (secret and i in quiet)]
         for _ in range(need - have):
-            fit = [i for i in fit if len(plan[i][1]) < plan[i][0].capacity]
+            if not roomy:
+                fit = [i for i in fit if len(plan[i][1]) < plan[i][0].capacity]
             if not fit and secret:
                 # No file that holds secrets has room and is of a type this one sits in:
                 # a quiet file of that type takes it (and is quiet no longer), else a
                 # quiet file becomes one, holding it alone, rather than leave a shown
                 # format untested (a base64 form needs a Kubernetes Secret).
-                fit = [i for i in held if i in quiet and id(inst) not in present[i] and _fits(plan[i][0], inst)
-                       and len(plan[i][1]) < plan[i][0].capacity]
-                kinds = [t for t in templates if _fits(t, inst)] if not fit else []
+                fit = [i for i in held if i in quiet and key not in present[i]
+                       and not plan[i][0].hosts.isdisjoint(where) and len(plan[i][1]) < plan[i][0].capacity]
+                kinds = [t for t in templates if not t.hosts.isdisjoint(where)] if not fit else []
                 if kinds and quiet:
                     i = r.choice(sorted(quiet))
+                    for gone in present[i]:
+                        placed[gone] -= 1
                     plan[i] = (r.choice(kinds), [])  # its decoys are placed again below if need be
                     present[i] = set()
+                    rows[i - n_shown] = (i, present[i], plan[i][0].hosts)
                     fit = [i]
             if not fit:
                 break
             i = r.choice(fit)
             plan[i][1].append(inst)
-            present[i].add(id(inst))
+            present[i].add(key)
+            placed[key] = placed.get(key, 0) + 1
             if secret:  # a decoy leaves a file quiet
                 quiet.discard(i)
             fit.remove(i)
@@ -481,8 +528,9 @@ def _cover(r: Rng, plan: list[tuple[Template, list[Instance]]], n_shown: int, se
 
 def _beside(r: Rng, shown: list[tuple[Template, list[Instance]]], inst: Instance, partner: Instance) -> None:
     """Places ``inst`` in a shown record that holds ``partner``, or else both in one."""
-    fit = [i for i, (t, chosen) in enumerate(shown) if _fits(t, inst) and len(chosen) < t.capacity]
-    held = [i for i in fit if any(c is partner for c in shown[i][1])]
+    where = inst.contexts
+    fit = [i for i, (t, chosen) in enumerate(shown) if not t.hosts.isdisjoint(where) and len(chosen) < t.capacity]
+    held = [i for i in fit if any(map(is_, shown[i][1], repeat(partner)))]  # holds it (by identity)
     if held:
         shown[r.choice(held)][1].append(inst)
         return
@@ -495,13 +543,25 @@ def _weight(template: Template) -> int:
 
 
 def _weighted_sample(r: Rng, templates: tuple[Template, ...], k: int) -> list[Template]:
-    pool = list(templates)
+    """``k`` distinct templates, each drawn with its weight from those not yet drawn."""
+    weighted = _WEIGHTED_TEMPLATES if templates is TEMPLATES else [t for t in templates for _ in range(_weight(t))]
     out: list[Template] = []
     for _ in range(k):
-        pick = r.choice([t for t in pool for _ in range(_weight(t))])
+        pick = r.choice(weighted)
         out.append(pick)
-        pool.remove(pick)
+        weighted = [t for t in weighted if t is not pick]  # every copy of it: it leaves the pool
     return out
+
+
+# Each of the catalogue's templates as many times as its weight, in order (never mutated).
+_WEIGHTED_TEMPLATES = [t for t in TEMPLATES for _ in range(_weight(t))]
+
+
+@lru_cache(maxsize=64)
+def _templates_for(context: str, kv: bool) -> list[Template]:
+    """The catalogue's templates that host ``context`` (and key/value lines if ``kv``),
+    in order (never mutated)."""
+    return [t for t in TEMPLATES if context in t.contexts and (not kv or "kv" in t.contexts)]
 
 
 def _pick_templates(r: Rng, n_shown: int, lv: Level = LEVEL_1) -> list[Template]:
@@ -511,7 +571,7 @@ def _pick_templates(r: Rng, n_shown: int, lv: Level = LEVEL_1) -> list[Template]
     # rarer than configs and logs, as in real repositories: drawn with a third of the weight.
     templates = _weighted_sample(r, TEMPLATES, min(r.between(3, 5), max(1, n_shown // 2)))
     if not any("kv" in t.contexts for t in templates):  # the stream's own formats live in kv lines
-        templates[0] = r.choice([t for t in TEMPLATES if "kv" in t.contexts])
+        templates[0] = r.choice(_templates_for("kv", False))
     # A level that draws scoped secrets, encoded credentials or key blocks has a file
     # where each can sit (never a level-1 draw). A file placed for one need is never
     # replaced for the next, nor the stream's last file with key-value lines.
@@ -527,8 +587,7 @@ def _pick_templates(r: Rng, n_shown: int, lv: Level = LEVEL_1) -> list[Template]
                 and ("kv" not in templates[i].contexts or sum("kv" in t.contexts for t in templates) > 1)]
         if not free:  # too few shown records for a file per need: the need goes unmet
             continue
-        templates[free[0]] = r.choice([t for t in TEMPLATES if needed in t.contexts and "kv" in t.contexts]
-                                      or [t for t in TEMPLATES if needed in t.contexts])
+        templates[free[0]] = r.choice(_templates_for(needed, True) or _templates_for(needed, False))
         kept.add(free[0])
     return templates
 
