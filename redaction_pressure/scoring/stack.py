@@ -15,7 +15,6 @@ import functools
 import sys
 import threading
 from collections.abc import Callable
-from types import FrameType
 from typing import ParamSpec, TypeVar
 
 # Frames kept free for the bounded work: twice the worst case measured (~240 frames,
@@ -26,13 +25,22 @@ T = TypeVar("T")
 P = ParamSpec("P")
 
 
-def _depth() -> int:
-    frame: FrameType | None = sys._getframe(2)
-    n = 0
-    while frame is not None:
-        n += 1
-        frame = frame.f_back
-    return n
+def _has_headroom() -> bool:
+    """Whether at least `HEADROOM_FRAMES` frames are free below the recursion limit
+    for the caller of the function that asks (the wrapper below): the stack, counted
+    from that caller, holds at most ``limit - HEADROOM_FRAMES`` frames. Asked of the
+    interpreter in one step (is there a frame that far out?) rather than by walking
+    the stack frame by frame, which cost ~0.15 us a frame on every call."""
+    # sys._getframe(k) here: 0 is this function, 1 the wrapper, 2 its caller, so the
+    # caller's stack holds more than ``room`` frames iff frame ``room + 2`` exists.
+    room = sys.getrecursionlimit() - HEADROOM_FRAMES
+    if room < 1:
+        return False
+    try:
+        sys._getframe(room + 2)
+    except ValueError:
+        return True
+    return False
 
 
 def with_headroom(fn: Callable[P, T]) -> Callable[P, T]:
@@ -42,7 +50,7 @@ def with_headroom(fn: Callable[P, T]) -> Callable[P, T]:
 
     @functools.wraps(fn)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> T:
-        if sys.getrecursionlimit() - _depth() >= HEADROOM_FRAMES:
+        if _has_headroom():
             return fn(*args, **kwargs)
         results: list[T] = []
         failures: list[BaseException] = []
