@@ -18,16 +18,18 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import repeat
+from itertools import compress, repeat
 from operator import is_, itemgetter
 from typing import Any
 
 import regex
+from regex import _regex_core as _core_module
 
 from ..build.versions import STREAM_DRAWS
 from ..scoring.alternation import alternate
 from ..scoring.answer import MAX_RULES
-from ..scoring.pattern_guard import compile_trusted
+from ..scoring.pattern_guard import _parse, compile_trusted
+from ..scoring.stack import with_headroom
 from .families import DECOYS, SECRETS, Family
 from .families.decoys import PLACEHOLDER_KINDS, PLACEHOLDER_TARGETS, PLACEHOLDERS, vendor_placeholder
 from .formats import WRITERS, CannotPlace, Item
@@ -38,6 +40,7 @@ from .templates import TEMPLATES, Template
 from .world import World, draw_world
 
 MAX_REDRAWS = 50
+_regex_core: Any = _core_module  # the parse tree's node types (no type stubs)
 
 
 @dataclass(frozen=True)
@@ -128,11 +131,16 @@ Labelled = list[tuple[int, int, Family]]
 _PREFERENCE = ("npmrc", "pypirc", "gcp_sa", "k8s", "scoped", "escaped", "block", "shell", "kv")
 
 
-# (compiled pattern, a literal it requires, further clauses of literals it requires one
-# of each, lowercase hints one of which it requires, compiled line gate or None, whether
-# every match starts right after a hint and separators)
-Oracle = tuple["regex.Pattern[str]", str, tuple[tuple[str, ...], ...], tuple[str, ...],
-               "regex.Pattern[str] | None", bool]
+# (compiled pattern, a literal it requires, further literals it requires, clauses of
+# literals it requires one of each, lowercase hints one of which it requires (shortest
+# first), compiled line gate or None, whether every match starts right after a hint and
+# separators, then what `_start_rules` read off a catalogue oracle's pattern (a stream's
+# own has None): a literal every match starts right after (with separators between) as
+# (literal, whether it is matched ignoring case), the characters one of which precedes
+# every match, the characters one of which starts every match)
+Oracle = tuple["regex.Pattern[str]", str, tuple[str, ...], tuple[tuple[str, ...], ...], tuple[str, ...],
+               "regex.Pattern[str] | None", bool, "tuple[str, bool] | None", "frozenset[str] | None",
+               "frozenset[str] | None"]
 
 # What may sit between an anchored oracle's hint (its key) and a match: the key/value
 # separators of every format the corpus writes (``key = "v"``, ``key: v``, ``--flag=v``).
@@ -140,19 +148,198 @@ ANCHOR_SEPARATORS = frozenset(" \t\n\r\f\v\"':=")
 
 
 @lru_cache(maxsize=4096)
-def _compiled(pattern: str, hints: tuple[str, ...], line_gate: str, hints_anchor: bool) -> Oracle:
+def _compiled(pattern: str, hints: tuple[str, ...], line_gate: str, hints_anchor: bool,
+              read_starts: bool = False) -> Oracle:
     """Oracle patterns recur across streams (policy categories, every static family).
-    The literals a match needs skip most scans: a scan that cannot match marks nothing."""
+    The literals a match needs skip most scans: a scan that cannot match marks nothing.
+    ``read_starts`` parses the pattern once more for `_start_rules`: worth it for the
+    catalogue's oracles (compiled once per process: ~6 ms more for the first build), not
+    for a stream's own (new in every stream, where a parse would cost more than it saves)."""
     compiled, clauses = compile_trusted(pattern)
     single = [c[0] for c in clauses if len(c) == 1]
     required = max(single, key=len, default="")
-    rest = tuple(c for c in clauses if c != (required,))
-    return (compiled, required, rest, hints, (compile_trusted(line_gate)[0] if line_gate else None),
-            hints_anchor)
+    rest = [c for c in clauses if c != (required,)]
+    anchor = before = first = None
+    # Parsed again only where a rule can pay: starts after a lookbehind or a key, or
+    # openers for a clause of alternatives.
+    if read_starts and ("(?<=" in pattern or hints_anchor or any(len(c) > 1 for c in rest)):
+        anchor, before, first, openers = _start_rules(pattern)
+        # Where the literals a match opens with imply a clause of alternatives (an AWS
+        # key's AKIA/ASIA/... for its clause KIA/SIA/...), looking for them instead is
+        # as many searches, of longer literals, and far fewer texts pass.
+        implied = [c for c in rest if openers and all(any(lit in o for lit in c) for o in openers)]
+        if any(len(c) > 1 for c in implied):
+            rest = [openers, *(c for c in rest if c not in implied)]
+    needed = tuple(dict.fromkeys(c[0] for c in rest if len(c) == 1))
+    choices = tuple(_fewest(c) for c in rest if len(c) > 1)
+    return (compiled, required, needed, choices, tuple(sorted(hints, key=len)),
+            compile_trusted(line_gate)[0] if line_gate else None, hints_anchor, anchor, before, first)
 
 
-def _oracles(families: Iterable[Family]) -> tuple[Oracle, ...]:
-    return tuple(_compiled(p, f.hints, f.line_gate, f.hints_anchor) for f in families for p in f.oracle)
+def _fewest(literals: tuple[str, ...]) -> tuple[str, ...]:
+    """Literals one of which a text holds, without those holding another (found with it)."""
+    unique = tuple(dict.fromkeys(literals))
+    return tuple(lit for lit in unique if not any(o != lit and o in lit for o in unique))
+
+
+def _oracles(families: Iterable[Family], read_starts: bool = False) -> tuple[Oracle, ...]:
+    return tuple(_compiled(p, f.hints, f.line_gate, f.hints_anchor, read_starts) for f in families for p in f.oracle)
+
+
+@lru_cache(maxsize=1)
+def _catalogue_oracles() -> tuple[Oracle, ...]:
+    """The static catalogue's oracles, the same in every stream: built once."""
+    return _oracles(SECRETS, read_starts=True)
+
+
+# What `_start_rules` reads in the parse tree `regex` compiles (compile_trusted's).
+_REPEATS = (_regex_core.GreedyRepeat,)  # lazy and possessive repeats subclass it
+# Items that consume nothing and only test where they stand (verbs like \K are not).
+_ZERO_WIDTH = (_regex_core.LookAround, _regex_core.Boundary, _regex_core.DefaultBoundary,
+               _regex_core.StartOfWord, _regex_core.EndOfWord, _regex_core.DefaultStartOfWord,
+               _regex_core.DefaultEndOfWord, _regex_core.StartOfLine, _regex_core.StartOfLineU,
+               _regex_core.EndOfLine, _regex_core.EndOfLineU, _regex_core.StartOfString,
+               _regex_core.EndOfString, _regex_core.EndOfStringLine, _regex_core.EndOfStringLineU)
+_MAX_SET = 512  # a character set is read as its characters up to this many
+_MAX_OPENERS = 8  # literals a match may open with, at most
+
+
+def _items(node: Any) -> list[Any]:
+    """A sequence's items, groups opened (what they match is the same in line)."""
+    if type(node) is _regex_core.Sequence:
+        return [x for item in node.items for x in _items(item)]
+    if type(node) is _regex_core.Group:
+        return _items(node.subpattern)
+    return [node]
+
+
+def _chars(node: Any) -> frozenset[str] | None:
+    """The characters a one-character item matches: a case-sensitive character, range
+    or set of them; None for anything else (a class like \\s, a negated set, a flag)."""
+    kind = type(node)
+    if kind not in (_regex_core.Character, _regex_core.Range, _regex_core.SetUnion) or not node.positive \
+            or node.zerowidth or node.case_flags != 0:
+        return None
+    if kind is _regex_core.Character:
+        return frozenset(chr(node.value))
+    if kind is _regex_core.Range:
+        return frozenset(map(chr, range(node.lower, node.upper + 1))) if node.upper - node.lower < _MAX_SET else None
+    out: frozenset[str] = frozenset()
+    for item in node.items:
+        part = _chars(item)
+        if part is None:
+            return None
+        out |= part
+    return out if len(out) <= _MAX_SET else None
+
+
+def _one_char(node: Any) -> frozenset[str] | None:
+    """The characters one of which an item's first (and last) character is, for a
+    one-character item or a repeat of at least one of it; else None."""
+    if isinstance(node, _REPEATS):
+        inner = _items(node.subpattern)
+        return _chars(inner[0]) if node.min_count >= 1 and len(inner) == 1 else None
+    return _chars(node)
+
+
+def _separators_only(node: Any) -> bool:
+    """Whether an item only ever consumes `ANCHOR_SEPARATORS` (or nothing)."""
+    if type(node) is _regex_core.LookAround:
+        return True
+    if isinstance(node, _REPEATS):
+        return all(_separators_only(x) for x in _items(node.subpattern))
+    chars = _chars(node)
+    return chars is not None and chars <= ANCHOR_SEPARATORS
+
+
+def _literal_character(node: Any) -> int | None:
+    """A literal character's case flags (0: exact, IGNORECASE: either case), else None."""
+    if type(node) is not _regex_core.Character or not node.positive or node.zerowidth:
+        return None
+    flags = int(node.case_flags)
+    return flags if flags in (0, int(_regex_core.IGNORECASE)) else None
+
+
+def _anchor_literal(body: list[Any]) -> tuple[str, bool] | None:
+    """The literal a lookbehind's text ends with, before only separators: every match
+    of a pattern led by that lookbehind starts right after it and a run of separators."""
+    k = len(body) - 1
+    while k >= 0 and _literal_character(body[k]) is None:
+        if not _separators_only(body[k]):
+            return None
+        k -= 1
+    if k < 0:
+        return None
+    flags = _literal_character(body[k])
+    start = k
+    while start > 0 and _literal_character(body[start - 1]) == flags:
+        start -= 1
+    literal = "".join(chr(item.value) for item in body[start:k + 1])
+    if flags and not literal.isascii():  # matched ignoring case only in ASCII text, lowercased
+        return None
+    return (literal.lower(), True) if flags else (literal, False)
+
+
+def _openers(items: list[Any]) -> tuple[list[str], bool]:
+    """Literals one of which the text of ``items`` starts with (exact: one of which it
+    is, when the flag says the items were read to their end): literal characters, small
+    sets and branches of them, from the start up to the first item that is none."""
+    out = [""]
+    for item in items:
+        if isinstance(item, _ZERO_WIDTH):
+            continue
+        chars = _chars(item)
+        whole = True
+        if chars is not None and len(chars) <= _MAX_OPENERS:
+            more = sorted(chars)
+        elif type(item) is _regex_core.Branch:
+            read = [_openers(_items(b)) for b in item.branches]
+            more = list(dict.fromkeys(s for strings, _ in read for s in strings))
+            whole = all(w for _, w in read)
+        else:
+            return out, False
+        if len(out) * len(more) > _MAX_OPENERS:
+            return out, False
+        out = [a + b for a in out for b in more]
+        if not whole:
+            return out, False
+    return out, True
+
+
+@lru_cache(maxsize=256)
+@with_headroom  # the parse recurses: as deep wherever the build is called from
+def _start_rules(pattern: str) -> tuple[tuple[str, bool] | None, frozenset[str] | None, frozenset[str] | None,
+                                         tuple[str, ...]]:
+    """What a pattern's parse says about where its matches start: a literal (from a
+    leading lookbehind) every match starts right after, with separators between, the
+    characters one of which precedes every match (a leading lookbehind's last item), the
+    characters one of which starts it (its first consuming item), each None when the
+    pattern does not say; and the literals one of which every match starts with (none:
+    ()). `oracle_marks` tries a pattern only at such starts, and in texts with such a
+    literal."""
+    parsed, _, info = _parse(pattern)
+    if info.flags & int(_regex_core.REVERSE):
+        return None, None, None, ()
+    items = _items(parsed)
+    anchor: tuple[str, bool] | None = None
+    before: frozenset[str] | None = None
+    i = 0
+    while i < len(items) and type(items[i]) is _regex_core.LookAround:
+        look = items[i]
+        i += 1
+        if not (look.behind and look.positive):
+            continue
+        body = _items(look.subpattern)
+        found = _anchor_literal(body)
+        if found is not None and (anchor is None or len(found[0]) > len(anchor[0])):
+            anchor = found
+        last = [x for x in body if type(x) is not _regex_core.LookAround]
+        chars = _one_char(last[-1]) if last else None
+        if chars is not None:
+            before = chars if before is None else before & chars
+    first = _one_char(items[i]) if i < len(items) else None
+    openers = _fewest(tuple(_openers(items)[0]))
+    return anchor, before, first, openers if all(openers) else ()
 
 
 def _gated_lines(gate: regex.Pattern[str], text: str) -> list[tuple[int, int]]:
@@ -167,21 +354,38 @@ def _gated_lines(gate: regex.Pattern[str], text: str) -> list[tuple[int, int]]:
     return lines
 
 
-def anchor_starts(text: str, lower: str, hints: tuple[str, ...]) -> list[int]:
+def anchor_starts(text: str, lower: str, hints: tuple[str, ...], before: frozenset[str] | None = None,
+                  first: frozenset[str] | None = None) -> list[int]:
     """Every position right after an occurrence of a hint in ``lower`` (``text``
-    lowercased, the same length) and then any run of separators: where an anchored
-    oracle's matches can start, in order."""
+    lowercased, the same length, or ``text`` itself) and then any run of separators:
+    where an anchored oracle's matches can start, in order; only those after a
+    character of ``before`` and at one of ``first`` when given."""
     starts: set[int] = set()
-    for h in hints:
-        at = lower.find(h)
+    n = len(text)
+    for root, longer in _hint_roots(hints):
+        at = lower.find(root)
         while at >= 0:
-            p = at + len(h)
-            starts.add(p)
-            while p < len(text) and text[p] in ANCHOR_SEPARATORS:
-                p += 1
-                starts.add(p)
-            at = lower.find(h, at + 1)
+            # a hint that extends another starts where it does: found with it
+            for h in longer:
+                if h is root or lower.startswith(h, at):
+                    p = end = at + len(h)
+                    while end < n and text[end] in ANCHOR_SEPARATORS:
+                        end += 1
+                    for q in range(p, end + 1):
+                        if (before is None or (q and text[q - 1] in before)) and \
+                                (first is None or (q < n and text[q] in first)):
+                            starts.add(q)
+            at = lower.find(root, at + 1)
     return sorted(starts)
+
+
+@lru_cache(maxsize=1024)
+def _hint_roots(hints: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The hints no other hint is a prefix of, each with itself and the hints it is a
+    prefix of: a text is searched once per root."""
+    unique = tuple(dict.fromkeys(hints))
+    roots = [h for h in unique if not any(o != h and h.startswith(o) for o in unique)]
+    return tuple((r, (r, *(h for h in unique if h != r and h.startswith(r)))) for r in roots)
 
 
 def _anchored_spans(pattern: regex.Pattern[str], text: str, starts: list[int]) -> list[tuple[int, int]] | None:
@@ -203,30 +407,61 @@ def _anchored_spans(pattern: regex.Pattern[str], text: str, starts: list[int]) -
     return spans
 
 
+_REQUIRED = itemgetter(1)
+
+
 def oracle_marks(text: str, oracles: tuple[Oracle, ...]) -> bytearray:
     """1 for every character some oracle match covers. Shortcuts skip scans that cannot
-    match (a missing literal or hint), and scan only gated lines or anchored starts;
+    match (a missing literal, opener or hint), and scan only gated lines or anchored
+    starts (after a key, or the literal a leading lookbehind ends with, and separators);
     tests check on generated records that the marks equal a plain scan's."""
     marked = bytearray(len(text))
     lower = None
-    # Most oracles lack their required literal ("" is in every text): filtered in one
-    # comprehension, which costs half of a loop that skips them one by one.
-    for pattern, _, clauses, hints, gate, anchored in [o for o in oracles if o[1] in text]:
-        if clauses and not all(any(lit in text for lit in clause) for clause in clauses):
+    ascii_text = None
+    has = text.__contains__
+    # Most oracles lack their required literal ("" is in every text): filtered without a
+    # Python step per oracle.
+    for pattern, _, needed, choices, hints, gate, anchored, anchor, before, first in \
+            compress(oracles, map(has, map(_REQUIRED, oracles))):
+        if needed and not all(map(has, needed)):
             continue
-        spans: Iterable[tuple[int, int]] | None = None
+        if choices:  # a literal of each (a loop: no generator to start)
+            for choice in choices:
+                if not any(map(has, choice)):
+                    break
+            else:
+                choice = ()
+            if choice:
+                continue
+        spans: list[tuple[int, int]] | None = None
         if hints:
-            lower = text.lower() if lower is None else lower
-            if not any(h in lower for h in hints):
+            if lower is None:
+                lower = text.lower()
+            if not any(map(lower.__contains__, hints)):
                 continue
             # Lowercasing keeps every offset only in ASCII text (the corpus's).
-            if anchored and text.isascii():
-                spans = _anchored_spans(pattern, text, anchor_starts(text, lower, hints))
-        if spans is None:
-            windows = _gated_lines(gate, text) if gate is not None else [(0, len(text))]
-            spans = (m.span() for start, end in windows for m in pattern.finditer(text, start, end))
-        for start, end in spans:
-            marked[start:end] = b"\x01" * (end - start)
+            if anchored and (ascii_text := text.isascii() if ascii_text is None else ascii_text):
+                spans = _anchored_spans(pattern, text, anchor_starts(text, lower, hints, before, first))
+        if spans is None and anchor is not None:
+            literal, folded = anchor
+            if not folded:
+                spans = _anchored_spans(pattern, text, anchor_starts(text, text, (literal,), before, first))
+            elif ascii_text := text.isascii() if ascii_text is None else ascii_text:
+                if lower is None:
+                    lower = text.lower()
+                spans = _anchored_spans(pattern, text, anchor_starts(text, lower, (literal,), before, first))
+        if spans is not None:
+            for start, end in spans:
+                marked[start:end] = b"\x01" * (end - start)
+        elif gate is None:
+            for m in pattern.finditer(text):
+                start, end = m.span()
+                marked[start:end] = b"\x01" * (end - start)
+        else:
+            for line_start, line_end in _gated_lines(gate, text):
+                for m in pattern.finditer(text, line_start, line_end):
+                    start, end = m.span()
+                    marked[start:end] = b"\x01" * (end - start)
     return marked
 
 
@@ -608,7 +843,7 @@ def build_stream(seed: int, n_shown: int, n_eval: int, level: int = 1) -> Stream
     active = sorted({s.family.name: s.family for s in secrets}.values(),
                     key=lambda f: (0, order[f.name]) if f.name in order else (1, 0))
     oracle = _oracle_rules(active)
-    oracles = _oracles(SECRETS) + _oracles(world.secret_families)
+    oracles = _catalogue_oracles() + _oracles(world.secret_families)
     records: list[Record] = []
     shown_secrets: set[str] = set()
     # The shown records write each instance's keys in turn, so every key a held-out
