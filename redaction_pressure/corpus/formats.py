@@ -28,6 +28,7 @@ configparser strict, python-dotenv, python-hcl2 and a duplicate check, shlex, as
 
 from __future__ import annotations
 
+import re
 import string
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -35,10 +36,10 @@ from datetime import datetime, timedelta
 from functools import cache
 from typing import TYPE_CHECKING
 
-import regex
-
 from .families import Family
+from .policy import FIELD_CATEGORIES
 from .rng import Rng
+from .templates import FIELDS, MONTHS, PAD2, PAD3, SPACED2
 
 if TYPE_CHECKING:
     from .templates import Template
@@ -72,19 +73,27 @@ class Out:
 
     def add(self, text: str, labels: Sequence[tuple[int, int, Family]] = ()) -> None:
         if labels:
-            self.labels += [(self.pos + s, self.pos + e, f) for s, e, f in labels]
+            pos = self.pos
+            self.labels += [(pos + s, pos + e, f) for s, e, f in labels]
         self.parts.append(text)
         self.pos += len(text)
 
     def line(self, text: str = "", labels: Sequence[tuple[int, int, Family]] = ()) -> None:
-        self.add(text, labels)
-        self.add("\n")
+        if labels:
+            pos = self.pos
+            self.labels += [(pos + s, pos + e, f) for s, e, f in labels]
+        self.parts.append(text + "\n")
+        self.pos += len(text) + 1
 
     def value_line(self, head: str, item: Item, quote: tuple[str, str], tail: str = "") -> None:
         """``head`` + quoted value + ``tail`` on one line, the value's labels kept."""
-        self.add(head + quote[0])
-        self.add(item.value, item.labels)
-        self.line(quote[1] + tail)
+        opening, closing = quote
+        value = item.value
+        start = self.pos + len(head) + len(opening)
+        if item.labels:
+            self.labels += [(start + s, start + e, f) for s, e, f in item.labels]
+        self.parts.append(f"{head}{opening}{value}{closing}{tail}\n")
+        self.pos = start + len(value) + len(closing) + len(tail) + 1
 
     @property
     def text(self) -> str:
@@ -96,37 +105,64 @@ class Out:
 _FORMATTER = string.Formatter()
 
 
+Field = tuple[str, str | None, bool, Callable[[Rng], str] | None]
+
+
 @cache
-def _parsed(fmt: str) -> tuple[tuple[str, str | None], ...]:
-    return tuple((literal, name) for literal, name, _, _ in _FORMATTER.parse(fmt))
+def _parsed(fmt: str) -> tuple[str | None, bool, tuple[Field, ...]]:
+    """``fmt`` as its text when it has no field, whether a field occurs twice, and its
+    (literal, field name or None, whether the field draws a policy category, its
+    `FIELDS` drawer) parts."""
+    parts = tuple((literal, name, name in FIELD_CATEGORIES, FIELDS.get(name) if name is not None else None)
+                  for literal, name, _, _ in _FORMATTER.parse(fmt))
+    names = [name for _, name, _, _ in parts if name is not None]
+    return ("".join(literal for literal, _, _, _ in parts) if not names else None,
+            len(set(names)) < len(names), parts)
+
+
+_NO_FIXED: dict[str, str] = {}  # (never written to)
 
 
 def fill(fmt: str, r: Rng, world: World, **fixed: str) -> tuple[str, Labels]:
     """Fills a template line; a field that draws a policy category (``{host}``,
     ``{ip}``) comes back as a labelled span, secret or decoy as the policy says."""
-    from .templates import FIELDS
+    return _fill(fmt, r, world, fixed)
 
+
+def _fill(fmt: str, r: Rng, world: World, fixed: dict[str, str]) -> tuple[str, Labels]:
+    """`fill` with its fixed fields as one dict (callers filling many lines build it once)."""
+    text, repeats, parts = _parsed(fmt)
+    if text is not None:
+        return text, []
     out: list[str] = []
+    append = out.append
     spans: Labels = []
-    drawn: dict[str, tuple[str, Family | None]] = {}
-    pos = 0
-    for literal, name in _parsed(fmt):
-        out.append(literal)
-        pos += len(literal)
+    # a field that occurs twice is drawn once
+    drawn: dict[str, tuple[str, Family | None]] | None = {} if repeats else None
+    for literal, name, category, draw in parts:
+        if literal:
+            append(literal)
         if name is None:
             continue
         if name in fixed:
-            value, family = fixed[name], None
-        elif name in drawn:
+            append(fixed[name])
+            continue
+        if drawn is not None and name in drawn:
             value, family = drawn[name]
         else:
-            labelled = world.field(name, r)
-            value, family = labelled if labelled else (FIELDS[name](r), None)
-            drawn[name] = (value, family)
+            # Only a category field can come back labelled (`World.field` answers None
+            # for any other, drawing nothing): the others are drawn here directly.
+            labelled = world.field(name, r) if category else None
+            if labelled:
+                value, family = labelled
+            else:
+                value, family = (draw or FIELDS[name])(r), None
+            if drawn is not None:
+                drawn[name] = (value, family)
         if family is not None:
+            pos = sum(map(len, out))
             spans.append((pos, pos + len(value), family))
-        out.append(value)
-        pos += len(value)
+        append(value)
     return "".join(out), spans
 
 
@@ -135,24 +171,30 @@ def filler_items(template: Template, r: Rng, world: World) -> list[Item]:
     chosen = r.sample(template.entries, min(len(template.entries), r.between(*world.lv.lines_per_record)))
     items = []
     for key, fmt, literal in chosen:
-        value, labels = fill(fmt, r, world)
-        items.append(Item(key, value, labels, "filler", literal=literal))
+        value, labels = _fill(fmt, r, world, _NO_FIXED)
+        items.append(Item(key, value, labels, "filler", "", literal))
     return items
 
 
 # -- quoting: how each format carries a value verbatim -----------------------------------
 
-_YAML_PLAIN = regex.compile(r"[A-Za-z_/$<][A-Za-z0-9_./@+=~$<>()-]*")
+# The stdlib's `re` for these fixed ASCII patterns (the same matches; a third of
+# `regex`'s cost per call, and each runs per value or per line).
+_YAML_PLAIN = re.compile(r"[A-Za-z_/$<][A-Za-z0-9_./@+=~$<>()-]*")
 _YAML_WORDS = frozenset({"true", "false", "yes", "no", "on", "off", "null", "y", "n", "~"})
-_DOTENV_BARE = regex.compile(r"[A-Za-z0-9_./:@%+,~=*-]+")
+_DOTENV_BARE = re.compile(r"[A-Za-z0-9_./:@%+,~=*-]+")
 # (no ~ first: a word's leading ~ names a home directory, and zsh stops at an unknown one)
-_SHELL_BARE = regex.compile(r"(?!~)[A-Za-z0-9_./:@%+,~=-]+")
-_NPMRC_BARE = regex.compile(r"[A-Za-z0-9_./:@%+,~=*!${}-]+")
-_NOT_NEWLINE_ESCAPE = regex.compile(r"\\(?!n)")
+_SHELL_BARE = re.compile(r"(?!~)[A-Za-z0-9_./:@%+,~=-]+")
+_NPMRC_BARE = re.compile(r"[A-Za-z0-9_./:@%+,~=*!${}-]+")
+_NOT_NEWLINE_ESCAPE = re.compile(r"\\(?!n)")
+_CONTROL = re.compile(r"[\x00-\x1f]")
 
 
 def _has(value: str, chars: str) -> bool:
-    return any(c in value for c in chars)
+    for c in chars:  # noqa: SIM110 - a loop: any() over a generator costs twice as much for so few
+        if c in value:
+            return True
+    return False
 
 
 def yaml_quote(value: str, r: Rng) -> tuple[str, str]:
@@ -171,7 +213,7 @@ def yaml_quote(value: str, r: Rng) -> tuple[str, str]:
 def json_quote(value: str, escaped: bool) -> tuple[str, str]:
     """Verbatim inside a JSON string: no quote, no control character, and a backslash
     only where the value is itself JSON-escaped text (``\\n`` in a service-account key)."""
-    if '"' in value or any(ord(c) < 32 for c in value):
+    if '"' in value or _CONTROL.search(value):
         raise CannotPlace
     if "\\" in value and (not escaped or _NOT_NEWLINE_ESCAPE.search(value)):
         raise CannotPlace
@@ -179,7 +221,7 @@ def json_quote(value: str, escaped: bool) -> tuple[str, str]:
 
 
 def toml_quote(value: str) -> tuple[str, str]:
-    if "\n" in value or any(ord(c) < 32 for c in value):
+    if "\n" in value or _CONTROL.search(value):
         raise CannotPlace
     if not _has(value, '"\\'):
         return '"', '"'
@@ -300,16 +342,21 @@ def _key(template: Template, key: str) -> str:
     return key.upper() if template.key_case == "upper" else key.lower()
 
 
-def _header(template: Template, out: Out, r: Rng, world: World, **fixed: str) -> None:
+@cache
+def _lines(lines: tuple[str, ...]) -> str:
+    return "\n".join(lines)
+
+
+def _header(template: Template, out: Out, r: Rng, world: World, fixed: dict[str, str] = _NO_FIXED) -> None:
     """The header's lines, filled together: a file names one app (a YAML file's
     comment, ``name:`` and image agree)."""
     if template.header:
-        out.line(*fill("\n".join(template.header), r, world, **fixed))
+        out.line(*_fill(_lines(template.header), r, world, fixed))
 
 
-def _footer(template: Template, out: Out, r: Rng, world: World, **fixed: str) -> None:
+def _footer(template: Template, out: Out, r: Rng, world: World, fixed: dict[str, str] = _NO_FIXED) -> None:
     if template.footer:
-        out.line(*fill("\n".join(template.footer), r, world, **fixed))
+        out.line(*_fill(_lines(template.footer), r, world, fixed))
 
 
 def _mix(template: Template, items: list[Item], r: Rng, world: World) -> list[Item]:
@@ -611,14 +658,16 @@ def write_gcp_sa(template: Template, items: list[Item], r: Rng, world: World) ->
 
 # -- line formats (logs, shell history, PEM files) ----------------------------------------
 
-# What a line format can carry verbatim, by the name it declares. (Compiled once: a
-# module-level regex.search looks its pattern up in regex's cache on every call.)
-_NOT_BARE = regex.compile(r"[\s\"'\\]")
-_NOT_LOGFMT = regex.compile(r"[\s\"'\\=]")
-_URL_SAFE = regex.compile(r"[A-Za-z0-9._~!$'()*,;:@/-]+")
-_NOT_SQUOTED = regex.compile(r"['\n]")
-_NOT_DQUOTED = regex.compile(r"[\"\\\n]")
-_NOT_SHELL_DQUOTED = regex.compile(r"[\"\\\n$`!]")
+# What a line format can carry verbatim, by the name it declares. (Compiled once, with
+# the stdlib's `re`: a third of `regex`'s cost per call. A space is what `regex` reads
+# as \s, Unicode's White_Space: `re`'s \s would add \x1c-\x1f.)
+_SPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+_NOT_BARE = re.compile(f"[{_SPACE}\"'\\\\]")
+_NOT_LOGFMT = re.compile(f"[{_SPACE}\"'\\\\=]")
+_URL_SAFE = re.compile(r"[A-Za-z0-9._~!$'()*,;:@/-]+")
+_NOT_SQUOTED = re.compile(r"['\n]")
+_NOT_DQUOTED = re.compile(r"[\"\\\n]")
+_NOT_SHELL_DQUOTED = re.compile(r"[\"\\\n$`!]")
 CARRIES: dict[str, Callable[[str], bool]] = {
     "any": lambda v: "\n" not in v,
     "bare": lambda v: not _NOT_BARE.search(v),
@@ -636,37 +685,53 @@ CARRIES: dict[str, Callable[[str], bool]] = {
 # file order from one clock (`_clocked`): log lines are written as they happen, so their
 # times never go back. Same width, so no label moves.
 _CLOCK_FIELDS = {"ts": "\x01" * 24, "clf": "\x02" * 26, "syslog_ts": "\x03" * 15}
-_CLOCK = regex.compile("\x01{24}|\x02{26}|\x03{15}")
+_CLOCK_MARKS = tuple(_CLOCK_FIELDS.values())
+
+
+def _clock_marks(text: str) -> list[tuple[int, int]]:
+    """Where each time placeholder is, in file order: (offset, its index in
+    `_CLOCK_MARKS`). Found with str.find, each kind from the end of its last, as a
+    scan for ``\x01{24}|\x02{26}|\x03{15}`` finds them (the kinds share no character,
+    so no two overlap) at a fraction of its cost."""
+    found = []
+    for kind, mark in enumerate(_CLOCK_MARKS):
+        pos = text.find(mark)
+        while pos >= 0:
+            found.append((pos, kind))
+            pos = text.find(mark, pos + len(mark))
+    found.sort()
+    return found
 
 
 def _clocked(out: Out, r: Rng) -> Out:
-    from .templates import MONTHS
-
     text = out.text
-    if not _CLOCK.search(text):
+    marks = _clock_marks(text)
+    if not marks:
         return out
     t = datetime(2026, r.between(1, 12), r.between(1, 28), r.below(24), r.below(60), r.below(60),
                  1000 * r.below(1000))
-
-    def tick(m: regex.Match[str]) -> str:
-        nonlocal t
-        t += timedelta(milliseconds=r.below(30_000))
-        month = MONTHS[t.month - 1]
-        if m.group()[0] == "\x01":
-            return (f"{t.year}-{t.month:02d}-{t.day:02d}T{t.hour:02d}:{t.minute:02d}:{t.second:02d}."
-                    f"{t.microsecond // 1000:03d}Z")
-        if m.group()[0] == "\x02":
-            return f"{t.day:02d}/{month}/{t.year}:{t.hour:02d}:{t.minute:02d}:{t.second:02d} +0000"
-        return f"{month} {t.day:2d} {t.hour:02d}:{t.minute:02d}:{t.second:02d}"
-
-    timed = _CLOCK.sub(tick, text)
-    if len(timed) != len(text):  # pragma: no cover - a time format changed width
-        raise AssertionError("a time field changed the record's length")
-    out.parts = [timed]
+    timed: list[str] = []
+    end = 0
+    for pos, kind in marks:
+        t += timedelta(0, 0, 1000 * r.below(30_000))  # milliseconds, as microseconds: no keyword to parse
+        if kind == 0:
+            field = (f"{t.year}-{PAD2[t.month]}-{PAD2[t.day]}T{PAD2[t.hour]}:{PAD2[t.minute]}:{PAD2[t.second]}."
+                     f"{PAD3[t.microsecond // 1000]}Z")
+        elif kind == 1:
+            field = (f"{PAD2[t.day]}/{MONTHS[t.month - 1]}/{t.year}:{PAD2[t.hour]}:{PAD2[t.minute]}:"
+                     f"{PAD2[t.second]} +0000")
+        else:
+            field = f"{MONTHS[t.month - 1]} {SPACED2[t.day]} {PAD2[t.hour]}:{PAD2[t.minute]}:{PAD2[t.second]}"
+        if len(field) != len(_CLOCK_MARKS[kind]):  # pragma: no cover - a time format changed width
+            raise AssertionError("a time field changed the record's length")
+        timed += (text[end:pos], field)
+        end = pos + len(field)
+    timed.append(text[end:])
+    out.parts = timed
     return out
 
 
-_LOCAL = regex.compile(r" +([^ =]+) = ")
+_LOCAL = re.compile(r" +([^ =]+) = ")
 
 
 def _frames(lines: list[tuple[str, Labels]]) -> list[list[tuple[str, Labels]]]:
@@ -685,9 +750,22 @@ def _frames(lines: list[tuple[str, Labels]]) -> list[list[tuple[str, Labels]]]:
     return frames
 
 
+@cache
+def _split_value(fmt: str) -> tuple[str, str]:
+    head, tail = fmt.split("{v}")
+    return head, tail
+
+
+@cache
+def _kv_formats(kv: tuple[tuple[str, str], ...]) -> tuple[tuple[str, Callable[[str], bool], str], ...]:
+    """Each line format of ``kv`` with its test of what it carries and its text
+    without the key's own ``{k}=``."""
+    return tuple((f, CARRIES[carries], f.replace("{k}=", "")) for f, carries in kv)
+
+
 def write_lines(template: Template, items: list[Item], r: Rng, world: World) -> Out:
     # one app per file, and times placed in order once the lines are (`_clocked`)
-    fixed = {"app": fill("{app}", r, world)[0], **_CLOCK_FIELDS}
+    fixed = {"app": _fill("{app}", r, world, _NO_FIXED)[0], **_CLOCK_FIELDS}
     lines: list[tuple[str, Labels]] = []
     for item in items:
         key = _key(template, item.key)
@@ -700,34 +778,39 @@ def write_lines(template: Template, items: list[Item], r: Rng, world: World) -> 
             fmt, value, labels = template.shell, item.value, item.labels
         else:
             # a line names a key once (a logfmt reader keeps the last request_id=)
-            options = [f for f, carries in template.kv if CARRIES[carries](item.value)
-                       and f" {key}=" not in f.replace("{k}=", "")]
+            named = f" {key}="
+            options = [f for f, carries, others in _kv_formats(template.kv) if carries(item.value)
+                       and named not in others]
             if not options:
                 raise CannotPlace
             fmt, value, labels = r.choice(options), item.value, item.labels
-        head, tail = fmt.split("{v}")
-        head_text, head_labels = fill(head, r, world, k=key, **fixed)
-        tail_text, tail_labels = fill(tail, r, world, k=key, **fixed)
-        shift = len(head_text) + len(value)
-        lines.append((head_text + value + tail_text,
-                      head_labels + [(len(head_text) + s, len(head_text) + e, f) for s, e, f in labels]
-                      + [(s + shift, e + shift, f) for s, e, f in tail_labels]))
+        head, tail = _split_value(fmt)
+        with_key = {**fixed, "k": key}
+        head_text, head_labels = _fill(head, r, world, with_key)
+        tail_text, tail_labels = _fill(tail, r, world, with_key)
+        at = len(head_text)
+        if labels:
+            head_labels += [(at + s, at + e, f) for s, e, f in labels]
+        if tail_labels:
+            shift = at + len(value)
+            head_labels += [(s + shift, e + shift, f) for s, e, f in tail_labels]
+        lines.append((head_text + value + tail_text, head_labels))
     for _ in range(r.between(*world.lv.lines_per_record)):
         if template.fillers:
-            lines.append(fill(r.choice(template.fillers), r, world, **fixed))
+            lines.append(_fill(r.choice(template.fillers), r, world, fixed))
     out = Out()
-    _header(template, out, r, world, **fixed)
+    _header(template, out, r, world, fixed)
     lines = r.shuffled(lines)
     if template.frames:  # a traceback: outermost frame first, each with its locals
         frames = _frames(lines)
         for depth in range(len(frames) - 1, -1, -1):  # the last frame stands for any further out
-            out.line(*fill("\n".join(template.frames[min(depth, len(template.frames) - 1)]), r, world, **fixed))
+            out.line(*_fill(_lines(template.frames[min(depth, len(template.frames) - 1)]), r, world, fixed))
             for text, labels in frames[depth]:
                 out.line(text, labels)
     else:
         for text, labels in lines:
             out.line(text, labels)
-    _footer(template, out, r, world, **fixed)
+    _footer(template, out, r, world, fixed)
     return _clocked(out, r)
 
 

@@ -39,6 +39,7 @@ _KEY_WORDS = ("key", "token", "credential", "access", "apikey", "client", "signi
 _GUARD_BEFORE = r"(?<![A-Za-z0-9_.-])"
 _GUARD_AFTER = r"(?![A-Za-z0-9_-])"
 _CHECKSUM = "0123456789ABCDEFGHIJKLMNOPQRSTUV"
+_CHECKSUM_PAIRS = tuple(a + b for a in _CHECKSUM for b in _CHECKSUM)  # 10 bits -> two symbols
 # Look-alike kinds, and what each gives way to when a format cannot have it or has it.
 _FALLBACK = {"public": ("public", "sandbox", "near", "length"), "sandbox": ("sandbox", "public", "near", "length"),
              "length": ("length", "sandbox", "public", "near"), "near": ("near", "sandbox", "public", "length"),
@@ -59,9 +60,10 @@ class Shape:
 
     def make(self, r: Rng) -> str:
         body = (random_body if self.real else fast_chars)(r, self.alphabet, self.length)
-        if self.checksum:
+        if self.checksum:  # the CRC-32's low 30 bits, 5 at a time from the top
             crc = zlib.crc32(body.encode())
-            body += self.checksum + "".join(_CHECKSUM[(crc >> (5 * i)) & 31] for i in range(5, -1, -1))
+            return (f"{self.prefix}{body}{self.checksum}{_CHECKSUM_PAIRS[(crc >> 20) & 1023]}"
+                    f"{_CHECKSUM_PAIRS[(crc >> 10) & 1023]}{_CHECKSUM_PAIRS[crc & 1023]}")
         return self.prefix + body
 
     def pattern(self) -> str:
@@ -213,8 +215,10 @@ def encoded_lookalike(house: HouseFormat, key: str) -> Family | None:
 
 
 def _fixed(text: str) -> Make:
+    fragment = Fragment(text, ((0, len(text)),))  # immutable: one for every record
+
     def make(r: Rng, variant: str = "") -> Fragment:
-        return Fragment(text, ((0, len(text)),))
+        return fragment
     return make
 
 

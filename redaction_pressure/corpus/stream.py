@@ -481,23 +481,28 @@ def _render(template: Template, instances: list[Instance], r: Rng, world: World,
     items = []
     placed: set[str] = set()
     encoded: dict[str, int] = {}  # encoded look-alike -> its values this file holds
+    hosts = template.hosts
     for k, inst in enumerate(instances):
-        if "scoped" in inst.contexts and inst.family.name in placed:
+        family = inst.family
+        name = family.name
+        if name in placed and "scoped" in inst.contexts:
             continue  # a scoped value has one place in a file: its key in its section
-        if inst.family.group == "house_format_base64_lookalike":
-            encoded[inst.family.name] = encoded.get(inst.family.name, 0) + 1
-            if encoded[inst.family.name] > 2:
+        if family.group == "house_format_base64_lookalike":
+            encoded[name] = encoded.get(name, 0) + 1
+            if encoded[name] > 2:
                 continue  # a Secret holds its key once: a file holds a look-alike in two Secrets at most
-        placed.add(inst.family.name)
-        frag = inst.family.make(r, inst.variant)
-        context = _context(template.hosts, inst.contexts)
+        placed.add(name)
+        frag = family.make(r, inst.variant)
         key = frag.key or (keys[k] if keys and k in keys else r.choice(inst.keys))
-        items.append(Item(key, frag.text, [(s, e, inst.family) for s, e in frag.spans], context, inst.variant,
-                          section=frag.section))
+        spans = frag.spans
+        labels = [(spans[0][0], spans[0][1], family)] if len(spans) == 1 else [(s, e, family) for s, e in spans]
+        items.append(Item(key, frag.text, labels, _context(hosts, inst.contexts), inst.variant, False, frag.section))
     out = WRITERS[template.format](template, items, r, world)
     secrets: list[Span] = []
     decoys: list[Span] = []
-    for s, e, fam in sorted(out.labels, key=_span_of):
+    labelled = out.labels  # the writer's own list: sorted in place
+    labelled.sort(key=_span_of)
+    for s, e, fam in labelled:
         (secrets if fam.kind == "secret" else decoys).append(Span(s, e, fam.name, fam.summary_group))
     return Record(out.text, template.name, tuple(secrets), tuple(decoys))
 

@@ -13,18 +13,23 @@ from __future__ import annotations
 
 import base64
 import datetime
+import functools
+import math
+import operator
+import re
 import zlib
+from binascii import b2a_base64
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 
-import regex
 from cryptography import x509
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from cryptography.x509.oid import NameOID
 
-from ..rng import Rng
+from ..rng import Rng, byte_per_draw
 from .primes import pick_pair
 
 UPPER32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
@@ -51,6 +56,17 @@ class Fragment:
     spans: tuple[tuple[int, int], ...]
     key: str | None = None  # set when the value only makes sense under one key
     section: str | None = None  # set when the value belongs in one section of a file
+
+    def __init__(self, text: str, spans: tuple[tuple[int, int], ...], key: str | None = None,
+                 section: str | None = None) -> None:
+        # The generated frozen __init__ sets each field through object.__setattr__,
+        # twice this one's cost, and every family value is a Fragment: the fields go
+        # into the instance's dict directly (frozen after, as before).
+        fields = self.__dict__
+        fields["text"] = text
+        fields["spans"] = spans
+        fields["key"] = key
+        fields["section"] = section
 
 
 Make = Callable[[Rng, str], Fragment]  # (rng, variant) -> fragment of that variant
@@ -137,7 +153,8 @@ def b64(data: bytes) -> str:
 # alphabet) and the words of vendors' documentation examples: a random body holding
 # one is drawn again, so real secrets and placeholders never share a shape and the
 # oracles (``secrets._real``) can tell them apart.
-_PLACEHOLDER_LIKE = regex.compile(r"(.)\1{5}|abcdefgh|ABCDEFGH|01234567|12345678|EXAMPLE|example")
+# (`re`: the same matches, a quarter of `regex`'s cost on a 40-character body)
+_PLACEHOLDER_LIKE = re.compile(r"(.)\1{5}|abcdefgh|ABCDEFGH|01234567|12345678|EXAMPLE|example")
 
 
 _STD64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
@@ -171,18 +188,60 @@ def _symbols(r: Rng, k: int, m: int) -> str:
     return r.chars("".join(map(chr, range(1 << k))), m)
 
 
+_BYTE_TABLES: dict[str, tuple[int, bytes, bytes] | None] = {}
+
+
+def _byte_table(alphabet: str) -> tuple[int, bytes, bytes] | None:
+    """For `fast_chars`: k, a bytes.translate table from its k-bit symbols (base64 or
+    hex digits for k = 6 or 4, else a byte per draw) to the alphabet, and the symbols
+    past the alphabet's end (deleted: rejection sampling); None for an alphabet beyond
+    latin-1 (then `_table` does it on str)."""
+    if alphabet in _BYTE_TABLES:
+        return _BYTE_TABLES[alphabet]
+    hit = None
+    if all(ord(c) < 256 for c in alphabet):
+        k = max(1, (len(alphabet) - 1).bit_length())
+        symbols = {6: _STD64.encode(), 4: b"0123456789abcdef"}.get(k) or bytes(range(1 << k))
+        mapped = bytearray(range(256))
+        for i, c in enumerate(alphabet):
+            mapped[symbols[i]] = ord(c)
+        hit = (k, bytes(mapped), symbols[len(alphabet):])
+    _BYTE_TABLES[alphabet] = hit
+    return hit
+
+
 def fast_chars(r: Rng, alphabet: str, n: int) -> str:
     """``n`` uniform characters of ``alphabet``: batches of k-bit draws encoded at C
-    speed (base64, base32, hex), out-of-range draws rejected by str.translate.
-    `Rng.chars` takes one Python step per character, which dominated building a task
-    once tokens grew to 100-200 characters."""
-    k, table = _table(alphabet)
-    out = ""
-    while len(out) < n:
-        m = (n - len(out)) * (1 << k) // len(alphabet) + 2
+    speed (base64, hex, or a byte per draw), out-of-range draws rejected by
+    bytes.translate. `Rng.chars` takes one Python step per character, which dominated
+    building a task once tokens grew to 100-200 characters."""
+    byte_table = _BYTE_TABLES.get(alphabet)
+    if byte_table is None and alphabet not in _BYTE_TABLES:
+        byte_table = _byte_table(alphabet)
+    if byte_table is None:
+        k, table = _table(alphabet)
+        out = ""
+        while len(out) < n:
+            m = (n - len(out)) * (1 << k) // len(alphabet) + 2
+            m += -m % 8
+            out += _symbols(r, k, m).translate(table)
+        return out[:n]
+    k, mapped, deleted = byte_table
+    size = len(alphabet)
+    drawn = b""
+    while len(drawn) < n:
+        m = (n - len(drawn)) * (1 << k) // size + 2
         m += -m % 8
-        out += _symbols(r, k, m).translate(table)
-    return out[:n]
+        # the next k*m bits as `_symbols` writes them, as bytes: bytes.translate maps and
+        # deletes at C speed, where str.translate looks each character up in a dict
+        if k == 6:
+            symbols = b2a_base64(r._bits(6 * m).to_bytes(3 * m // 4, "big"), newline=False)
+        elif k == 4:
+            symbols = b"%0*x" % (m, r._bits(4 * m))
+        else:
+            symbols = byte_per_draw(r._bits(k * m), k, m)
+        drawn += symbols.translate(mapped, deleted)
+    return drawn[:n].decode("latin-1")
 
 
 def random_body(r: Rng, alphabet: str, n: int) -> str:
@@ -216,14 +275,17 @@ def github_checksum(body: str) -> str:
 BECH32 = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
 
 
+_GEN = (0x3B6A57B2, 0x26508E6D, 0x1EA119FA, 0x3D4233DD, 0x2A1462B3)
+# What BIP 173's inner loop XORs in for each value of the top five bits (the generators
+# of its set bits), looked up instead of tested bit by bit.
+_GEN_BY_TOP = tuple(functools.reduce(operator.xor, (g for i, g in enumerate(_GEN) if top >> i & 1), 0)
+                    for top in range(32))
+
+
 def _polymod(values: list[int]) -> int:
-    gen = (0x3B6A57B2, 0x26508E6D, 0x1EA119FA, 0x3D4233DD, 0x2A1462B3)
     chk = 1
     for v in values:
-        top = chk >> 25
-        chk = (chk & 0x1FFFFFF) << 5 ^ v
-        for i in range(5):
-            chk ^= gen[i] if (top >> i) & 1 else 0
+        chk = (chk & 0x1FFFFFF) << 5 ^ v ^ _GEN_BY_TOP[chk >> 25]
     return chk
 
 
@@ -274,6 +336,7 @@ def small_int(n: int) -> bytes:
     return der_int(n.to_bytes(max(1, (n.bit_length() + 8) // 8), "big"))
 
 
+@cache  # a key's algorithm identifiers are the same few strings, encoded again per record
 def oid(dotted: str) -> bytes:
     parts = [int(p) for p in dotted.split(".")]
     out = bytearray([40 * parts[0] + parts[1]])
@@ -302,16 +365,26 @@ def wrap(text: str, width: int) -> str:
     return "\n".join(text[i:i + width] for i in range(0, len(text), width))
 
 
+def _crc24_step(crc: int) -> int:
+    """Eight of RFC 4880's bit steps on a 24-bit register whose top byte was XORed in."""
+    for _ in range(8):
+        crc <<= 1
+        if crc & 0x1000000:
+            crc ^= 0x1864CFB
+    return crc & 0xFFFFFF
+
+
+# The register after RFC 4880's eight bit steps for each value of its top byte (the
+# steps are linear, and its low 16 bits only shift up): a lookup per byte, not 8 steps.
+_CRC24_TABLE = tuple(_crc24_step(top << 16) for top in range(256))
+
+
 def crc24(data: bytes) -> int:
     """OpenPGP's ASCII-armor checksum (RFC 4880, 6.1)."""
     crc = 0xB704CE
     for byte in data:
-        crc ^= byte << 16
-        for _ in range(8):
-            crc <<= 1
-            if crc & 0x1000000:
-                crc ^= 0x1864CFB
-    return crc & 0xFFFFFF
+        crc = ((crc << 8) & 0xFFFFFF) ^ _CRC24_TABLE[(crc >> 16) ^ byte]
+    return crc
 
 
 def pgp_armor(label: str, data: bytes) -> str:
@@ -354,7 +427,9 @@ def rsa_private_der(r: Rng) -> bytes:
     the same numbers (a test compares them with `cryptography`'s serialisation), built
     here because making an OpenSSL key object for them costs twice as much."""
     p, q = pick_pair(r)
-    d = rsa.rsa_recover_private_exponent(RSA_E, p, q)
+    # `cryptography`'s rsa_recover_private_exponent(e, p, q): the inverse of e modulo
+    # lcm(p-1, q-1), by pow in C (it runs Euclid's algorithm step by step in Python)
+    d = pow(RSA_E, -1, math.lcm(p - 1, q - 1))
     return seq(*(small_int(x) for x in (0, p * q, RSA_E, d, p, q, d % (p - 1), d % (q - 1), pow(q, -1, p))))
 
 

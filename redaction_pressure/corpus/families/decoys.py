@@ -176,9 +176,9 @@ def vendor_placeholder(r: Rng, vendor: str, kind: str) -> Family:
     """One placeholder of vendor family ``vendor``'s format and of ``kind``, drawn once
     (shape and body): a stream writes it wherever it writes that placeholder, as a
     template's line is copied from file to file. A decoy of ``format_valid_placeholder``."""
-    text = fill_placeholder(r.choice(SHAPES[vendor]), placeholder_run(r, kind))
+    fragment = whole(fill_placeholder(r.choice(SHAPES[vendor]), placeholder_run(r, kind)))  # immutable: shared
     return Family(PLACEHOLDERS.name, "decoy", PLACEHOLDERS.contexts_of(vendor), PLACEHOLDERS.keys,
-                  lambda r, v: whole(text), why=PLACEHOLDERS.why, variants=(vendor,),
+                  lambda r, v: fragment, why=PLACEHOLDERS.why, variants=(vendor,),
                   variant_contexts=PLACEHOLDERS.variant_contexts)
 # Published by the vendors themselves, in documentation that anyone can read. One value
 # per variant, so a stream holds one of them and shows the value it tests (corpus-v6 drew the
