@@ -515,9 +515,6 @@ def _context(hosts: frozenset[str], contexts: frozenset[str]) -> str:
     return next(c for c in _PREFERENCE if c in hosts and c in contexts)
 
 
-def _fits(template: Template, inst: Instance) -> bool:
-    return not template.hosts.isdisjoint(inst.contexts)
-
 
 def _instances(families: list[Family], r: Rng, contexts: frozenset[str]) -> list[Instance]:
     """Each family with one variant whose contexts the stream's templates host."""
