@@ -71,7 +71,7 @@ class Rng:
     """Bits are drawn from the top of ``_pool``, which holds ``_pool_bits`` unread bits
     (its higher bits are read already and cleared when the pool is refilled); every draw
     takes the next bits of the stream, so the draws define the stream's use exactly.
-    The draw methods inline the pool read (`_bits`): they are the generator's hottest calls."""
+    `below` and `shuffled` inline the pool read (`_bits`): they are the generator's hottest calls."""
     __slots__ = ("_counter", "_key", "_pool", "_pool_bits")
 
     def __init__(self, label: str, seed: int) -> None:
@@ -119,37 +119,13 @@ class Rng:
 
     def between(self, lo: int, hi: int) -> int:
         """Uniform integer in [lo, hi]."""
-        n = hi - lo + 1
-        if n <= 0:
-            raise ValueError("n must be positive")
-        k = (n - 1).bit_length() or 1
-        while True:
-            left = self._pool_bits - k
-            if left < 0:
-                v = self._bits(k)
-            else:
-                self._pool_bits = left
-                v = (self._pool >> left) & ((1 << k) - 1)
-            if v < n:
-                return lo + v
+        return lo + self.below(hi - lo + 1)
 
     def chance(self, numerator: int, denominator: int) -> bool:
         return self.below(denominator) < numerator
 
     def choice(self, seq: Sequence[T]) -> T:
-        n = len(seq)
-        if n <= 0:
-            raise ValueError("n must be positive")
-        k = (n - 1).bit_length() or 1
-        while True:
-            left = self._pool_bits - k
-            if left < 0:
-                v = self._bits(k)
-            else:
-                self._pool_bits = left
-                v = (self._pool >> left) & ((1 << k) - 1)
-            if v < n:
-                return seq[v]
+        return seq[self.below(len(seq))]
 
     def shuffled(self, seq: Sequence[T]) -> list[T]:
         out = list(seq)
@@ -187,22 +163,4 @@ class Rng:
                 return byte_per_draw(v, k, n).translate(table).decode("latin-1")
             mask = size - 1
             return "".join(alphabet[(v >> (k * i)) & mask] for i in range(n - 1, -1, -1))
-        if n <= 0:
-            return ""
-        if size <= 0:
-            raise ValueError("n must be positive")
-        k = (size - 1).bit_length() or 1  # n draws of below(size), inlined
-        mask = (1 << k) - 1
-        picked = []
-        for _ in range(n):
-            while True:
-                left = self._pool_bits - k
-                if left < 0:
-                    v = self._bits(k)
-                else:
-                    self._pool_bits = left
-                    v = (self._pool >> left) & mask
-                if v < size:
-                    break
-            picked.append(alphabet[v])
-        return "".join(picked)
+        return "".join(alphabet[self.below(size)] for _ in range(n))

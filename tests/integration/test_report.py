@@ -268,6 +268,17 @@ class ReportTestCase(unittest.TestCase):
         self.assertEqual(page.stack, [], "unclosed elements")
         return text, page
 
+    def render_traced(self, path) -> tuple[str, Page, int]:
+        """`render`, and the peak of the memory Python allocated meanwhile."""
+        import tracemalloc
+
+        tracemalloc.start()
+        try:
+            text, page = self.render(path)
+            return text, page, tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
 
 class PageContent(ReportTestCase):
     def test_holds_every_episode_with_its_records_verbatim(self):
@@ -686,8 +697,6 @@ class Hostile(ReportTestCase):
         """Attack (red team a07): lines of ``{"traces": [{}, {}, ...]}`` (3 bytes a
         "trace"): 2 MiB made the report hold 3.1 GB and write a 266 MB page, one section
         per empty object."""
-        import tracemalloc
-
         run = self.tmp / "empty-traces"
         run.mkdir(exist_ok=True)
         line = '{"traces": [' + ",".join(["{}"] * 100_000) + "]}\n"
@@ -697,12 +706,7 @@ class Hostile(ReportTestCase):
         # entries of a few hundred bytes, few values each: past the value bound, under the trace bound
         small = '{"traces": [' + ",".join(['{"info": {}, "pad": "' + "x" * 500 + '"}'] * 100) + "]}\n"
         (run / "traces.jsonl").write_text(line * 7 + honest + json.dumps(padded) + "\n" + small)
-        tracemalloc.start()
-        try:
-            text, page = self.render(run)
-            peak = tracemalloc.get_traced_memory()[1]
-        finally:
-            tracemalloc.stop()
+        text, page, peak = self.render_traced(run)
         self.assertEqual(len(page.episodes), 2)
         self.assertLess(len(text), 200_000)
         self.assertLess(peak, 100 << 20)
@@ -721,7 +725,6 @@ class Hostile(ReportTestCase):
         `VALUE_BYTES` allows for its bytes is one problem, unread; a training trace's
         token ids, logprobs and masks are read."""
         import random
-        import tracemalloc
 
         from redaction_pressure.boundary.episodes import VALUE_BYTES, EpisodeReader
 
@@ -734,12 +737,7 @@ class Hostile(ReportTestCase):
             padded["traces"][0]["pad"] = pad
             lines.append(json.dumps(padded, separators=(",", ":")) + "\n")
         (run / "traces.jsonl").write_text(honest + "".join(lines))
-        tracemalloc.start()
-        try:
-            _, page = self.render(run)
-            peak = tracemalloc.get_traced_memory()[1]
-        finally:
-            tracemalloc.stop()
+        _, page, peak = self.render_traced(run)
         self.assertEqual(len(page.episodes), 1)
         self.assertLess(peak, 80 << 20)  # read, the three lines would hold 1,000,000 lists, 700,000 strings and more
         shown = " ".join(page.text().split())
