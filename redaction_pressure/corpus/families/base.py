@@ -215,9 +215,7 @@ def fast_chars(r: Rng, alphabet: str, n: int) -> str:
     speed (base64, hex, or a byte per draw), out-of-range draws rejected by
     bytes.translate. `Rng.chars` takes one Python step per character, which dominated
     building a task once tokens grew to 100-200 characters."""
-    byte_table = _BYTE_TABLES.get(alphabet)
-    if byte_table is None and alphabet not in _BYTE_TABLES:
-        byte_table = _byte_table(alphabet)
+    byte_table = _byte_table(alphabet)
     if byte_table is None:
         k, table = _table(alphabet)
         out = ""
