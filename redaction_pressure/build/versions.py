@@ -1,7 +1,14 @@
 """Version strings that name behaviour. Bump one whenever its behaviour changes, in
 the same commit that updates the golden fingerprints in tests/unit/test_corpus.py."""
 
-ENVIRONMENT_VERSION = "0.16.1"
+ENVIRONMENT_VERSION = "0.16.2"
+# 0.16.2 (corpus-v10, levels-v9; records, labels and oracles unchanged): reading, a third
+# false-zero hunt. A format reminder after the answer whose placeholder was not ASCII words
+# ("<...>", "<regex, JSON-escaped>", "<regex>...") replaced the answer and scored 0; a later
+# {"rules": null}, {"rules": "<list>"} or schema object replaced it and voided it. A
+# placeholder is now any text in angle brackets without a pattern's structure, or an
+# ellipsis, and an object "with rules" is one whose "rules" list holds an object with a
+# "pattern" key; the system prompt states both, and that a blockquoted object is not JSON.
 # 0.16.1 (corpus-v10, levels-v9): the same bytes and verdicts, built and scored faster
 # (rendering, planning and the oracle check: a level-5 build in 0.81-0.84x, a level-1
 # build in 0.67-0.79x of 0.16.0's CPU time); a socket given as an input file is named as one.

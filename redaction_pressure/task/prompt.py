@@ -59,7 +59,8 @@ trailing commas.
 - Which text is read: only what follows the last </think> (a reply that holds <think> \
 and no </think> has no answer, as verifiers reads it: never write that tag in prose); \
 in it, {ANSWER_CHOICE}. A later block that is not valid JSON and holds no valid \
-{{"rules": ...}} object is skipped, so an earlier draft is read instead.
+{{"rules": ...}} object is skipped, so an earlier draft is read instead. A > that \
+starts a line is text: an object quoted over several lines is not JSON.
 - Any error in the answer voids the whole reply (it scores 0, however good its other \
 rules): text that is not valid JSON, another key in the object or in a rule, a \
 replacement other than the two allowed, a pattern that does not compile, or any limit \

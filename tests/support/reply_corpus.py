@@ -182,6 +182,12 @@ CASES: tuple[Case, ...] = (
     Case("empty-rules-fenced-aside", 'the fenced answer, then `{"rules": []}` in a fenced block of its own (an '
          "object with no rules, fenced or not, does not replace an answer that has some)",
          '```json\n{ORACLE_PRETTY}\n```\nWith no secrets it would be:\n```json\n{"rules": []}\n```'),
+    Case("format-reminder-ellipsis", "the fenced answer, then the format restated with `<...>` as its pattern (text "
+         "in angle brackets, not only ASCII words, is a placeholder)",
+         '```json\n{ORACLE_PRETTY}\n```\nFormat used: {"rules": [{"pattern": "<...>", "replacement": "[REDACTED]"}]}'),
+    Case("null-rules-aside", 'the fenced answer, then prose that mentions `{"rules": null}` (no object with a '
+         '`"pattern"` key: an object with no rules)',
+         '```json\n{ORACLE_PRETTY}\n```\nIf a stream had no secrets at all, the answer would be {"rules": null}.'),
     Case("unfenced-answer-then-fenced-empty", 'the answer unfenced, then `{"rules": []}` in a fenced block (read only '
          "if no other object has rules)",
          'Final answer:\n{ORACLE}\n\nIf nothing were secret:\n```json\n{"rules": []}\n```'),

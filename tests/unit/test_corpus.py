@@ -105,13 +105,16 @@ ROOT = Path(__file__).resolve().parents[2]
 # corpus-v9 hold (none holds a PGP block; train 3 holds one and pins the new bytes); the
 # fingerprints moved with the system prompt (reading rules for placeholder and empty
 # objects, the size of flag groups and comments, the records' final line break).
+# Environment 0.16.2: every fingerprint here and in GOLDEN_LEVELS moved with the system
+# prompt alone (what a placeholder is, what "an object with rules" is, blockquoted
+# objects); with 0.16.1's system prompt put back, all fourteen are the old values.
 GOLDEN = {
-    ("dev", 0): "31b56a286617b4e050cf4cc483d48d1151f12b4e84b7c42ad7396a98d5854c1c",
-    ("dev", 31): "df4ab45333fd73604f6184b0be799577cc9bbb0f9674dbf544ca9567d02b4a47",
-    ("dev", 63): "450bd038a481b2b537c546f0b06c7c69b3aca46947482d7395323c3dfce82dfb",
-    ("train", 0): "37f4cd711aeeba4758f52ce46e3f6347d5a2063f3bfb1a146d8582aa6c52633a",
-    ("train", 123456): "d2b9fbbbcf335ffb7daaf2b7e069faac10612d21fee0f3f75179ae3052554990",
-    ("train", 3): "acf0218a21416dab065bb7a3e316d46ff6eff09f9735fc606952e840d5684ff5",
+    ("dev", 0): "99a1597be77fc7f141c1c91a46f428067eb3ae9acb10ccc6a7dba01648280655",
+    ("dev", 31): "bcbce884bc765cf0830060a9c85d00a31fed5053833ff7ff376116bfb4bfc524",
+    ("dev", 63): "97a2ad12ef7bf476512bd9c03862bc3710018888727dd7626fd874077efadcaf",
+    ("train", 0): "fb042f491fc8701a3ec8c408d2b4957bf2a847e71244eb2d01f01619fbd27fa2",
+    ("train", 123456): "0c082945e8773a920a69e9584d99c4a38a22b565d8abbb7c6b0c2a4f50fb22b6",
+    ("train", 3): "279946818602cd3a4ac70df79324fd2dc886e126a786797ce97f61fc5f5b3808",
 }
 
 
@@ -123,14 +126,14 @@ GOLDEN = {
 # placeholder_kinds kinds, each drawn once and shown beside a real secret of its format;
 # those formats' credentials never look like placeholders and their oracle leaves them.
 GOLDEN_LEVELS = {
-    (2, "dev", 0): "3eb70717a0b41703a66363bd3606e1b6777a33053384e8f1a77eeff7d500e2b3",
-    (2, "train", 77): "a3b0f29ce73c7433daec299e3c5f55b0398aa98f69c10ca1105b5d067c64bab0",
-    (3, "dev", 0): "74e57a155e664aba83277767fdd440cc54156fc29fb077c9b4abbd89a71cd4fe",
-    (3, "train", 77): "fed4ee16b175fdeb6eadacd739b615f83aa31288d2a904924f7a3dd233673dcc",
-    (4, "dev", 0): "b547a21b2872ca3a8eac04431ca5ac09244a06852d5877dd8409689a7ddd190f",
-    (4, "train", 77): "e23877586d31f93126b85acdda43de14ceb9e4a1b664b1b162540c3cc8d327e1",
-    (5, "dev", 0): "a9ac5372e49dcf4a2b0c488bf45a21307a897e368bd9e485f14be2a412b35325",
-    (5, "train", 77): "67508df7b23703d20e607bb4b722f60840cf01f9dd8c71ff668d0e17b10d2cb5",
+    (2, "dev", 0): "05b9923084ed162a770c8f64e1aa233eed6241d6f36390e43f569f5599778588",
+    (2, "train", 77): "e4d242d9f780ad2df6602a1eb4ae5f1f07c56663f8d450aa77d4abd15440f3bc",
+    (3, "dev", 0): "070718b8db59d34857b481d96520a4bf6c1d7fd320fc87ddf6369544501d7343",
+    (3, "train", 77): "66048e2bae715d0e78f2aa9b20908cc02a9cab817c77b8e11ab90ac432354abc",
+    (4, "dev", 0): "3a2b7b8474a4ad098aacff687a6e1f10f64cbee4bb9a054c23d5635e64e7162c",
+    (4, "train", 77): "997f05071c866c7b4869e7cc94b644d820bf54f9966a06cfb64f99f6a0480ab9",
+    (5, "dev", 0): "eb61085d540fab56cc8d4d4ffde0b05a021d96f5b89f8f008b79fa7cafcbb264",
+    (5, "train", 77): "0e3c299a43f200f45d06ffbb3fd226fc5491b2369d536bff4ddbea78348a1239",
 }
 
 

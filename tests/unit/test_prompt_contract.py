@@ -528,15 +528,15 @@ class NoFalseZeros(unittest.TestCase):
         answer with none; the system prompt says so, and a note names the aside."""
         from redaction_pressure.scoring.answer import ANSWER_CHOICE, reply_notes
         self.assertIn("with at least one rule is written after that block", ANSWER_CHOICE)
-        self.assertIn('An object with no rules ({"rules": []}, fenced or not) is read only if no other object '
-                      "has rules", ANSWER_CHOICE)
+        self.assertIn('An object with no rules (no object with a "pattern" key in a "rules" list: {"rules": []}, '
+                      '{"rules": null}, ...; fenced or not) is read only if no other object has rules', ANSWER_CHOICE)
         answer = "```json\n" + reply([("ghp_[A-Za-z0-9]{36}", "[REDACTED]")]) + "\n```\n"
         for aside in ('(With no secrets it would be {"rules": []}.)', '{"rules": [ ]}', '~~~\n{"rules": []}\n~~~'):
             text = answer + aside
             with self.subTest(aside=aside):
                 self.assertEqual([r.pattern for r in parse_reply(text)[0]], ["ghp_[A-Za-z0-9]{36}"])
                 (note,) = reply_notes(text)
-                self.assertIn('was passed over: an object with no rules does not replace an earlier answer', note)
+                self.assertIn("was passed over: it does not replace an earlier answer that has some", note)
         unfenced = 'Answer: ' + reply([("ghp_[A-Za-z0-9]{36}", "[REDACTED]")]) + '\n(or {"rules": []} with none)'
         self.assertEqual([r.pattern for r in parse_reply(unfenced)[0]], ["ghp_[A-Za-z0-9]{36}"])  # unfenced too
         empty = "```json\n" + reply([]) + "\n```\n"
@@ -579,6 +579,51 @@ class NoFalseZeros(unittest.TestCase):
             text = answer + "\n```json\n" + real + "\n```"
             with self.subTest(real=real):
                 self.assertNotEqual(parse_reply(text)[0], parse_reply(answer)[0])
+
+    def test_third_false_zero_hunt(self):
+        """Third false-zero hunt, 2026-12-03: a format reminder after the answer whose
+        placeholder was not ASCII words ("<...>", "<regex, JSON-escaped>", "<regex for
+        `api_key`>", "<regex>...") replaced the answer and scored 0 with no error, and a
+        later {"rules": null}, {"rules": "<list of rules>"} or a schema
+        ({"rules": {"type": "array"}}) replaced it and voided it, though the prompt
+        promised that only an object with at least one rule replaces an answer."""
+        from redaction_pressure.scoring.answer import ANSWER_TEMPLATE, PLACEHOLDER_EXCLUDED, reply_notes
+        answer = "```json\n" + reply((p, "[REDACTED]") for p in TASK.oracle_rules) + "\n```"
+        for placeholder in ("<...>", "\u2039\u2026>", " ... ", "<regex>...", "<regex \u2026>", "<regex #1>",
+                            "<regex, JSON-escaped>", "<regex, e.g. AKIA\u2026>", "<your regex (JSON-escaped)>",
+                            "<regex for `api_key`>", "<regex: token>", "<re/gex>", "<Regex f\u00fcr Token>",
+                            "<regex goes here!>", "<" + "a regex " * 24 + ">"):
+            restated = ANSWER_TEMPLATE.replace("<regex>", placeholder.replace("\\", "\\\\"))
+            for text in (answer + "\nFormat used: " + restated, answer + "\n```json\n" + restated + "\n```"):
+                with self.subTest(placeholder=placeholder, fenced=text.endswith("```")):
+                    score = score_completion(TASK, text)
+                    self.assertEqual((score.errors, score.reward), ((), 1.0))
+                    self.assertIn("every pattern is a placeholder", reply_notes(text)[0])
+        # a pattern in angle brackets is a pattern: each excluded character makes one
+        for char in PLACEHOLDER_EXCLUDED:
+            real = "<a" + char + "b>"
+            text = answer + "\n```json\n" + ANSWER_TEMPLATE.replace("<regex>", json.dumps(real)[1:-1]) + "\n```"
+            with self.subTest(real=real):
+                self.assertNotEqual(score_completion(TASK, text).reward, 1.0)
+        for aside in ('If a stream had no secrets, the answer would be {"rules": null}.',
+                      'Shape: {"rules": "<list of rule objects>"}', '{"rules": 10}', '{"rules": [{}]}',
+                      '{"rules": [null]}', '{"rules": [[]]}', '{"rules": ["<regex>"]}',
+                      'Schema:\n```json\n{"rules": {"type": "array", "maxItems": 24}}\n```'):
+            text = answer + "\n" + aside
+            with self.subTest(aside=aside):
+                score = score_completion(TASK, text)
+                self.assertEqual((score.errors, score.reward), ((), 1.0))
+                self.assertIn("a later object with no rules", reply_notes(text)[0])
+            with self.subTest(alone=aside):  # alone it is read, and its shape is named
+                self.assertEqual({e.code for e in parse_reply(aside)[1]}, {"bad_entry"})
+        # A blockquoted answer over several lines is not JSON, and the prompt says so.
+        self.assertIn("A > that starts a line is text: an object quoted over several lines is not JSON", SYSTEM_PROMPT)
+        spaced = json.dumps(json.loads(reply((p, "[REDACTED]") for p in TASK.oracle_rules)), indent=2)
+        quoted = "\n".join("> " + line for line in ("```json\n" + spaced + "\n```").splitlines())
+        self.assertEqual([e.code for e in parse_reply(quoted)[1]], ["malformed_json"])
+        # a later answer with a rule, however broken, still replaces the draft
+        broken = answer + '\nFinal: {"rules": [{"pattern": 5, "replacement": ""}]}'
+        self.assertEqual([e.code for e in parse_reply(broken)[1]], ["bad_entry"])
 
     def test_a_placeholder_never_hides_a_broken_answer(self):
         """Second false-zero hunt, 2026-12-03: the format's example in prose and an
