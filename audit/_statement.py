@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from redaction_pressure.contract import NestedTooDeeply, TooManyValues, check_json_density
+
 from ._canonical import StrictJSONError, canonical_json, loads_strict
 from ._manifest import MANIFEST_NAME
 from ._tracefile import TRACES_NAME
@@ -50,9 +52,23 @@ def dumps(statement: dict[str, Any]) -> bytes:
     return canonical_json(statement)
 
 
+STATEMENT_VALUE_BYTES = (16, 8, 2)  # at most one array or object per 16 bytes, a string per 8, a value per 2
+
+
 def loads(payload: bytes) -> Any:
     """The payload's JSON value (strict: no duplicate keys, no NaN, strict UTF-8).
     Raises StatementError."""
+    # Bounded before decoding, as every trace line is: 61 MiB of {"x": [{}, {}, ...]}
+    # signed with the pinned key cost verify 26 s and 1.35 GB before its schema refused
+    # it (review of 2026-12-03). A real Statement holds an array or object per 70 bytes,
+    # a string per 20 and a value per 11 (its trace list dominates).
+    try:
+        check_json_density(payload.decode("utf-8", "replace"), len(payload), STATEMENT_VALUE_BYTES)
+    except TooManyValues as exc:
+        raise StatementError(f"the signed payload holds too many values for its {len(payload):,} bytes ({exc}); "
+                             "a Statement holds an array or object per 70 bytes or more") from None
+    except NestedTooDeeply:
+        pass  # named by loads_strict
     try:
         return loads_strict(payload)
     except StrictJSONError as exc:

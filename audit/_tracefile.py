@@ -19,7 +19,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from redaction_pressure.contract import MAX_TRACES_BYTES, open_regular
+from redaction_pressure.contract import (
+    MAX_TRACES_BYTES,
+    VALUE_BYTES,
+    NestedTooDeeply,
+    TooManyValues,
+    check_json_density,
+    open_regular,
+)
 
 from ._canonical import StrictJSONError, loads_strict, trace_digest
 
@@ -222,6 +229,19 @@ def _finish(result: TraceFile) -> None:
 def _parse_line(result: TraceFile, number: int, raw: bytes) -> None:
     if not raw.strip():
         return
+    # The bound the report, rescore and compare apply (`VALUE_BYTES`), before decoding:
+    # a line padded with [[],[],...] cost seal and validate 125 bytes of memory a byte,
+    # and a line they read but the report refuses let a signer choose which verified
+    # traces a page's figures count (review of 2026-12-03).
+    try:
+        check_json_density(raw.decode("utf-8", "replace"), len(raw), VALUE_BYTES)
+    except TooManyValues as exc:
+        result.problems.append(Problem(number, f"holds too many values for its {len(raw):,} bytes ({exc}; a real "
+                                               "trace has an array or object per 300 bytes or more, a string per "
+                                               "100); it is not read"))
+        return
+    except NestedTooDeeply:
+        pass  # named by loads_strict, as before
     try:
         episode = loads_strict(raw)
     except StrictJSONError as exc:

@@ -97,6 +97,9 @@ def compare_runs(path_a: Path, path_b: Path, *, keys: tuple[Path | None, Path | 
             raise RunError(f"{name} ({run.path}) is not a sealed archive (no manifest.toml or manifest.dsse.json): "
                            f"with --public-key both runs must be sealed archives, verified here")
     comparison = compare(side("A", runs[0].traces), side("B", runs[1].traces), allow_mismatch)
-    verifications = (_verify(runs[0], keys[0], jobs, max_budget_s, max_cpu_s, strict),
-                     _verify(runs[1], keys[1], jobs, max_budget_s, max_cpu_s, strict))
-    return Compared(comparison, runs, verifications)
+    verifications = tuple(
+        None if v is None else v.as_shown(len(run.traces), len(sides.records), run.problem_count)
+        for run, sides, v in zip(runs, (comparison.a, comparison.b),
+                                 (_verify(runs[0], keys[0], jobs, max_budget_s, max_cpu_s, strict),
+                                  _verify(runs[1], keys[1], jobs, max_budget_s, max_cpu_s, strict)), strict=True))
+    return Compared(comparison, runs, (verifications[0], verifications[1]))

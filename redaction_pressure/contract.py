@@ -46,6 +46,9 @@ What an auditor needs, by question:
   raising `InputFileError`), `file_kind`, the cap `MAX_TRACES_BYTES` on a traces file,
   and `write_new` (exclusive, no-follow creation): one boundary for every command.
 - *How deep may a file nest?* `check_json_nesting` (raising `NestedTooDeeply`), and
+  how many values may a trace line hold for its bytes? `check_json_density` with
+  `VALUE_BYTES` (raising `TooManyValues`): the one bound every traces reader applies, so
+  `audit verify` accepts no line the report, `rescore` or `compare` would leave unread;
   `loads_toml` (dotted keys and nesting bounded before `tomllib`): a fixed bound, read
   off the text, so no reader's verdict depends on its stack.
 - *How is a file's text shown?* `printable`: every character that could rewrite a
@@ -54,9 +57,10 @@ What an auditor needs, by question:
 
 from __future__ import annotations
 
+from .boundary.episodes import VALUE_BYTES
 from .boundary.files import MAX_TRACES_BYTES, InputFileError, file_kind, open_regular, read_bounded, write_new
 from .boundary.launch import fork_context, scrub_environment
-from .boundary.parse_bounds import NestedTooDeeply, check_json_nesting, loads_toml
+from .boundary.parse_bounds import NestedTooDeeply, TooManyValues, check_json_density, check_json_nesting, loads_toml
 from .boundary.terminal import printable
 from .build.identity import build_identity, source_digest
 from .build.schemas import json_path, schema_dir
@@ -114,6 +118,7 @@ __all__ = [
     "REWARD_SCHEMA_VERSION",
     "SPLIT_LABELS",
     "STANDARD_EVALUATIONS",
+    "VALUE_BYTES",
     "WEIGHTS",
     "Allowance",
     "InputFileError",
@@ -122,8 +127,10 @@ __all__ = [
     "RedactionTask",
     "Score",
     "SplitProof",
+    "TooManyValues",
     "available_cpus",
     "build_identity",
+    "check_json_density",
     "check_json_nesting",
     "class_summary",
     "configure_scan_pool",

@@ -61,15 +61,20 @@ def loads_json(raw: bytes | str, per_bytes: tuple[int, int, int] | None = None, 
     if per_bytes is None:
         check_json_nesting(text)
     else:
-        plain, strings = _JSON_STRING.subn("", _escapes_out(text))
-        _check_depth(_bracket_depth(plain))
-        size = len(raw)
-        counts = (plain.count("[") + plain.count("{"), strings, plain.count(",") + plain.count(":") + 1)
-        for (count, what), each in zip(zip(counts, ("arrays and objects", "strings", "values"), strict=True),
-                                       per_bytes, strict=True):
-            if count > max(size // each, 64):
-                raise TooManyValues(f"it may hold {count:,} {what}; at most one per {each} bytes are read")
+        check_json_density(text, len(raw), per_bytes)
     return json.loads(text, **hooks)
+
+
+def check_json_density(text: str, size: int, per_bytes: tuple[int, int, int]) -> None:
+    """Raises `NestedTooDeeply` or `TooManyValues` (see `loads_json`) for ``text``, a
+    JSON text of ``size`` bytes, before anything decodes it."""
+    plain, strings = _JSON_STRING.subn("", _escapes_out(text))
+    _check_depth(_bracket_depth(plain))
+    counts = (plain.count("[") + plain.count("{"), strings, plain.count(",") + plain.count(":") + 1)
+    for (count, what), each in zip(zip(counts, ("arrays and objects", "strings", "values"), strict=True),
+                                   per_bytes, strict=True):
+        if count > max(size // each, 64):
+            raise TooManyValues(f"it may hold {count:,} {what}; at most one per {each} bytes are read")
 
 
 def check_json_nesting(text: str) -> None:

@@ -108,6 +108,8 @@ def render_report_checked(run_path: Path, *, public_key: Path | None = None, ver
     if full_text is None:
         full_text = len(run.traces) <= FULL_TEXT_UP_TO
     view = build_view(run, verification, full_text, jobs, allowance)
+    verification = verification.as_shown(len(run.traces), view["counted"], run.problem_count)
+    view["verification"] = verification
     html = _template().render(v=view, version=ENVIRONMENT_VERSION, installed_digest=source_digest(),
                               open_records=len(view["episodes"]) <= OPEN_RECORDS_UP_TO)
     return html, verification

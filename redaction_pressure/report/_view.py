@@ -441,7 +441,9 @@ def build_view(run: Run, verification: Verification, full_text: bool, jobs: int 
                            f"two copies, rewards and info.redaction, disagree or one is missing, or a value is not a "
                            f"number in [0, 1]; episodes {shown}); their scores are left out of every figure on this "
                            f"page")
+    left_out = set(mislabelled) | set(distrusted)
     return {
+        "counted": len(traces) - len(left_out),  # traces the figures count
         "title": f"redaction-pressure report — {label}", "split": split or "unknown", "split_label": label,
         "proven_kind": kind, "split_kind": kind if proof.agrees else "unknown",
         "split_warning": printable(warning, 900),

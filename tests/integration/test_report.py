@@ -26,6 +26,7 @@ from pathlib import Path
 from unittest import mock
 
 from redaction_pressure import PRIVATE_SEED_ENV, load_task, policies, score_completion
+from redaction_pressure.compare import compare_runs
 from redaction_pressure.corpus.stream import Record, Span
 from redaction_pressure.report import RunError, _marks, _view, css_string, render_report, write_report
 from redaction_pressure.scoring.answer import parse_reply
@@ -891,6 +892,32 @@ class Archives(ReportTestCase):
         path.write_text(json.dumps(failed))
         _, page = self.render(self.archive, verdict=path)
         self.assertIn("2 rewards differ", page.text())
+
+    def test_a_badge_covers_every_verified_trace(self):
+        """Review of 2026-12-03: traces `audit verify` accepted but the page leaves out of
+        its figures (named as another task with the task hash dropped: the labels
+        disagree) gave "✔ verified" over a mean of the traces the signer kept. The badge
+        now needs every verified trace read and counted."""
+        episodes = [json.loads(line) for line in (self.oracle_run / "traces.jsonl").read_text().splitlines()]
+        self.assertGreater(len(episodes), 1)
+        for t in (episodes[0]["traces"][0]["task"], episodes[0].get("task")):
+            t["data"]["name"] = "dev-999999"
+            t.pop("hash", None)
+        renamed = self.tmp / "renamed-run"
+        renamed.mkdir()
+        (renamed / "traces.jsonl").write_text("".join(json.dumps(e) + "\n" for e in episodes))
+        archive = self.tmp / "renamed-archive"
+        key = seal(renamed, "owner", archive)
+        self.assertEqual(verdict_json(archive, key)["verdict"], "passed")  # the audit accepts it
+        _, page = self.render(archive, public_key=key)
+        v = self.verification(page)
+        self.assertNotIn("✔", v)
+        self.assertIn(f"NOT VERIFIED as shown: `audit verify` passed for {len(episodes)} traces, but this reader "
+                      f"read {len(episodes)} (0 problem(s) reading the file) and counts {len(episodes) - 1}", v)
+        compared = compare_runs(self.archive, archive, keys=(self.public_key, key), allow_mismatch=True)
+        self.assertTrue(compared.verifications[0].verified)
+        self.assertFalse(compared.verifications[1].verified)
+        self.assertTrue(compared.verification_failed)
 
     def test_a_verification_binds_the_files_shown(self):
         """The archive's traces.jsonl, or its manifest.toml, replaced: a genuine verdict

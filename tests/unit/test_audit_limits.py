@@ -162,6 +162,51 @@ class BoundedReads(unittest.TestCase):
             self.assertEqual(r.returncode, 2, r.stderr)
             self.assertIn(f"not a regular file {needle}", r.stderr)
 
+    def test_every_reader_refuses_the_same_padded_line(self):
+        """Review of 2026-12-03: a trace padded with [[], [], ...] was sealed and verified,
+        while the report and compare left its line unread, so a page badged verified
+        counted the traces the signer chose; and a 16 MiB line of them cost `audit seal`
+        and `audit validate` 69 s and 2 GB. The audit now applies the readers' bound."""
+        from audit._tracefile import read_trace_file
+        from redaction_pressure.boundary.episodes import EpisodeReader
+
+        def pad(episodes):
+            episodes[0]["pad"] = [[] for _ in range(6000)]
+        run = fx.tampered_run(fx.dev_run(), pad)
+        needle = "holds too many values for its"
+        problems = [str(p) for p in read_trace_file(run / "traces.jsonl").problems]
+        self.assertEqual(len(problems), 1, problems)
+        self.assertTrue(problems[0].startswith("line 1: " + needle), problems)
+        seen: list[str] = []
+        with open(run / "traces.jsonl", "rb") as f:
+            list(EpisodeReader(seen.append).read(f))
+        self.assertEqual(len(seen), 1)
+        self.assertIn(needle, seen[0])
+        r = fx.audit_in_process("seal", run, "--key", fx.keys("owner")[0], "--out", fx.fresh_dir("padded"))
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn(needle, r.stdout + r.stderr)
+        flood = fx.fresh_dir("flood-run")
+        flood.mkdir()
+        (flood / "traces.jsonl").write_text('{"traces": [' + "[]," * ((16 << 20) // 3) + "[]]}\n")
+        start = time.process_time()
+        problems = [str(p) for p in read_trace_file(flood / "traces.jsonl").problems]
+        self.assertLess(time.process_time() - start, 10)  # 69 s before
+        self.assertEqual(len(problems), 1)
+        self.assertIn(needle, problems[0])
+
+    def test_a_signed_payload_of_empty_objects_is_refused_before_decoding(self):
+        """Review of 2026-12-03: 61 MiB of {"x": [{}, {}, ...]} signed with the pinned key
+        cost verify 26.5 s and 1.35 GB before the schema refused it; a real Statement
+        holds an object per 70 bytes (this one checks its own archive's first)."""
+        from audit import _statement
+        archive = fx.seal_run(fx.dev_run())
+        _statement.loads(fx.payload_of(archive))  # the real one is within the bound
+        fx.resign(archive, b'{"x": [' + b"{}," * 400_000 + b"{}]}")
+        report = verify(archive)
+        self.assertIn("the signed payload holds too many values for its 1,200,011 bytes",
+                      json.dumps(report.as_dict()))
+        self.assertEqual(report.exit_code, 1)
+
     def test_verify_reads_no_sealed_traces_file_above_the_cap(self):
         archive = fx.seal_run(fx.dev_run())
         manifest = fx.manifest_of(archive)
