@@ -8,14 +8,42 @@ checks. Tasks are frozen, so sharing them cannot leak one test's changes into an
 from __future__ import annotations
 
 from functools import lru_cache
+from unittest import mock
 
 from redaction_pressure import load_task
+from redaction_pressure.corpus.stream import Stream, build_stream
+from redaction_pressure.task import tasks as _tasks
 from redaction_pressure.task.tasks import RedactionTask
 
 
 @lru_cache(maxsize=4096)
+def _built(split: str, index: int, level: int) -> tuple[RedactionTask, Stream]:
+    """``load_task(split, index, level=level)`` and the stream its build made (the
+    world a test reads beside the task), kept instead of built a second time."""
+    streams: list[Stream] = []
+
+    def keep(seed: int, n_shown: int, n_eval: int, level: int = 1) -> Stream:
+        stream = build_stream(seed, n_shown, n_eval, level)
+        streams.append(stream)
+        return stream
+    with mock.patch.object(_tasks, "build_stream", keep):
+        built = load_task(split, index, level=level)
+    assert len(streams) == 1
+    return built, streams[0]
+
+
 def task(split: str, index: int, level: int = 1) -> RedactionTask:
-    return load_task(split, index, level=level)
+    return _built(split, index, level)[0]
+
+
+def stream_of(t: RedactionTask) -> Stream:
+    """The stream ``t`` was built from: the one `task` kept when ``t`` is a shared
+    task, else ``build_stream`` with ``t``'s seed, sizes and level (as `load_task` calls it)."""
+    if t.split in ("dev", "train"):
+        shared, stream = _built(t.split, t.index, t.level)
+        if (shared.seed, shared.n_shown, shared.n_eval) == (t.seed, t.n_shown, t.n_eval):
+            return stream
+    return build_stream(t.seed, t.n_shown, t.n_eval, t.level)
 
 
 def dev(count: int = 64, level: int = 1) -> list[RedactionTask]:

@@ -12,17 +12,20 @@ import unittest
 from collections import Counter
 from dataclasses import replace
 from types import SimpleNamespace
+from unittest import mock
 
 import regex
 
-from redaction_pressure import load_task, policies, score_completion
+from redaction_pressure import load_task, policies
 from redaction_pressure.contract import LEVELS
 from redaction_pressure.corpus.blocks import NEUTRAL_LABELS
 from redaction_pressure.corpus.families.base import Fragment
 from redaction_pressure.corpus.families.decoys import DECOYS, SHAPES
 from redaction_pressure.corpus.levels import level
 from redaction_pressure.corpus.rng import Rng
+from redaction_pressure.scoring import pattern_guard as guard
 from redaction_pressure.scoring.answer import parse_reply
+from redaction_pressure.scoring.score import score_trusted
 from tests.support import tasks as shared
 
 HIGHER = tuple(lv for lv in LEVELS if lv > 1)
@@ -118,7 +121,11 @@ def check_task(split: str, index: int, lv: int) -> list[str]:
     rules, errors = parse_reply(reply)
     if errors or len(rules) > 24:
         problems.append(f"oracle reply invalid: {len(rules)} rules, {[e.code for e in errors]}")
-    reward = score_completion(task, reply).reward
+    # The oracle is a built-in policy's reply: scored by the public path's parse, rules
+    # and scan in this process (`score_trusted`, export's scorer), without a scan
+    # worker's round trip per task; test_verdict_purity.TrustedScoring holds it to
+    # `score_completion`'s verdict, and test_open_world scores level 1's oracle there.
+    reward = score_trusted(task, reply).reward
     if reward != 1.0:
         problems.append(f"oracle reward {reward}")
     shown_s = {s.family for r in task.shown for s in r.secrets}
@@ -163,7 +170,14 @@ class FairAndExactAtEveryLevel(unittest.TestCase):
         # credential from level 1 (placeholder_problems).
         jobs = [("dev", i, lv) for lv in LEVELS for i in range(64)]
         jobs += [("train", i * step + lv, lv) for lv in HIGHER for i in range(TRAIN_PER_LEVEL)]
-        self.assertEqual([p for job in jobs for p in check_task(*job)], [])
+        # As `export` scores the oracle (`share_trusted_compiles`): the build's compile of
+        # each oracle pattern, bounded as a reply's is, is the one the scan reads from the
+        # compile cache, not a second compile of it. A shared compile is what a fresh one
+        # gives (test_verdict_purity.CompileCache); a pattern over a reply's bound is not
+        # shared, and is refused when scored, as before.
+        with mock.patch.object(guard, "_share_trusted", True):
+            problems = [p for job in jobs for p in check_task(*job)]
+        self.assertEqual(problems, [])
 
     def test_the_check_can_fail(self):
         self.assertFalse(_contrasted("vorlex_key_id", "house_key_id", {"other_api_key"}))
@@ -214,7 +228,8 @@ class Ladder(unittest.TestCase):
 
     def test_memorised_replies_do_worse_at_every_step_up(self):
         for name, reply in (("baseline", policies.baseline), ("delete everything", lambda t: _WIPE)):
-            means = [statistics.fmean(score_completion(t, reply(t)).reward for t in shared.dev(64, lv))
+            # Replies this test writes, scored in this process as the oracle is (check_task).
+            means = [statistics.fmean(score_trusted(t, reply(t)).reward for t in shared.dev(64, lv))
                      for lv in LEVELS]
             with self.subTest(reply=name):
                 self.assertTrue(all(a > b for a, b in itertools.pairwise(means)), means)

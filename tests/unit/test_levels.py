@@ -196,7 +196,7 @@ class AffixedKeys(unittest.TestCase):
         ends: dict[int, set[str]] = {4: set(), 5: set()}
         for lv in (4, 5):
             for t in shared.dev(16, lv):
-                contexts = build_stream(t.seed, t.n_shown, t.n_eval, lv).world.contexts
+                contexts = shared.stream_of(t).world.contexts
                 # family name -> (the secret's key, which end of it the look-alike adds to)
                 affixed = {d.replace("-", "_"): (c.secret_name, "before" if d.endswith(c.secret_name) else "after")
                            for c in contexts for d in c.decoy_names if c.secret_name in d}
@@ -270,7 +270,7 @@ class NoKeyNameOrSectionTells(unittest.TestCase):
 
 
 def _world_of(task):
-    return build_stream(task.seed, task.n_shown, task.n_eval, task.level).world
+    return shared.stream_of(task).world
 
 
 class EgressRange(unittest.TestCase):

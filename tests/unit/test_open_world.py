@@ -4,7 +4,6 @@ reads nothing else, and constant replies that cannot do well."""
 from __future__ import annotations
 
 import ast
-import functools
 import json
 import random
 import re
@@ -349,14 +348,8 @@ class OracleHints(unittest.TestCase):
         self.assertIsNone(stream._anchored_spans(regex.compile(r"(?<=key)[a-z0-9]*"), "key=1", [3]))
 
 
-@functools.lru_cache(maxsize=256)
-def _stream_world(seed: int, n_shown: int, n_eval: int, level: int = 1):
-    from redaction_pressure.corpus.stream import build_stream
-    return build_stream(seed, n_shown, n_eval, level).world
-
-
 def _world(task):
-    return _stream_world(task.seed, task.n_shown, task.n_eval, task.level)
+    return shared.stream_of(task).world  # the stream the shared task was built from
 
 
 if __name__ == "__main__":

@@ -285,7 +285,7 @@ class LimitsBiteExactlyWhereStated(unittest.TestCase):
 class Labels(unittest.TestCase):
     def test_every_label_uses_the_promised_notation(self):
         label = re.compile(r"^- (\S+) \[(\d+):(\d+)\): (.*)$")
-        tasks = [load_task("train", i) for i in range(200)]
+        tasks = [shared.task("train", i) for i in range(200)]
         tasks += [t for lv in LEVELS for t in shared.dev(64, lv)]  # every level's dev tasks
         for task in tasks:
             lines = [ln for ln in task.prompt.splitlines() if ln.startswith("- ") and " [" in ln]
@@ -302,7 +302,7 @@ class Labels(unittest.TestCase):
         """Second false-zero hunt: the fences show a record without its final line
         breaks, which rules see; the prompt says so, and that every record has one."""
         self.assertIn("A record's text ends with a line break the fences do not show", SYSTEM_PROMPT)
-        tasks = [load_task("train", i) for i in range(200)] + [t for lv in LEVELS for t in shared.dev(64, lv)]
+        tasks = [shared.task("train", i) for i in range(200)] + [t for lv in LEVELS for t in shared.dev(64, lv)]
         for task in tasks:
             for record in task.shown + task.heldout:
                 self.assertTrue(record.text.endswith("\n"), task.id)

@@ -19,9 +19,10 @@ from redaction_pressure.scoring import pattern_guard as guard
 from redaction_pressure.scoring import score
 from redaction_pressure.scoring.answer import MAX_JSON_DEPTH, json_depth_bound, parse_reply, value_depth_bound
 from redaction_pressure.scoring.stack import HEADROOM_FRAMES
+from tests.support import tasks as shared
 from tests.support.util import reply
 
-TASK = load_task("dev", 0)
+TASK = shared.task("dev", 0)
 DEPTHS = (0, 300, 600, 900)
 
 
@@ -373,7 +374,7 @@ class TrustedScoring(unittest.TestCase):
         """`score_trusted` (export's in-process scan) gives `score_completion`'s verdict,
         tallies and errors, for good replies and broken ones alike."""
         for level in (1, 3, 5):
-            task = load_task("dev", 4, level=level)
+            task = shared.task("dev", 4, level)
             replies = [policies.oracle(task), policies.induce(task), policies.baseline(task), "no json here",
                        reply([("(", "")]), reply([("[A-Za-z0-9]{3,}", "[REDACTED]")]),
                        reply([(r"\w", "[REDACTED]")] * 3)]
@@ -394,7 +395,7 @@ class CompileCache(unittest.TestCase):
         guard.clear_cache()
 
     def test_a_hit_is_what_a_fresh_compile_gives(self):
-        patterns = [p for t in (TASK, load_task("dev", 1)) for p in _patterns(policies.baseline(t))]
+        patterns = [p for t in (TASK, shared.task("dev", 1)) for p in _patterns(policies.baseline(t))]
         patterns += [*list(ACCEPTED_PATTERNS.values()), r"(?i)secret", r"(?r)\d+", r"(?<=x)\K\w"]
         for p in patterns:
             fresh = guard.compile_bounded(p)
@@ -432,7 +433,7 @@ class CompileCache(unittest.TestCase):
         """`export` compiles a stream's oracle once, for the build's check and the scan
         (`share_trusted_compiles`): what the build leaves in the cache must be exactly
         what a reply's own compile gives, and a pattern over a reply's bound stays out."""
-        tasks = [load_task("dev", 2, level=level) for level in (1, 5)]
+        tasks = [load_task("dev", 2, level=level) for level in (1, 5)]  # built here: the build is checked
         patterns = sorted({p for t in tasks for p in (*t.oracle_rules, *_patterns(policies.induce(t)))})
         clauses = {p: guard.compile_trusted(p)[1] for p in patterns}
         self.assertEqual(guard.cache_stats(), (0, 0), "off by default: a build leaves the cache alone")
@@ -542,7 +543,7 @@ class SingleParseCompile(unittest.TestCase):
 
     def test_same_compiler_input_as_regex_compile(self):
         self.assertTrue(guard._SINGLE_PARSE, "regex version not verified: _build is bypassed")
-        patterns = [p for i in range(0, 64, 3) for t in (load_task("dev", i),)
+        patterns = [p for i in range(0, 64, 3) for t in (shared.task("dev", i),)
                     for pol in (policies.oracle, policies.baseline) for p in _patterns(pol(t))]
         patterns += [r"(?i)ab(c)\1", r"(?r)\d+x", r"(?<name>a)(?P=name)", r"(?(1)a|b)", r"(a)?(?(1)b|c)",
                      r"(?V1)[[a-z]--[aeiou]]", r"(?fi)straße", r"(?x) a # c", r"(?s).+", r"(?m)^x$",
@@ -637,7 +638,7 @@ def _reference_cost(node, budget, in_lookaround=False):
 
 class CostBound(unittest.TestCase):
     def test_fast_cost_equals_the_reference(self):
-        patterns = [p for i in range(0, 64, 4) for p in _patterns(policies.baseline(load_task("dev", i)))]
+        patterns = [p for i in range(0, 64, 4) for p in _patterns(policies.baseline(shared.task("dev", i)))]
         patterns += [r"(?fi)[\x00-\U0010ffff]{190}", r"(?iV1)[a-z]{3}(?-i:x)", "(?:a{10}|[bc]{20}){30}",
                      "(?=a{5}\\w{3})x", "(a)(?(1)b{4}|c{9})", "(?V1)[[a-z]--[q]]{7}"]
         patterns += ["".join(c) for c in ("(?:x{40}){40}", "[ab]{100}", "(?fi)ss{12}")]
