@@ -105,9 +105,9 @@ class Envelopes(unittest.TestCase):
         import time
 
         big = base64.urlsafe_b64encode(b"\xfb\xff" * (6 << 20)).decode()  # 16 MiB of URL-safe text
-        start = time.perf_counter()
+        start = time.process_time()
         self.assertEqual(len(_dsse.b64decode_canonical(big)), 12 << 20)
-        self.assertLess(time.perf_counter() - start, 1.0)
+        self.assertLess(time.process_time() - start, 1.0)
 
     def test_parse_bounds(self):
         env = _dsse.sign(b"a = 1\n", self.key).to_dict()

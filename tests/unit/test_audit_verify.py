@@ -517,10 +517,10 @@ class UnauthenticatedInputIsCheap(VerifyCase):
         archive = fx.seal_run(fx.dev_run())
         sealed = fx.manifest_of(archive)["traces_file"]["bytes"]
         os.truncate(archive / "traces.jsonl", 16 << 30)  # 16 GiB, sparse
-        start = time.perf_counter()
+        start = time.process_time()
         with mock.patch("audit._verify.parse_trace_bytes") as parse:
             report = self.verify(archive)
-        self.assertLess(time.perf_counter() - start, 1.0)
+        self.assertLess(time.process_time() - start, 1.0)
         parse.assert_not_called()
         self.assertOnlyFailures(report, "trace-digests")
         self.assertCheck(report, "trace-digests", FAILED, f"is {16 << 30} bytes; the manifest sealed {sealed}")
@@ -544,10 +544,10 @@ class UnauthenticatedInputIsCheap(VerifyCase):
         n = 2_000_000
         (archive / "manifest.dsse.json").write_bytes(
             b'{"payloadType":"x","payload":"","signatures":[' + b",".join([b"{}"] * n) + b"]}")
-        start = time.perf_counter()
+        start = time.process_time()
         with mock.patch("audit._dsse.loads_strict") as loads:
             report = self.verify(archive)
-        self.assertLess(time.perf_counter() - start, 1.0)
+        self.assertLess(time.process_time() - start, 1.0)
         loads.assert_not_called()
         self.assertOnlyFailures(report, "signature")
         self.assertCheck(report, "signature", FAILED, f"holds {2 * n + 3} ',', '[' and '{{' characters")
@@ -601,9 +601,9 @@ class UnauthenticatedInputIsCheap(VerifyCase):
         n = 10_000  # the old O(n*m) matching took ~10 s here
         sealed = [{"line": i + 1, "position": 0, "task_id": f"dev-{i:06d}", "sha256": f"{i:064x}"} for i in range(n)]
         found = [TraceEntry(i + 1, 0, {"task": {"data": {"id": f"train-{i:06d}"}}}, f"{i + n:064x}") for i in range(n)]
-        start = time.perf_counter()
+        start = time.process_time()
         problems = _diff_traces(sealed, found)
-        self.assertLess(time.perf_counter() - start, 2.0)
+        self.assertLess(time.process_time() - start, 2.0)
         self.assertEqual(len(problems), MAX_DETAILS + 1)
         self.assertIn(f"... and {2 * n - MAX_DETAILS} more differences", problems[-1])
 

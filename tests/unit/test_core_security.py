@@ -86,16 +86,16 @@ class CompileBombs(unittest.TestCase):
         before = max_rss_kib()
         for pattern in COMPILE_BOMBS:
             with self.subTest(pattern=pattern):
-                start = time.perf_counter()
+                start = time.process_time()
                 with self.assertRaises(Refused):
                     compile_bounded(pattern)
-                self.assertLess(time.perf_counter() - start, 0.050)
+                self.assertLess(time.process_time() - start, 0.050)
         self.assertLess(max_rss_kib() - before, 2048)  # KiB: no bomb was ever built
 
     def test_refused_bomb_is_invalid_regex_in_a_reply(self):
-        start = time.perf_counter()
+        start = time.process_time()
         s = score_completion(TASK, reply([(p, "") for p in COMPILE_BOMBS]))
-        self.assertLess(time.perf_counter() - start, 0.5)
+        self.assertLess(time.process_time() - start, 0.5)
         self.assertEqual({e.code for e in s.errors}, {"invalid_regex"})
         self.assertEqual(len(s.errors), len(COMPILE_BOMBS))
 
@@ -118,9 +118,9 @@ class RefusedConstructs(unittest.TestCase):
     def test_recursion_and_fuzzy_are_refused_before_running(self):
         for pattern in UNBOUNDED_MEMORY:
             with self.subTest(pattern=pattern):
-                start = time.perf_counter()
+                start = time.process_time()
                 s = score_completion(TASK, reply([(pattern, "")]))
-                self.assertLess(time.perf_counter() - start, 0.1)
+                self.assertLess(time.process_time() - start, 0.1)
                 self.assertEqual([e.code for e in s.errors], ["invalid_regex"])
 
     def test_hostile_matching_stays_small_in_memory(self):

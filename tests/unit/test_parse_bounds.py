@@ -146,10 +146,10 @@ class Bombs(unittest.TestCase):
         for text in ("a" + ".a" * 20_000 + " = 1\n", '"a"' + '."a"' * 20_000 + " = 1\n",
                      "[" + "a . " * 20_000 + "a]\n", "x = {" + "a." * 20_000 + "a = 1}\n",
                      "x = " + "[" * 500 + "]" * 500 + "\n", "x = " + "{a = " * 500 + "1" + "}" * 500 + "\n"):
-            start = time.perf_counter()
+            start = time.process_time()
             with self.assertRaises(ValueError) as caught:
                 loads_toml(text)
-            self.assertLess(time.perf_counter() - start, 0.5)
+            self.assertLess(time.process_time() - start, 0.5)
             self.assertRegex(str(caught.exception), r"at most (16|8) are read")
         self.assertEqual(toml_shape("a" + ".a" * (MAX_TOML_KEY_PARTS - 1) + " = 1\n")[0], MAX_TOML_KEY_PARTS)
         self.assertEqual(loads_toml('x = "' + "a." * 20_000 + '"\n# ' + "[{." * 100 + "\n"), {"x": "a." * 20_000})
@@ -165,9 +165,9 @@ class Bombs(unittest.TestCase):
         plain = "".join(f"k{i} = 1\n" for i in range(len(worst) // 10))
         timings = []
         for text in (worst, plain):
-            start = time.perf_counter()
+            start = time.process_time()
             loads_toml(text)
-            timings.append(time.perf_counter() - start)
+            timings.append(time.process_time() - start)
         self.assertLess(timings[0], 4 * timings[1] + 0.5, timings)
         deep = "x = " + ("{" + ".".join(["a"] * (MAX_TOML_KEY_PARTS - 1)) + " = ") * MAX_TOML_NESTING + "1" \
             + "}" * MAX_TOML_NESTING
@@ -194,13 +194,13 @@ class Bombs(unittest.TestCase):
                  "'''" + "a''" * (5 << 20)]
         before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         for text in texts:
-            start = time.perf_counter()
+            start = time.process_time()
             toml_shape(text)
-            self.assertLess(time.perf_counter() - start, 3.0, text[:20])
+            self.assertLess(time.process_time() - start, 3.0, text[:20])
         for text in ('{"a": "' + "x" * (16 << 20) + '"}', '["' + '\\"' * (8 << 20) + '"]', "[" * (8 << 20)):
-            start = time.perf_counter()
+            start = time.process_time()
             json_nesting(text)
-            self.assertLess(time.perf_counter() - start, 3.0, text[:20])
+            self.assertLess(time.process_time() - start, 3.0, text[:20])
         grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
         self.assertLess(grown_mb, 400)
 
