@@ -40,6 +40,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO, Protocol
 
+from ..scoring.stack import with_headroom
 from .parse_bounds import NestedTooDeeply, TooManyValues, loads_json
 
 MAX_LINE_BYTES = 64 << 20  # an Episode line of 16 rollouts of 24-rule replies is a few MB
@@ -87,6 +88,7 @@ class _Numbers:
         return math.nan if self._too_long(text) else float(text)
 
 
+@with_headroom  # the decoder recurses up to the nesting bound: never short of stack, wherever it is read
 def loads_bounded(raw: bytes | str, per_bytes: tuple[int, int, int] | None = None) -> tuple[Any, int, int]:
     """``json.loads(raw)`` with number literals over MAX_NUMBER_CHARS read as NaN: (the
     value, how many literals were, the longest one's length). Raises `NestedTooDeeply`
