@@ -130,7 +130,7 @@ class LineFloods(unittest.TestCase):
         self.assertEqual(problems[0], "line 1 is not an Episode with a list of traces; it is not read")
         self.assertTrue(problems[-1].startswith(f"{n - SHORT_LINES_NAMED:,} more lines under 1,024 bytes (the first "
                                                 f"in line {SHORT_LINES_NAMED + 1}) hold no trace"), problems[-1])
-        for blank in (b"\n" * (50 << 20), b"  \r\n" * (4 << 20)):
+        for blank in (b"\n" * (16 << 20), b"  \r\n" * (4 << 20)):
             traces, problems, cpu = self.read(blank)
             self.assertEqual((traces, problems), (0, []))
             self.assertLess(cpu, 15)
