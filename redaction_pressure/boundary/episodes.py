@@ -60,7 +60,6 @@ CHUNK_BYTES = 1 << 20
 _LONG_LINE = re.compile(rb"(?m)^[^\n]{%d,}" % (MIN_TRACE_BYTES - 1))
 _NON_BLANK_LINE = re.compile(rb"(?m)^[^\n]*[^\s][^\n]*")
 _BLANKS = b" \t\r\x0b\x0c"  # what bytes.strip() strips, but the line break
-_BREAKS = re.compile(rb"\n+")
 # The longest number literal converted (as `audit`'s strict reader: a seed below 2^64 has
 # 20 digits, a double's shortest form at most 24 characters).
 MAX_NUMBER_CHARS = 40
@@ -281,14 +280,7 @@ def _lines(region: bytes) -> list[bytes]:
 
 
 def _blank_lines(region: bytes) -> int:
-    """How many of ``region``'s lines are blank (whitespace only), counted in C: after
-    the whitespace but line breaks is dropped, a blank line is an empty one, and a run
-    of k line breaks ends k - 1 of them (k at the region's start)."""
-    bare = region.translate(None, _BLANKS)
-    breaks = bare.count(b"\n")
-    runs = _BREAKS.subn(b"", bare)[1]
-    blank = breaks - runs + bare.startswith(b"\n")
-    tail = region.rfind(b"\n") + 1
-    if tail < len(region) and not region[tail:].strip():  # a blank last line without a break
-        blank += 1
-    return blank
+    """How many of ``region``'s lines are blank (whitespace only): once the whitespace
+    but line breaks is dropped, a blank line is an empty one (split and counted in C)."""
+    parts = region.translate(None, _BLANKS).split(b"\n")
+    return parts.count(b"") - (parts[-1] == b"" and region.endswith(b"\n"))

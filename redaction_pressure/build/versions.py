@@ -6,9 +6,11 @@ ENVIRONMENT_VERSION = "0.16.2"
 # false-zero hunt. A format reminder after the answer whose placeholder was not ASCII words
 # ("<...>", "<regex, JSON-escaped>", "<regex>...") replaced the answer and scored 0; a later
 # {"rules": null}, {"rules": "<list>"} or schema object replaced it and voided it. A
-# placeholder is now any text in angle brackets without a pattern's structure, or an
-# ellipsis, and an object "with rules" is one whose "rules" list holds an object with a
-# "pattern" key; the system prompt states both, and that a blockquoted object is not JSON.
+# placeholder is now one pair of angle brackets around text without a pattern's structure
+# (optionally followed by an ellipsis), or an ellipsis, and an object "with rules" is one
+# whose "rules" is a non-empty list or a rule object; the system prompt states both, and
+# that a blockquoted object is not JSON. The episode reader reads files in chunks and counts
+# short lines past the first 64; report and compare badge only figures over every verified trace.
 # 0.16.1 (corpus-v10, levels-v9): the same bytes and verdicts, built and scored faster
 # (rendering, planning and the oracle check: a level-5 build in 0.81-0.84x, a level-1
 # build in 0.67-0.79x of 0.16.0's CPU time); a socket given as an input file is named as one.

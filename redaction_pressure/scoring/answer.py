@@ -68,25 +68,26 @@ MAX_FENCED_BLOCKS = 256  # fenced blocks tried, last first (a reply of 50,000 em
 # would score its placeholder rules, or hide a broken answer's JSON error.
 ANSWER_TEMPLATE = '{"rules": [{"pattern": "<regex>", "replacement": "[REDACTED]"}]}'
 # A placeholder: text in angle brackets with none of a pattern's structure inside
-# ("<regex>", "<your regex (JSON-escaped)>", "<...>"), or an ellipsis; alone or several
-# ("<regex>..."). `<[^>]+>`, `<\w+>` and `<.*>` are patterns, not placeholders.
-# Possessive throughout: a run of dots is never split two ways.
-PLACEHOLDER_MAX_CHARS = 200  # inside one pair of angle brackets
-PLACEHOLDER_EXCLUDED = "[]{}\\*+?|^$"  # what a placeholder's brackets never hold
-_OPEN, _CLOSE = "<\u2039\u2329\u27e8", ">\u203a\u232a\u27e9"  # < ‹ 〈 ⟨ and > › 〉 ⟩
-_PLACEHOLDER_TOKEN = (f"[{regex.escape(_OPEN)}][^{regex.escape(_OPEN + _CLOSE + PLACEHOLDER_EXCLUDED)}\\n]"
-                      f"{{1,{PLACEHOLDER_MAX_CHARS}}}+[{regex.escape(_CLOSE)}]|\\.{{3,}}+|\u2026++")
-PLACEHOLDER_PATTERN = regex.compile(rf"\s*+(?:{_PLACEHOLDER_TOKEN})(?:\s*+(?:{_PLACEHOLDER_TOKEN}))*+\s*+")
+# ("<regex>", "<your regex (JSON-escaped)>", "<...>"), optionally followed by an
+# ellipsis ("<regex>..."), or an ellipsis alone; spaces around it are allowed. Only one
+# pair of brackets: `<pin>...</pin>` and `<[^>]+>` are patterns, and so is `....`.
+PLACEHOLDER_MAX_CHARS = 200  # inside the angle brackets
+PLACEHOLDER_EXCLUDED = "[]{}\\*+?|^$<>"  # what a placeholder's brackets never hold
+_ELLIPSIS = "(?:\\.\\.\\.|\u2026)"
+PLACEHOLDER_PATTERN = regex.compile(
+    f"\\s*+(?:<[^{regex.escape(PLACEHOLDER_EXCLUDED)}\\n]{{1,{PLACEHOLDER_MAX_CHARS}}}+>\\s*+{_ELLIPSIS}?+"
+    f"|{_ELLIPSIS})\\s*+")
 ANSWER_CHOICE = ('the last object with a "rules" key: the last fenced block (```json ... ```; a fence starts '
                  'its line, or ends a line as in "Final answer: ```json") that holds a JSON object with a "rules" '
                  'key, unless a {"rules": ...} object with at least one rule is written after that block (fenced any '
                  'other way, or not at all), which is then read; with no such block, the whole reply as JSON, then '
-                 'the last {"rules": ...} object in the text. An object with no rules (no object with a "pattern" '
-                 'key in a "rules" list: {"rules": []}, {"rules": null}, ...; fenced or not) is read only if no '
-                 'other object has rules, and an object whose every pattern is a placeholder (text in angle '
-                 f'brackets such as <regex> or <regex for the token>, up to {PLACEHOLDER_MAX_CHARS} characters with '
-                 f'none of {" ".join(PLACEHOLDER_EXCLUDED)} inside; "..." or "\u2026"; alone or several) only if the '
-                 'reply holds no other '
+                 'the last {"rules": ...} object in the text. An object with no rules (its "rules" neither a '
+                 'non-empty list nor an object with a "pattern" key: {"rules": []}, {"rules": null}, ...; fenced or '
+                 'not) is read only if no other object has rules, and an object whose every pattern is a '
+                 'placeholder (one pair of angle brackets around up to '
+                 f'{PLACEHOLDER_MAX_CHARS} characters with none of {" ".join(PLACEHOLDER_EXCLUDED)} or a line break '
+                 'inside, such as <regex> or <regex for the token>, optionally followed by "..." or "\u2026"; or '
+                 '"..." or "\u2026" alone; spaces around allowed) only if the reply holds no other '
                  'answer, valid or not (a ```json block opening with { or [, or a {"rules": [ that is not JSON); an '
                  'object outside a fenced block is looked for only at the last '
                  f'{MAX_EMBEDDED_TRIES} places where {{"rules": opens')
@@ -342,8 +343,8 @@ class _Decoded:
 
     @property
     def empty(self) -> bool:
-        """An answer with no rules ({"rules": []}, {"rules": null}, {"rules": [{}]}: no
-        rule-like object), which models write as asides ("with no secrets it would be ...")."""
+        """An answer with no rules ({"rules": []}, {"rules": null}: `has_rules`), which
+        models write as asides ("with no secrets it would be ...")."""
         return self.answer and not has_rules(self.value)
 
     @property
@@ -354,18 +355,24 @@ class _Decoded:
 
 
 def has_rules(value: object) -> bool:
-    """Whether ``value`` is an object whose "rules" list holds a rule: an object with a
-    "pattern" key, well-formed or not (a broken rule is still an answer's, to be named)."""
+    """Whether ``value`` is an object with rules: its "rules" a non-empty list (of rules
+    or not: a broken final answer is still the answer, its error named) or a single rule
+    object written without its list. {"rules": null}, {"rules": "..."} or a schema's
+    {"rules": {"type": "array"}} is an aside, not an answer."""
     rules = value.get("rules") if isinstance(value, dict) else None
-    return isinstance(rules, list) and any(isinstance(r, dict) and "pattern" in r for r in rules)
+    return (isinstance(rules, list) and bool(rules)) or (isinstance(rules, dict) and "pattern" in rules)
 
 
 def is_placeholder(value: object) -> bool:
-    """A {"rules": [...]} object whose rules, one at least, all have placeholder patterns."""
+    """A {"rules": [...]} object whose rules, one at least, all have placeholder patterns
+    (or are placeholder strings: {"rules": ["<regex>"]})."""
     rules = value.get("rules") if isinstance(value, dict) else None
-    return bool(rules) and isinstance(rules, list) and all(
-        isinstance(r, dict) and isinstance(r.get("pattern"), str) and PLACEHOLDER_PATTERN.fullmatch(r["pattern"])
-        for r in rules)
+    return bool(rules) and isinstance(rules, list) and all(_placeholder_rule(r) for r in rules)
+
+
+def _placeholder_rule(rule: object) -> bool:
+    pattern = rule.get("pattern") if isinstance(rule, dict) else rule
+    return isinstance(pattern, str) and PLACEHOLDER_PATTERN.fullmatch(pattern) is not None
 
 
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
@@ -534,8 +541,8 @@ def _skipped_later(search: _Search, answer: _Decoded, of: str = " of the reply")
                         + ANSWER_TEMPLATE + ", or like it) was skipped; the answer was read from an earlier object")
             if not has_rules(value) and has_rules(answer.value):
                 line = reply.count("\n", 0, start) + 1
-                return (f'a later object with no rules (line {line}{of}; no object with a "pattern" key in its '
-                        '"rules" list) was passed over: it does not replace an earlier answer that has some')
+                return (f'a later object with no rules (line {line}{of}; its "rules" is neither a non-empty list '
+                        'nor a rule object) was passed over: it does not replace an earlier answer that has some')
             continue
         for block in search.fences:
             if block.start <= start < block.end and block.end > answer.end:

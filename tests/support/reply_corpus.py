@@ -185,8 +185,8 @@ CASES: tuple[Case, ...] = (
     Case("format-reminder-ellipsis", "the fenced answer, then the format restated with `<...>` as its pattern (text "
          "in angle brackets, not only ASCII words, is a placeholder)",
          '```json\n{ORACLE_PRETTY}\n```\nFormat used: {"rules": [{"pattern": "<...>", "replacement": "[REDACTED]"}]}'),
-    Case("null-rules-aside", 'the fenced answer, then prose that mentions `{"rules": null}` (no object with a '
-         '`"pattern"` key: an object with no rules)',
+    Case("null-rules-aside", 'the fenced answer, then prose that mentions `{"rules": null}` (its `"rules"` is not a '
+         "non-empty list: an object with no rules)",
          '```json\n{ORACLE_PRETTY}\n```\nIf a stream had no secrets at all, the answer would be {"rules": null}.'),
     Case("unfenced-answer-then-fenced-empty", 'the answer unfenced, then `{"rules": []}` in a fenced block (read only '
          "if no other object has rules)",

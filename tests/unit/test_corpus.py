@@ -109,12 +109,12 @@ ROOT = Path(__file__).resolve().parents[2]
 # prompt alone (what a placeholder is, what "an object with rules" is, blockquoted
 # objects); with 0.16.1's system prompt put back, all fourteen are the old values.
 GOLDEN = {
-    ("dev", 0): "99a1597be77fc7f141c1c91a46f428067eb3ae9acb10ccc6a7dba01648280655",
-    ("dev", 31): "bcbce884bc765cf0830060a9c85d00a31fed5053833ff7ff376116bfb4bfc524",
-    ("dev", 63): "97a2ad12ef7bf476512bd9c03862bc3710018888727dd7626fd874077efadcaf",
-    ("train", 0): "fb042f491fc8701a3ec8c408d2b4957bf2a847e71244eb2d01f01619fbd27fa2",
-    ("train", 123456): "0c082945e8773a920a69e9584d99c4a38a22b565d8abbb7c6b0c2a4f50fb22b6",
-    ("train", 3): "279946818602cd3a4ac70df79324fd2dc886e126a786797ce97f61fc5f5b3808",
+    ("dev", 0): "c30b1f44588cea7403b6faf7c73e39ad9383671a9db344023fd5bf5297ff0539",
+    ("dev", 31): "5167396fdadc0b51315ed84c577933b9be59b951656cda1b08fa1063b85942c4",
+    ("dev", 63): "acf6db22e3b536f28a8a1466a58c0fd61ca36276ec5fee78da004313e3662dd0",
+    ("train", 0): "bc30f24ad30f47dc9f532e3ab728572c1cbaf80aa6c081c7435a85394daec907",
+    ("train", 123456): "f1b619c3affc201705eb45d82d2f8c507a87931f8ab29cdd7cef37c70ed79fe0",
+    ("train", 3): "d6bbbecb0d1635e02f0034f3ea43b893db7f39340b5b3e08ed1835e71fd6f6fb",
 }
 
 
@@ -126,14 +126,14 @@ GOLDEN = {
 # placeholder_kinds kinds, each drawn once and shown beside a real secret of its format;
 # those formats' credentials never look like placeholders and their oracle leaves them.
 GOLDEN_LEVELS = {
-    (2, "dev", 0): "05b9923084ed162a770c8f64e1aa233eed6241d6f36390e43f569f5599778588",
-    (2, "train", 77): "e4d242d9f780ad2df6602a1eb4ae5f1f07c56663f8d450aa77d4abd15440f3bc",
-    (3, "dev", 0): "070718b8db59d34857b481d96520a4bf6c1d7fd320fc87ddf6369544501d7343",
-    (3, "train", 77): "66048e2bae715d0e78f2aa9b20908cc02a9cab817c77b8e11ab90ac432354abc",
-    (4, "dev", 0): "3a2b7b8474a4ad098aacff687a6e1f10f64cbee4bb9a054c23d5635e64e7162c",
-    (4, "train", 77): "997f05071c866c7b4869e7cc94b644d820bf54f9966a06cfb64f99f6a0480ab9",
-    (5, "dev", 0): "eb61085d540fab56cc8d4d4ffde0b05a021d96f5b89f8f008b79fa7cafcbb264",
-    (5, "train", 77): "0e3c299a43f200f45d06ffbb3fd226fc5491b2369d536bff4ddbea78348a1239",
+    (2, "dev", 0): "6c8700188e93ac5376ab037a9a46550098e1793a043235163a3c1ec14139be3c",
+    (2, "train", 77): "e5403cb699fcf55e64ba533301e375ea5ebccfbc76f401f1080adad869a05d31",
+    (3, "dev", 0): "a32dfd9e254893bcffb1c85738bea70909b35883c2efab72ea0b75b38b995132",
+    (3, "train", 77): "c4400688e0586f1424628258d6bf710eff90a8f4b0db6438858a11df32440571",
+    (4, "dev", 0): "2e3a20049bcbbf04774a9380d3c43a6ed89bd9ad8293ef434a08fe2d46fce616",
+    (4, "train", 77): "b414d852d32143d120efa6f368fe5d02092b7edc2654c52bb9cfa85a41822a68",
+    (5, "dev", 0): "09e0a093965a35afd06591d60eb924824827fe770f102e8dcd51343761a3c156",
+    (5, "train", 77): "6e2861c4c739e543c7a743861d51c663fb9ba7faef9704c682c6cba912368e76",
 }
 
 

@@ -528,8 +528,9 @@ class NoFalseZeros(unittest.TestCase):
         answer with none; the system prompt says so, and a note names the aside."""
         from redaction_pressure.scoring.answer import ANSWER_CHOICE, reply_notes
         self.assertIn("with at least one rule is written after that block", ANSWER_CHOICE)
-        self.assertIn('An object with no rules (no object with a "pattern" key in a "rules" list: {"rules": []}, '
-                      '{"rules": null}, ...; fenced or not) is read only if no other object has rules', ANSWER_CHOICE)
+        self.assertIn('An object with no rules (its "rules" neither a non-empty list nor an object with a "pattern" '
+                      'key: {"rules": []}, {"rules": null}, ...; fenced or not) is read only if no other object has '
+                      "rules", ANSWER_CHOICE)
         answer = "```json\n" + reply([("ghp_[A-Za-z0-9]{36}", "[REDACTED]")]) + "\n```\n"
         for aside in ('(With no secrets it would be {"rules": []}.)', '{"rules": [ ]}', '~~~\n{"rules": []}\n~~~'):
             text = answer + aside
@@ -589,7 +590,7 @@ class NoFalseZeros(unittest.TestCase):
         promised that only an object with at least one rule replaces an answer."""
         from redaction_pressure.scoring.answer import ANSWER_TEMPLATE, PLACEHOLDER_EXCLUDED, reply_notes
         answer = "```json\n" + reply((p, "[REDACTED]") for p in TASK.oracle_rules) + "\n```"
-        for placeholder in ("<...>", "\u2039\u2026>", " ... ", "<regex>...", "<regex \u2026>", "<regex #1>",
+        for placeholder in ("<...>", " ... ", "<regex>...", "<regex \u2026>", "<regex #1>",
                             "<regex, JSON-escaped>", "<regex, e.g. AKIA\u2026>", "<your regex (JSON-escaped)>",
                             "<regex for `api_key`>", "<regex: token>", "<re/gex>", "<Regex f\u00fcr Token>",
                             "<regex goes here!>", "<" + "a regex " * 24 + ">"):
@@ -606,8 +607,7 @@ class NoFalseZeros(unittest.TestCase):
             with self.subTest(real=real):
                 self.assertNotEqual(score_completion(TASK, text).reward, 1.0)
         for aside in ('If a stream had no secrets, the answer would be {"rules": null}.',
-                      'Shape: {"rules": "<list of rule objects>"}', '{"rules": 10}', '{"rules": [{}]}',
-                      '{"rules": [null]}', '{"rules": [[]]}', '{"rules": ["<regex>"]}',
+                      'Shape: {"rules": "<list of rule objects>"}', '{"rules": 10}',
                       'Schema:\n```json\n{"rules": {"type": "array", "maxItems": 24}}\n```'):
             text = answer + "\n" + aside
             with self.subTest(aside=aside):
@@ -621,9 +621,21 @@ class NoFalseZeros(unittest.TestCase):
         spaced = json.dumps(json.loads(reply((p, "[REDACTED]") for p in TASK.oracle_rules)), indent=2)
         quoted = "\n".join("> " + line for line in ("```json\n" + spaced + "\n```").splitlines())
         self.assertEqual([e.code for e in parse_reply(quoted)[1]], ["malformed_json"])
-        # a later answer with a rule, however broken, still replaces the draft
-        broken = answer + '\nFinal: {"rules": [{"pattern": 5, "replacement": ""}]}'
-        self.assertEqual([e.code for e in parse_reply(broken)[1]], ["bad_entry"])
+        # a list of placeholder strings is a placeholder too
+        self.assertEqual(score_completion(TASK, answer + '\n{"rules": ["<regex>"]}').reward, 1.0)
+        # A later answer with rules, however broken, still replaces the draft and voids the
+        # reply (review of the fix: wrong key names, a rule without its list, a list of
+        # lists were read as asides and the draft scored, with no error).
+        for final in ('{"rules": [{"pattern": 5, "replacement": ""}]}',
+                      '{"rules": [{"regex": "a", "replacement": ""}]}',
+                      '{"rules": {"pattern": "a", "replacement": ""}}', '{"rules": [["a", ""]]}', '{"rules": [{}]}'):
+            with self.subTest(final=final):
+                self.assertEqual({e.code for e in parse_reply(answer + "\nFinal: " + final)[1]}, {"bad_entry"})
+        # and a pattern spread over two pairs of brackets, or four dots, is a pattern
+        for real in ("<pin>....</pin>", "....", "<pin>...</pin>"):
+            text = answer + "\n```json\n" + ANSWER_TEMPLATE.replace("<regex>", real) + "\n```"
+            with self.subTest(real=real):
+                self.assertEqual([r.pattern for r in parse_reply(text)[0]], [real])
 
     def test_a_placeholder_never_hides_a_broken_answer(self):
         """Second false-zero hunt, 2026-12-03: the format's example in prose and an
