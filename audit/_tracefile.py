@@ -14,6 +14,7 @@ exception. No verifiers import: traces stay plain JSON dicts.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +33,9 @@ from ._canonical import StrictJSONError, loads_strict, trace_digest
 
 TRACES_NAME = "traces.jsonl"
 MAX_LINE_BYTES = 64 * 1024 * 1024
+MIN_TRACE_BYTES = 1024  # the smallest real trace (n_shown=1, n_eval=1, an empty reply) is ~18 KB
+_LONG_LINE = re.compile(rb"(?m)^[^\n]{%d,}" % (MIN_TRACE_BYTES - 1))
+_BLANKS = b" \t\r\x0b\x0c"  # what bytes.strip() strips, but the line break
 
 # the per-episode check run where a piece is parsed: one result per (line, Episode)
 CheckEpisodes = Callable[[list[tuple[int, Any]]], list[Any]]
@@ -97,35 +101,13 @@ def read_trace_file(path: Path, keep_bytes: bool = False, member: bool = False) 
     """Raises MemberError when the file is not a regular file (a FIFO, a device) or is
     larger than ``MAX_TRACES_BYTES`` by ``fstat`` (nothing is read then), OSError if it
     cannot be opened or read. ``member``: the file is an archive member, opened without
-    following a link."""
-    result = TraceFile(path)
-    h = hashlib.sha256()
-    kept = bytearray() if keep_bytes else None
+    following a link. The bytes are read whole (at most MAX_TRACES_BYTES, as sealing
+    keeps them anyway) and parsed exactly as `parse_trace_bytes` parses them."""
     with open_regular(path, follow_links=not member, max_bytes=MAX_TRACES_BYTES) as f:
-        number = 0
-        while True:
-            raw = f.readline(MAX_LINE_BYTES + 1)
-            if not raw:
-                break
-            number += 1
-            h.update(raw)
-            result.size += len(raw)
-            if kept is not None:
-                kept += raw
-            if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
-                result.problems.append(Problem(number, f"longer than {MAX_LINE_BYTES} bytes"))
-                while raw and not raw.endswith(b"\n"):  # hash and skip the rest of the line
-                    raw = f.readline(MAX_LINE_BYTES)
-                    h.update(raw)
-                    result.size += len(raw)
-                    if kept is not None:
-                        kept += raw
-                continue
-            _parse_line(result, number, raw)
-    result.sha256 = h.hexdigest()
-    if kept is not None:
-        result.data = bytes(kept)
-    _finish(result)
+        data = f.read(MAX_TRACES_BYTES + 1)
+    result = parse_trace_bytes(path, data)
+    if keep_bytes:
+        result.data = data
     return result
 
 
@@ -168,25 +150,27 @@ PIECE_BYTES = 1 << 20  # a piece of the file parsed elsewhere: ~1 MiB of whole l
 
 def _pieces(data: bytes, size: int) -> list[Span]:
     """(number of its first line, start, stop) of consecutive pieces of whole lines of
-    about ``size`` bytes; a line over MAX_LINE_BYTES is a piece of its own with stop -1."""
+    about ``size`` bytes, cut only where a line of MIN_TRACE_BYTES or more starts (a run
+    of shorter lines is one piece's, as it is the whole file's); a line over
+    MAX_LINE_BYTES is a piece of its own with stop -1. One step per long line, never per
+    line: a flood of short lines is crossed in C."""
     pieces: list[Span] = []
-    start, number, end = 0, 0, len(data)
-    piece_start, piece_first = 0, 1
-    while start < end:
-        stop = data.find(b"\n", start)
-        stop = end if stop < 0 else stop + 1
-        number += 1
-        if stop - start - (data[stop - 1] == 0x0A) > MAX_LINE_BYTES:
+    piece_start, piece_first, counted_to, number = 0, 1, 0, 0
+    for m in _LONG_LINE.finditer(data):
+        start, end = m.span()
+        number += data.count(b"\n", counted_to, start)  # lines before this one
+        counted_to = start
+        if end - start > MAX_LINE_BYTES:
             if piece_start < start:
                 pieces.append((piece_first, piece_start, start))
-            pieces.append((number, start, -1))
-            piece_start, piece_first = stop, number + 1
-        elif stop - piece_start >= size:
-            pieces.append((piece_first, piece_start, stop))
-            piece_start, piece_first = stop, number + 1
-        start = stop
-    if piece_start < end:
-        pieces.append((piece_first, piece_start, end))
+            stop = min(end + 1, len(data))
+            pieces.append((number + 1, start, -1))
+            piece_start, piece_first = stop, number + 2
+        elif start - piece_start >= size:
+            pieces.append((piece_first, piece_start, start))
+            piece_start, piece_first = start, number + 1
+    if piece_start < len(data):
+        pieces.append((piece_first, piece_start, len(data)))
     return pieces
 
 
@@ -208,17 +192,50 @@ def parse_pieces(items: list[Piece]) -> list[TraceFile]:
 
 
 def _parse_span(result: TraceFile, data: bytes, number: int) -> None:
-    """Parses ``data`` (whole lines), whose first line is line ``number`` + 1."""
-    start, end = 0, len(data)
-    while start < end:
-        stop = data.find(b"\n", start)
-        stop = end if stop < 0 else stop + 1
+    """Parses ``data`` (whole lines), whose first line is line ``number`` + 1. Lines of
+    MIN_TRACE_BYTES or more are parsed one by one; of each run of shorter lines between
+    them (blank lines aside), the first is parsed and named as any line is and the rest
+    are one problem: no trace is that short (review of 2026-12-03: 16 MiB of "a" lines cost
+    `audit seal` 212 s and 3.4 GB, a Python step and a problem per line)."""
+    pos = 0
+    for m in _LONG_LINE.finditer(data):
+        start, end = m.span()
+        number = _short_run(result, data, pos, start, number)
         number += 1
-        if stop - start - (data[stop - 1] == 0x0A) > MAX_LINE_BYTES:
+        stop = min(end + 1, len(data))
+        if end - start > MAX_LINE_BYTES:
             result.problems.append(Problem(number, f"longer than {MAX_LINE_BYTES} bytes"))
         else:
             _parse_line(result, number, data[start:stop])
-        start = stop
+        pos = stop
+    _short_run(result, data, pos, len(data), number)
+
+
+def _short_run(result: TraceFile, data: bytes, start: int, stop: int, number: int) -> int:
+    """The lines of ``data[start:stop]`` (each under MIN_TRACE_BYTES), the first of which
+    is line ``number`` + 1; returns the number of the last line before ``stop``."""
+    if start >= stop:
+        return number
+    gap = data[start:stop]
+    lines = gap.count(b"\n") + (not gap.endswith(b"\n"))
+    first_at = len(gap) - len(gap.lstrip())  # the first byte of a non-blank line, if any
+    if first_at < len(gap):
+        line_start = gap.rfind(b"\n", 0, first_at) + 1
+        line_end = gap.find(b"\n", first_at)
+        line_end = len(gap) if line_end < 0 else line_end + 1
+        first = number + gap.count(b"\n", 0, line_start) + 1
+        _parse_line(result, first, gap[line_start:line_end])
+        rest = gap[line_end:]
+        parts = rest.translate(None, _BLANKS).split(b"\n")
+        more = len(parts) - parts.count(b"")
+        if more:
+            last_at = len(rest.rstrip()) - 1
+            last = first + rest.count(b"\n", 0, last_at) + 1
+            result.problems.append(Problem(first, f"{more:,} more line{'s' if more > 1 else ''} under "
+                                                  f"{MIN_TRACE_BYTES:,} bytes follow{'' if more > 1 else 's'}, to line "
+                                                  f"{last:,}: no trace is that short; "
+                                                  f"{'they are' if more > 1 else 'it is'} not read"))
+    return number + lines
 
 
 def _finish(result: TraceFile) -> None:

@@ -8,7 +8,7 @@ through, on inputs an adversarial review of 2026-12-03 built against them:
 - the Episode reader of `report`, `rescore` and `compare` (`boundary.episodes`) on
   16 MiB of ``{}`` lines, 16 MiB of line breaks and 16 MiB of blank CRLF lines;
 - `audit seal` / `validate`'s line reader (`audit._tracefile.read_trace_file`) on one
-  16 MiB line of ``[[],[],...]``;
+  16 MiB line of ``[[],[],...]`` and on 16 MiB of ``a`` lines;
 - `audit verify`'s reading of a signed payload (`audit._statement.loads`) of 16 MiB of
   ``{}``.
 
@@ -67,6 +67,8 @@ def measure() -> dict[str, float]:
         path = Path(tmp) / "traces.jsonl"
         path.write_text('{"traces": [' + "[]," * (16 * MIB // 3) + "[]]}\n")
         out["audit line reader, a 16 MiB line of [[],[],...]"] = _cpu(lambda: read_trace_file(path))
+        path.write_bytes(b"a\n" * (8 * MIB))
+        out["audit line reader, 16 MiB of 'a' lines"] = _cpu(lambda: read_trace_file(path))
     payload = b'{"x": [' + b"{}," * (16 * MIB // 3) + b"{}]}"
 
     def statement() -> None:
