@@ -223,6 +223,17 @@ class BoundedReads(unittest.TestCase):
         self.assertEqual(problems, ["line 1: not valid JSON: Expecting value: line 1 column 1 (char 0)",
                                     "line 1: 8,388,607 more lines under 1,024 bytes follow, to line 8,388,608: no "
                                     "trace is that short; they are not read"])
+        # Memory too: a list of one object per line held 22 times the file (2-byte lines,
+        # whose objects Python does not share as it shares 1-byte ones).
+        import tracemalloc
+        data = b"ab\n" * ((8 << 20) // 3)
+        tracemalloc.start()
+        try:
+            tf.parse_trace_bytes(path, data)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        self.assertLess(peak, 32 << 20)  # 8 MiB of lines; it was ~130 MB
         rnd = random.Random(7)
         kinds = (lambda: b"x" * rnd.randint(1023, 3000) + b"\n", lambda: b"  \n", lambda: b"{}\n",
                  lambda: b"y" * rnd.randint(1, 1100) + b"\r\n")
