@@ -24,6 +24,7 @@ import regex
 
 from redaction_pressure.contract import (
     MAX_TRACES_BYTES,
+    MIN_TRACE_BYTES,
     VALUE_BYTES,
     InputFileError,
     NestedTooDeeply,
@@ -36,7 +37,6 @@ from ._canonical import StrictJSONError, loads_strict, trace_digest
 
 TRACES_NAME = "traces.jsonl"
 MAX_LINE_BYTES = 64 * 1024 * 1024
-MIN_TRACE_BYTES = 1024  # the smallest real trace (n_shown=1, n_eval=1, an empty reply) is ~18 KB
 _LONG_LINE = re.compile(rb"(?m)^[^\n]{%d,}" % (MIN_TRACE_BYTES - 1))
 _BLANKS = b" \t\r\x0b\x0c"  # what bytes.strip() strips, but the line break
 COUNT_BYTES = 1 << 18  # short lines counted at a time (their objects: a few MB at most)

@@ -77,12 +77,14 @@ class Compared:
         return out
 
 
-def _verify(run: Run, key: Path | None, jobs: int, max_budget_s: float, max_cpu_s: float,
+def _verify(run: Run, counted: int, key: Path | None, jobs: int, max_budget_s: float, max_cpu_s: float,
             strict: bool) -> Verification | None:
+    """``run``'s verification with ``key``, as shown beside ``counted`` of its traces
+    (`Verification.as_shown`); None without a key."""
     if key is None:
         return None
     return run_verify(run.path, key, read_statement, run.shown, jobs=jobs, max_budget_s=max_budget_s,
-                      max_cpu_s=max_cpu_s, strict=strict)
+                      max_cpu_s=max_cpu_s, strict=strict).as_shown(len(run.traces), counted, run.problem_count)
 
 
 def compare_runs(path_a: Path, path_b: Path, *, keys: tuple[Path | None, Path | None] = (None, None),
@@ -97,9 +99,6 @@ def compare_runs(path_a: Path, path_b: Path, *, keys: tuple[Path | None, Path | 
             raise RunError(f"{name} ({run.path}) is not a sealed archive (no manifest.toml or manifest.dsse.json): "
                            f"with --public-key both runs must be sealed archives, verified here")
     comparison = compare(side("A", runs[0].traces), side("B", runs[1].traces), allow_mismatch)
-    verifications = tuple(
-        None if v is None else v.as_shown(len(run.traces), len(sides.records), run.problem_count)
-        for run, sides, v in zip(runs, (comparison.a, comparison.b),
-                                 (_verify(runs[0], keys[0], jobs, max_budget_s, max_cpu_s, strict),
-                                  _verify(runs[1], keys[1], jobs, max_budget_s, max_cpu_s, strict)), strict=True))
-    return Compared(comparison, runs, (verifications[0], verifications[1]))
+    verifications = (_verify(runs[0], len(comparison.a.records), keys[0], jobs, max_budget_s, max_cpu_s, strict),
+                     _verify(runs[1], len(comparison.b.records), keys[1], jobs, max_budget_s, max_cpu_s, strict))
+    return Compared(comparison, runs, verifications)

@@ -49,6 +49,7 @@ What an auditor needs, by question:
   how many values may a trace line hold for its bytes? `check_json_density` with
   `VALUE_BYTES` (raising `TooManyValues`): the one bound every traces reader applies, so
   `audit verify` accepts no line the report, `rescore` or `compare` would leave unread;
+  and below `MIN_TRACE_BYTES` a line holds no trace, for every reader alike;
   `loads_toml` (dotted keys and nesting bounded before `tomllib`): a fixed bound, read
   off the text, so no reader's verdict depends on its stack.
 - *How is a file's text shown?* `printable`: every character that could rewrite a
@@ -57,7 +58,7 @@ What an auditor needs, by question:
 
 from __future__ import annotations
 
-from .boundary.episodes import VALUE_BYTES
+from .boundary.episodes import MIN_TRACE_BYTES, VALUE_BYTES
 from .boundary.files import MAX_TRACES_BYTES, InputFileError, file_kind, open_regular, read_bounded, write_new
 from .boundary.launch import fork_context, scrub_environment
 from .boundary.parse_bounds import NestedTooDeeply, TooManyValues, check_json_density, check_json_nesting, loads_toml
@@ -113,6 +114,7 @@ __all__ = [
     "ENVIRONMENT_VERSION",
     "LEVELS",
     "MAX_TRACES_BYTES",
+    "MIN_TRACE_BYTES",
     "PRIVATE_SIZE",
     "PUBLIC_SPLITS",
     "REWARD_SCHEMA_VERSION",

@@ -179,7 +179,7 @@ class EpisodeReader:
         base = number
         named = self.named_short < SHORT_LINES_NAMED
         pos = 0
-        long_lines = long_blank = 0
+        long_lines = long_blank = 0  # (with named: every non-blank line)
         for m in (_NON_BLANK_LINE if named else _LONG_LINE).finditer(region):
             begin, stop = m.span()
             number += region.count(b"\n", pos, begin) + 1

@@ -33,6 +33,7 @@ SURFACE = {
     "check_json_density": "(text: 'str', size: 'int', per_bytes: 'tuple[int, int, int]') -> 'None'",
     "TooManyValues": "class",
     "VALUE_BYTES": "tuple",
+    "MIN_TRACE_BYTES": "int",
     "loads_toml": "(text: 'str') -> 'dict[str, Any]'",
     "NestedTooDeeply": "class",
     "printable": "(value: 'object', keep: 'str' = '') -> 'str'",
