@@ -1,7 +1,13 @@
 """Version strings that name behaviour. Bump one whenever its behaviour changes, in
 the same commit that updates the golden fingerprints in tests/unit/test_corpus.py."""
 
-ENVIRONMENT_VERSION = "0.16.2"
+ENVIRONMENT_VERSION = "0.17.0"
+# 0.17.0 (corpus-v10, levels-v10; levels 1 and 2 byte-identical): headroom at the top
+# level, where careful readers lost most (a section-scoped look-alike removed in the
+# section that keeps it). Section-scoped secrets also sit in JSON configs' top-level
+# objects (levels 3-5), a layout of its own; at level 5 both sections of each scoped
+# secret are named by role-free words (cobalt, eu_west), drawn per secret, so only the
+# shown pair says which is live, and a stream draws four or five of them.
 # 0.16.2 (corpus-v10, levels-v9; records, labels and oracles unchanged): reading, a third
 # false-zero hunt. A format reminder after the answer whose placeholder was not ASCII words
 # ("<...>", "<regex, JSON-escaped>", "<regex>...") replaced the answer and scored 0; a later
@@ -93,6 +99,8 @@ STREAM_DRAWS = "corpus-v9"
 # reseeded streams the best constant reply scored 0.430 at level 4 against 0.426 at 3,
 # and 0.428 with the first change alone; a wide reply's precision rises with level 4's
 # key blocks and encoded secrets, which are long).
-LEVELS_VERSION = "levels-v9"
+# v10: environment 0.17.0 (section-scoped secrets in JSON configs too, levels 3-5; at
+# level 5 role-free section names, drawn per secret, and four or five scoped secrets).
+LEVELS_VERSION = "levels-v10"
 REWARD_SCHEMA_VERSION = "reward-v1"
 ANSWER_SCHEMA_VERSION = "answer-v2"

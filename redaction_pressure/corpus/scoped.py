@@ -5,7 +5,14 @@ A stream's own service keeps one key in every environment block of its config fi
 is the live credential, the same key's value under any other block reaches a test
 environment and is kept. Key, value shape and file are the same: only the section a
 value sits in separates the secret from its look-alike, so a rule has to read the
-section header before the key. Sections are INI/TOML tables and top-level YAML keys.
+section header before the key. Sections are INI/TOML tables, top-level YAML keys and
+(levels-v10) the top-level objects of a JSON config, each a layout of its own that a
+rule reading only one of them misses.
+
+From level 5 (``Level.neutral_sections``) the two sections are named by words that say
+nothing of their role (``[cobalt]`` beside ``[amber]``, ``eu_west:`` beside
+``us_east:``), drawn per secret: knowing that production is live earns nothing, only
+the shown pair says which block holds the credential (as neutral key-block labels do).
 
 Every block also holds another key of the same service with a value of the same shape
 that is no credential (a public reference): the section alone does not make a value
@@ -28,6 +35,10 @@ from .rng import Rng
 
 SECRET_SECTIONS = ("production", "live", "prod")
 OTHER_SECTIONS = ("staging", "sandbox", "test", "preview")
+# Role-free names: none is a word of the templates' own section pool, and none says
+# live or test.
+NEUTRAL_SECTIONS = ("amber", "cobalt", "jade", "slate", "coral", "ivory", "us_east", "eu_west", "ap_south",
+                    "blue", "green", "north", "south")
 
 
 @dataclass(frozen=True)
@@ -49,10 +60,13 @@ class ScopedSecret:
         return make
 
     def pattern(self) -> str:
-        """The value under ``key`` in the secret section: an INI/TOML table's header or a
-        top-level YAML key before it, no other section between."""
+        """The value under ``key`` in the secret section: an INI/TOML table's header, a
+        top-level YAML key or a JSON config's top-level object before it, no other
+        section between (a JSON object's members are indented four spaces, its closing
+        brace two)."""
         s, k = regex.escape(self.secret_section), regex.escape(self.key)
-        return (rf"(?m)(?<=[ =\"'])(?<=(?:^\[{s}\]\n(?:(?!\[)[^\n]*\n)*{k} ?= ?|^{s}:\n(?:  [^\n]*\n)*  {k}: )[\"']?)"
+        return (rf"(?m)(?<=[ =\"'])(?<=(?:^\[{s}\]\n(?:(?!\[)[^\n]*\n)*{k} ?= ?|^{s}:\n(?:  [^\n]*\n)*  {k}: "
+                rf"|^  \"{s}\": \{{\n(?:    [^\n]*\n)*    \"{k}\": )[\"']?)"
                 rf"{self.char_class}{{{self.lo},{self.hi}}}(?![A-Za-z0-9_-])")
 
     def families(self) -> tuple[Family, Family, Family, Family]:
@@ -74,7 +88,9 @@ class ScopedSecret:
         return secret, decoy, siblings[0], siblings[1]
 
 
-def draw_scoped_secret(r: Rng, taken: set[str]) -> ScopedSecret:
+def draw_scoped_secret(r: Rng, taken: set[str], neutral: bool = False) -> ScopedSecret:
+    """``neutral``: both sections named from `NEUTRAL_SECTIONS` (drawn from a fork, so a
+    stream drawing none keeps its bytes)."""
     service = new_service_name(r, taken)
     _, alphabet, char_class = r.choice(ALPHABETS)
     # One length: only the section separates the secret from its look-alike, and every
@@ -83,5 +99,7 @@ def draw_scoped_secret(r: Rng, taken: set[str]) -> ScopedSecret:
     noun = r.choice(_NOUNS)
     secret_section, other_section = r.choice(SECRET_SECTIONS), r.choice(OTHER_SECTIONS)
     sibling = r.choice([n for n in _NOUNS if n != noun])
+    if neutral:
+        secret_section, other_section = r.fork("neutral").sample(NEUTRAL_SECTIONS, 2)
     return ScopedSecret(service, f"{service}_{noun}", secret_section, other_section, alphabet, char_class,
                         length, length, f"{service}_{sibling}")

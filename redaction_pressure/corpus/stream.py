@@ -103,7 +103,9 @@ class Stream:
             "placeholder_kinds": [len(h.placeholders) for h in w.house if h.placeholders],
             "context_secrets": len(w.contexts), "context_lookalikes": [len(c.decoy_names) for c in w.contexts],
             "affixed_lookalikes": [sum(c.secret_name in d for d in c.decoy_names) for c in w.contexts],
-            "scoped_secrets": groups.count("scoped_secret"), "policy_exceptions": len(w.policy.exceptions),
+            "scoped_secrets": groups.count("scoped_secret"),
+            "neutral_sections": int(w.neutral_sections and "scoped_secret" in groups),
+            "policy_exceptions": len(w.policy.exceptions),
             "encodings": groups.count("house_format_base64"), "multiline": groups.count("house_key_block"),
             "neutral_block_labels": int(w.neutral_block_labels and "house_key_block" in groups),
             "records_shown": len(self.shown), "quiet_records": self.quiet_records,
@@ -562,6 +564,8 @@ def _plan(r: Rng, n_shown: int, n_eval: int, templates: list[Template], world: W
         if t.required and not any(t.required in f.contexts for f in static_s):
             static_s.append(r.choice([f for f in SECRETS if t.required in f.contexts and f not in static_s]))
     static_d = r.sample(decoy_pool, r.between(2, 4))
+    if lv.config_values[1] and r.fork("config-values").between(*lv.config_values):
+        static_d += [f for f in decoy_pool if f.name == _CONFIG_VALUES and f not in static_d]
     own_s = [f for f in world.secret_families if not f.contexts.isdisjoint(contexts)]
     own_d = [f for f in world.decoy_families if not f.contexts.isdisjoint(contexts)]
     secrets = _instances(static_s + own_s, r, contexts)
@@ -657,6 +661,10 @@ def _plan(r: Rng, n_shown: int, n_eval: int, templates: list[Template], world: W
             slots = [i for i in slots if len(plan[i][1]) < plan[i][0].capacity]
         for i in r.sample(slots, min(times, len(slots))) if len(slots) >= times else [r.choice(slots)] * times:
             plan[i][1].append(inst)
+    if lv.layout_coverage[1]:
+        layouts = r.fork("layouts")
+        if layouts.between(*lv.layout_coverage):
+            _other_layouts(layouts, plan, n_shown, secrets, quiet)
     # A file that exists for one kind of credential (a service-account key, a .pypirc)
     # holds one.
     for t, chosen in plan:
@@ -763,6 +771,34 @@ def _cover(r: Rng, plan: list[tuple[Template, list[Instance]]], n_shown: int, se
             fit.remove(i)
 
 
+_CONFIG_VALUES = "k8s_config_data"  # Level.config_values
+_LAYOUT_BOUND = ("context_secret", "scoped_secret")
+
+
+def _other_layouts(r: Rng, plan: list[tuple[Template, list[Instance]]], n_shown: int, secrets: list[Instance],
+                   quiet: set[int]) -> None:
+    """Each key- or section-scoped secret also goes into a held-out file of a type no
+    shown record shows it in, where a held-out file of such a type has room (a file
+    that holds secrets first; a quiet one is then quiet no longer): the shown files
+    teach the key and each file type's layout, the held-out ones test both together.
+    Model replies lost most here (a ``gaflur_cursor: ...`` rule meeting ``gaflur_cursor
+    = "..."`` in a TOML file)."""
+    held = range(n_shown, len(plan))
+    for inst in secrets:
+        if inst.family.group not in _LAYOUT_BOUND:
+            continue
+        seen = {plan[i][0].name for i in range(n_shown) if any(map(is_, plan[i][1], repeat(inst)))}
+        if any(plan[i][0].name not in seen and any(map(is_, plan[i][1], repeat(inst))) for i in held):
+            continue
+        fit = [i for i in held if plan[i][0].name not in seen and not plan[i][0].hosts.isdisjoint(inst.contexts)
+               and len(plan[i][1]) < plan[i][0].capacity]
+        loud = [i for i in fit if i not in quiet]
+        if fit:
+            i = r.choice(loud or fit)
+            plan[i][1].append(inst)
+            quiet.discard(i)
+
+
 def _beside(r: Rng, shown: list[tuple[Template, list[Instance]]], inst: Instance, partner: Instance) -> None:
     """Places ``inst`` in a shown record that holds ``partner``, or else both in one."""
     where = inst.contexts
@@ -814,18 +850,28 @@ def _pick_templates(r: Rng, n_shown: int, lv: Level = LEVEL_1) -> list[Template]
     # replaced for the next, nor the stream's last file with key-value lines.
     needs = [n for n, upper in (("scoped", lv.scoped_secrets[1]), ("k8s", lv.encodings[1]),
                                 ("block", lv.multiline[1])) if upper]
+    # A level that tests scoped secrets in other layouts (layout_coverage) has two file
+    # types they sit in: one to show a secret in, one to test it in.
+    if lv.scoped_secrets[1] and lv.layout_coverage[1]:
+        needs.append("scoped")
     kept: set[int] = set()
+    kept_for: dict[str, list[int]] = {}
     for needed in needs:
-        held = [i for i, t in enumerate(templates) if needed in t.contexts]
+        before = kept_for.setdefault(needed, [])
+        held = [i for i, t in enumerate(templates) if needed in t.contexts and i not in before]
         if held:
             kept.add(held[0])
+            before.append(held[0])
             continue
         free = [i for i in range(len(templates) - 1, -1, -1) if i not in kept
                 and ("kv" not in templates[i].contexts or sum("kv" in t.contexts for t in templates) > 1)]
-        if not free:  # too few shown records for a file per need: the need goes unmet
+        others = [t for t in _templates_for(needed, True) or _templates_for(needed, False)
+                  if not any(t is templates[i] for i in before)]
+        if not free or not others:  # too few shown records for a file per need: the need goes unmet
             continue
-        templates[free[0]] = r.choice(_templates_for(needed, True) or _templates_for(needed, False))
+        templates[free[0]] = r.choice(others)
         kept.add(free[0])
+        before.append(free[0])
     return templates
 
 

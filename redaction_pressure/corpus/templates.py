@@ -122,7 +122,7 @@ TEMPLATES: tuple[Template, ...] = (
              entries=(("replicas", "{small}", True), ("region", "{region}", False), ("timeout_ms", "{n}", True),
                       ("log_level", "{level}", False), ("host", "{host}", False)),
              sections=_SECTIONS),
-    Template("json_config", "json", "lower", _hosts(_KV, "escaped"),
+    Template("json_config", "json", "lower", _hosts(_KV, "escaped", "scoped"),
              entries=(("region", "{region}", False), ("port", "{port}", True), ("retries", "{small}", True),
                       ("debug", "false", True), ("owner", "{user}", False)),
              sections=_SECTIONS),

@@ -40,6 +40,7 @@ class World:
     extra_secrets: tuple[Family, ...] = ()
     extra_decoys: tuple[Family, ...] = ()
     neutral_block_labels: bool = False  # its key blocks' labels name no role
+    neutral_sections: bool = False  # its scoped secrets' section names name no role
 
     @property
     def secret_families(self) -> tuple[Family, ...]:
@@ -103,8 +104,9 @@ def draw_world(r: Rng, shell: bool, lv: Level = LEVEL_1) -> World:
         more = r.fork("level")
         policy = draw_exceptions(more.fork("exceptions"), policy, more.between(*lv.policy_exceptions), lv.egress_prefix)
         extra_d += policy.exception_families()
+        neutral_sections = bool(more.fork("section-names").between(*lv.neutral_sections))
         for i in range(more.between(*lv.scoped_secrets)):
-            scoped = draw_scoped_secret(more.fork(f"scoped/{i}"), names)
+            scoped = draw_scoped_secret(more.fork(f"scoped/{i}"), names, neutral=neutral_sections)
             names.add(scoped.service)
             secret, *kept = scoped.families()
             extra_s.append(secret)
@@ -122,9 +124,9 @@ def draw_world(r: Rng, shell: bool, lv: Level = LEVEL_1) -> World:
             if encoded is not None:
                 extra_d.append(encoded)
     else:
-        neutral = False
+        neutral = neutral_sections = False
     return World(tuple(house), tuple(contexts), policy, tuple(hs), tuple(hd), tuple(cs), tuple(cd),
-                 policy.families(), lv, tuple(extra_s), tuple(extra_d), neutral)
+                 policy.families(), lv, tuple(extra_s), tuple(extra_d), neutral, neutral_sections)
 
 
 def _sample_worlds(n: int = 3) -> list[World]:
@@ -218,12 +220,13 @@ def _level_kinds(entry: Any, kv: Any) -> list[dict[str, Any]]:
               "authenticates nothing", "one per such look-alike of a format with placeholders",
               of("house_lookalike_placeholder", False), levels=_from("house_placeholders")),
         entry("scoped_secret", "secret", "a service key's value in the production section of a config file "
-              "([production], live:, prod:): the live credential", "scoped_secrets per stream (see the level "
-              "table): a key, a secret section and a value alphabet and length range", of("scoped_secret", True),
-              ("scoped",), _from("scoped_secrets")),
+              "([production], live:, \"prod\": {...} in JSON; from level 5 a role-free name such as [cobalt] "
+              "or eu_west:, which only the shown pair tells apart): the live credential",
+              "scoped_secrets per stream (see the level table): a key, a secret section and a value alphabet "
+              "and length", of("scoped_secret", True), ("scoped",), _from("scoped_secrets")),
         entry("scoped_lookalike", "decoy", "the same key's value in another section (staging, sandbox, test, "
-              "preview): it reaches a test environment", "one per scoped secret", of("scoped_lookalike", False),
-              ("scoped",), _from("scoped_secrets")),
+              "preview; from level 5 another role-free name): it reaches a test environment",
+              "one per scoped secret", of("scoped_lookalike", False), ("scoped",), _from("scoped_secrets")),
         entry("scoped_sibling", "decoy", "another key of the same service in the production section and the "
               "other one, its value of the same shape: a public reference, kept", "two per scoped secret",
               of("scoped_sibling", False), ("scoped",), _from("scoped_secrets")),

@@ -19,7 +19,7 @@ covered whole. Proposals come from five places, tried in this order:
    checksum), and then the same without a placeholder body, which is exact where the
    shown records keep a placeholder the first one takes; a multi-line block by its
    first and last lines;
-3. the section a value sits in ([production], prod:), when the shown records also
+3. the section a value sits in ([production], prod:, "prod": {), when the shown records also
    hold the same key with an unlabelled value in another section;
 4. the token's context: the key, flag or header the examples sit under, or the
    literal text that always precedes and follows them;
@@ -86,7 +86,7 @@ class _Family:
     values: list[str]
     lefts: list[str]  # the text before each span on its line
     rights: list[str]  # the text after each span on its line
-    sections: list[tuple[str, str]]  # ("ini" | "yaml" | "", header) each span sits under
+    sections: list[tuple[str, str]]  # ("ini" | "yaml" | "json" | "", header) each span sits under
 
 
 def _char_class(values: list[str], few: bool = False) -> str:
@@ -358,16 +358,23 @@ def _misfires(rule: str, fam: str, examples: list[Example]) -> list[str] | None:
 
 _INI_HEADER = regex.compile(r"^\[([^\]\n]+)\][ \t]*$", regex.M)
 _YAML_HEADER = regex.compile(r"^([A-Za-z0-9_.-]+):[ \t]*$", regex.M)
+_JSON_HEADER = regex.compile(r'^  "([A-Za-z0-9_.-]+)": \{[ \t]*$', regex.M)
 
 
 def _section(text: str, line_start: int) -> tuple[str, str]:
-    """The INI/TOML table or top-level YAML mapping a line belongs to: the nearest
-    ``[name]`` line above it, or for an indented line the nearest unindented ``name:``
-    line above it with only indented or blank lines between."""
+    """The INI/TOML table, top-level YAML mapping or top-level JSON object a line
+    belongs to: the nearest ``[name]`` line above it; for an indented line the nearest
+    unindented ``name:`` line above it with only indented or blank lines between; for a
+    line indented four spaces the nearest ``  "name": {`` line above it with only such
+    lines between."""
     above = text[:line_start]
     ini = list(_INI_HEADER.finditer(above))
     if ini:
         return "ini", ini[-1][1]
+    if text.startswith("    ", line_start):
+        json = list(_JSON_HEADER.finditer(above))
+        if json and all(ln.startswith("    ") for ln in above[json[-1].end() + 1:].split("\n")[:-1]):
+            return "json", json[-1][1]
     if text[line_start:line_start + 1] in (" ", "\t"):
         yaml = list(_YAML_HEADER.finditer(above))
         if yaml and all(not ln.strip() or ln[0] in " \t" for ln in above[yaml[-1].end() + 1:].split("\n")[:-1]):
@@ -383,15 +390,16 @@ def _section_rules(fam: _Family, examples: list[Example]) -> list[str]:
     keys = {m.group(1) for m in map(_KEY_BEFORE.search, fam.lefts) if m}
     if any(not style for style, _ in styles) or len({name for _, name in styles}) != 1 or len(keys) != 1:
         return []
-    elsewhere = regex.compile(rf"(?m)^[ \t]*{regex.escape(next(iter(keys)))}[ \t]*[:=]")
+    elsewhere = regex.compile(rf"(?m)^[ \t]*\"?{regex.escape(next(iter(keys)))}\"?[ \t]*[:=]")
     if not any(_section(text, m.start())[1] not in ("", fam.sections[0][1])
                for text, _ in examples for m in elsewhere.finditer(text)):
         return []
     name, key = regex.escape(next(iter(styles))[1]), regex.escape(keys.pop())
-    # Both spellings of a section, whichever the examples used: an INI/TOML table and
-    # a top-level YAML key.
+    # Every spelling of a section, whichever the examples used: an INI/TOML table, a
+    # top-level YAML key and a top-level JSON object.
     forms = [rf"^\[{name}\][ \t]*\n(?:(?!\[)[^\n]*\n)*[ \t]*{key}[ \t]*=[ \t]*",
-             rf"^{name}:[ \t]*\n(?:[ \t]+[^\n]*\n|\n)*[ \t]+{key}:[ \t]*"]
+             rf"^{name}:[ \t]*\n(?:[ \t]+[^\n]*\n|\n)*[ \t]+{key}:[ \t]*",
+             rf"^  \"{name}\": \{{[ \t]*\n(?:    [^\n]*\n)*    \"{key}\": "]
     body = _char_class(fam.values)
     if "\\s" in body or "\\x00" in body:
         return []

@@ -23,6 +23,7 @@ from redaction_pressure.corpus.families.base import Fragment
 from redaction_pressure.corpus.families.decoys import DECOYS, SHAPES
 from redaction_pressure.corpus.levels import level
 from redaction_pressure.corpus.rng import Rng
+from redaction_pressure.corpus.scoped import NEUTRAL_SECTIONS, OTHER_SECTIONS
 from redaction_pressure.scoring import pattern_guard as guard
 from redaction_pressure.scoring.answer import parse_reply
 from redaction_pressure.scoring.score import score_trusted
@@ -91,11 +92,24 @@ def placeholder_problems(task) -> list[str]:
     return problems
 
 
+_HEADER = regex.compile(r'(?m)^(?:\[([^\]\n]+)\]|([A-Za-z0-9_]+):|  "([A-Za-z0-9_]+)": \{)[ \t]*$')
+
+
+def _section_of(text: str, at: int) -> str:
+    """The name of the last section header (INI/TOML table, top-level YAML key, JSON
+    config object) before ``at``."""
+    last = list(_HEADER.finditer(text, 0, at))[-1]
+    return next(g for g in last.groups() if g)
+
+
+_KEPT_SECTIONS = frozenset(OTHER_SECTIONS + NEUTRAL_SECTIONS)  # a look-alike is {key}_{section}; eu_west holds a "_"
+
+
 def _contrasted(decoy: str, group: str, secrets: set[str]) -> bool:
     if group == "policy_exception":
         return _EXCEPTED[decoy] in secrets
     if group == "scoped_lookalike":
-        return decoy.rsplit("_", 1)[0] in secrets
+        return any(decoy.startswith(s + "_") and decoy[len(s) + 1:] in _KEPT_SECTIONS for s in secrets)
     if group == "context_lookalike":  # the same service's key, affixed or not (public_x_seal, x_seal_id)
         return any(s.split("_")[0] in decoy.split("_")[:2] for s in secrets)
     if group.startswith("house_"):
@@ -245,6 +259,28 @@ class Ladder(unittest.TestCase):
         self.assertTrue(top and middle and low)
         self.assertLessEqual(top | middle, set(NEUTRAL_LABELS))
         self.assertFalse(low & set(NEUTRAL_LABELS))
+
+    def test_sections_name_no_role_at_level_5(self):
+        """At level 5 both sections of a scoped secret are role-free words drawn per
+        secret (so knowing that production is live earns nothing, only the shown pair
+        tells); below it the secret section is production, live or prod. Scoped secrets
+        sit in JSON configs' objects too, from level 3."""
+        def sections(lv: int) -> tuple[set[str], set[str], set[str]]:
+            live, kept, layouts = set(), set(), set()
+            for t in shared.dev(24, lv):
+                for r in t.shown + t.heldout:
+                    for s in r.secrets + r.decoys:
+                        if s.group in ("scoped_secret", "scoped_lookalike"):
+                            (live if s.group == "scoped_secret" else kept).add(_section_of(r.text, s.start))
+                            layouts.add(r.template)
+            return live, kept, layouts
+        top_live, top_kept, top_layouts = sections(5)
+        low_live, low_kept, low_layouts = sections(3)
+        self.assertLessEqual(top_live | top_kept, set(NEUTRAL_SECTIONS))
+        self.assertGreater(len(top_live), 4)  # drawn per secret, not one word per level
+        self.assertLessEqual(low_live, {"production", "live", "prod"})
+        self.assertLessEqual(low_kept, set(OTHER_SECTIONS))
+        self.assertIn("json_config", top_layouts & low_layouts)
 
 
 

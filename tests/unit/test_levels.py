@@ -52,6 +52,7 @@ class Declared(unittest.TestCase):
                   "context_secrets", "context_lookalikes", "affixed_lookalikes",
                   "scoped_secrets", "policy_exceptions", "encodings", "multiline", "decoy_density",
                   "quiet_records", "lines_per_record", "heldout_coverage", "egress_prefix", "neutral_block_labels",
+                  "neutral_sections",
                   "lookalike_coverage")
         for lo, hi in itertools.pairwise(LEVELS):
             a, b = level(lo), level(hi)
@@ -84,6 +85,8 @@ class Declared(unittest.TestCase):
             self.assertTrue(set(drawn["lookalike_kinds"]) <= set(table.lookalike_kinds))
             for affixed in drawn["affixed_lookalikes"]:
                 self.assertTrue(table.affixed_lookalikes[0] <= affixed <= table.affixed_lookalikes[1])
+            if drawn["scoped_secrets"]:
+                self.assertTrue(table.neutral_sections[0] <= drawn["neutral_sections"] <= table.neutral_sections[1])
             if drawn["multiline"]:
                 self.assertTrue(table.neutral_block_labels[0] <= drawn["neutral_block_labels"]
                                 <= table.neutral_block_labels[1])
@@ -239,9 +242,9 @@ class NoKeyNameOrSectionTells(unittest.TestCase):
     the held-out records of level-5 dev 0..23 (190 kept beside 65 secret, 77 beside 56,
     86 twins; on environment 0.10.0 16 beside 61, none beside 59, no twin)."""
 
-    def _taken(self, pattern: regex.Pattern[str]) -> tuple[int, int]:
+    def _taken(self, pattern: regex.Pattern[str], lv: int = 5) -> tuple[int, int]:
         secret = kept = 0
-        for t in shared.dev(24, 5):
+        for t in shared.dev(24, lv):
             for r in t.heldout:
                 spans = {(s.start, s.end) for s in r.secrets}
                 for m in pattern.finditer(r.text):
@@ -251,9 +254,13 @@ class NoKeyNameOrSectionTells(unittest.TestCase):
         return secret, kept
 
     def test_a_production_header_does_not_make_a_value_secret(self):
-        secret, kept = self._taken(_PRODUCTION_VALUE)
+        # Level 4: level 5 names its sections by role-free words (levels-v10), where a
+        # production header holds a scoped secret only by chance.
+        secret, kept = self._taken(_PRODUCTION_VALUE, 4)
         self.assertGreater(secret, 10)
         self.assertGreater(kept, secret / 2)
+        secret, kept = self._taken(_PRODUCTION_VALUE)
+        self.assertGreater(kept, 2 * secret)
 
     def test_a_credential_key_does_not_make_a_value_secret(self):
         secret, kept = self._taken(_CREDENTIAL_VALUE)
