@@ -5,9 +5,11 @@ ENVIRONMENT_VERSION = "0.17.0"
 # 0.17.0 (corpus-v10, levels-v10; levels 1 and 2 byte-identical): headroom at the top
 # level, where careful readers lost most (a section-scoped look-alike removed in the
 # section that keeps it). Section-scoped secrets also sit in JSON configs' top-level
-# objects (levels 3-5), a layout of its own; at level 5 both sections of each scoped
-# secret are named by role-free words (cobalt, eu_west), drawn per secret, so only the
-# shown pair says which is live, and a stream draws four or five of them.
+# objects (levels 3-5), a layout of its own. At level 5 both sections of each scoped
+# secret are named by role-free words (cobalt, jade) from the stream's live and test
+# slots, so only the shown pair says which is live; a stream draws four or five of them,
+# tests each key- or section-scoped secret in a file type no shown record shows it in,
+# and always draws a Kubernetes Secret's configuration values.
 # 0.16.2 (corpus-v10, levels-v9; records, labels and oracles unchanged): reading, a third
 # false-zero hunt. A format reminder after the answer whose placeholder was not ASCII words
 # ("<...>", "<regex, JSON-escaped>", "<regex>...") replaced the answer and scored 0; a later

@@ -61,7 +61,9 @@ class Level:
     # 1: each key- or section-scoped secret is also tested in a held-out file of a type
     # no shown record shows it in (one the stream shows with other values), where one
     # has room: a rule written for the layouts it was shown in (``key: value``) misses
-    # ``KEY="value"`` or a JSON member.
+    # ``KEY="value"`` or a JSON member. A stream then has a second file type that holds
+    # section-scoped values where its templates leave room for one (after the files
+    # its scoped, encoded and multi-line secrets need).
     layout_coverage: Range
     # 1: a stream with a Kubernetes Secret always draws the configuration such a Secret
     # carries beside its credentials (a user name, a host, a CA certificate: base64 like

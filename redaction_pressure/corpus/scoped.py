@@ -10,9 +10,11 @@ section header before the key. Sections are INI/TOML tables, top-level YAML keys
 rule reading only one of them misses.
 
 From level 5 (``Level.neutral_sections``) the two sections are named by words that say
-nothing of their role (``[cobalt]`` beside ``[amber]``, ``eu_west:`` beside
-``us_east:``), drawn per secret: knowing that production is live earns nothing, only
-the shown pair says which block holds the credential (as neutral key-block labels do).
+nothing of their role (``[cobalt]`` beside ``[amber]``): knowing that production is live
+earns nothing, only the shown pair says which block holds the credential (as neutral
+key-block labels do). A stream splits the names into its live and its test slots once,
+and each scoped secret draws one of each, so a section is live for every key or for
+none, as a real deployment's environment is.
 
 Every block also holds another key of the same service with a value of the same shape
 that is no credential (a public reference): the section alone does not make a value
@@ -35,10 +37,10 @@ from .rng import Rng
 
 SECRET_SECTIONS = ("production", "live", "prod")
 OTHER_SECTIONS = ("staging", "sandbox", "test", "preview")
-# Role-free names: none is a word of the templates' own section pool, and none says
-# live or test.
-NEUTRAL_SECTIONS = ("amber", "cobalt", "jade", "slate", "coral", "ivory", "us_east", "eu_west", "ap_south",
-                    "blue", "green", "north", "south")
+# Role-free names, as deployment slots are named: none is a word of the templates' own
+# section pool, and none says live or test (tested).
+NEUTRAL_SECTIONS = ("amber", "cobalt", "jade", "slate", "coral", "ivory", "blue", "green", "indigo", "olive",
+                    "onyx", "pearl")
 
 
 @dataclass(frozen=True)
@@ -88,9 +90,16 @@ class ScopedSecret:
         return secret, decoy, siblings[0], siblings[1]
 
 
-def draw_scoped_secret(r: Rng, taken: set[str], neutral: bool = False) -> ScopedSecret:
-    """``neutral``: both sections named from `NEUTRAL_SECTIONS` (drawn from a fork, so a
-    stream drawing none keeps its bytes)."""
+def neutral_slots(r: Rng) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A stream's live and test slots: `NEUTRAL_SECTIONS` shuffled and split in two."""
+    names = r.sample(NEUTRAL_SECTIONS, len(NEUTRAL_SECTIONS))
+    return tuple(names[:len(names) // 2]), tuple(names[len(names) // 2:])
+
+
+def draw_scoped_secret(r: Rng, taken: set[str],
+                       neutral: tuple[tuple[str, ...], tuple[str, ...]] | None = None) -> ScopedSecret:
+    """``neutral``: the stream's live and test slots (`neutral_slots`), one of each drawn
+    for this secret from a fork, so a stream drawing none keeps its bytes."""
     service = new_service_name(r, taken)
     _, alphabet, char_class = r.choice(ALPHABETS)
     # One length: only the section separates the secret from its look-alike, and every
@@ -100,6 +109,7 @@ def draw_scoped_secret(r: Rng, taken: set[str], neutral: bool = False) -> Scoped
     secret_section, other_section = r.choice(SECRET_SECTIONS), r.choice(OTHER_SECTIONS)
     sibling = r.choice([n for n in _NOUNS if n != noun])
     if neutral:
-        secret_section, other_section = r.fork("neutral").sample(NEUTRAL_SECTIONS, 2)
+        slots = r.fork("neutral")
+        secret_section, other_section = slots.choice(neutral[0]), slots.choice(neutral[1])
     return ScopedSecret(service, f"{service}_{noun}", secret_section, other_section, alphabet, char_class,
                         length, length, f"{service}_{sibling}")

@@ -21,7 +21,7 @@ from .house import HouseFormat, draw_house_format, encoded_family, encoded_looka
 from .levels import LEVEL_1, LEVELS, Level, level
 from .policy import CATEGORIES, DESCRIPTIONS, EXCEPTION_NAMES, FIELD_CATEGORIES, Policy, draw_exceptions, draw_policy
 from .rng import Rng
-from .scoped import draw_scoped_secret
+from .scoped import draw_scoped_secret, neutral_slots
 
 
 @dataclass(frozen=True)
@@ -104,9 +104,11 @@ def draw_world(r: Rng, shell: bool, lv: Level = LEVEL_1) -> World:
         more = r.fork("level")
         policy = draw_exceptions(more.fork("exceptions"), policy, more.between(*lv.policy_exceptions), lv.egress_prefix)
         extra_d += policy.exception_families()
-        neutral_sections = bool(more.fork("section-names").between(*lv.neutral_sections))
+        names_fork = more.fork("section-names")
+        neutral_sections = bool(names_fork.between(*lv.neutral_sections))
+        slots = neutral_slots(names_fork) if neutral_sections else None
         for i in range(more.between(*lv.scoped_secrets)):
-            scoped = draw_scoped_secret(more.fork(f"scoped/{i}"), names, neutral=neutral_sections)
+            scoped = draw_scoped_secret(more.fork(f"scoped/{i}"), names, neutral=slots)
             names.add(scoped.service)
             secret, *kept = scoped.families()
             extra_s.append(secret)
@@ -221,7 +223,7 @@ def _level_kinds(entry: Any, kv: Any) -> list[dict[str, Any]]:
               of("house_lookalike_placeholder", False), levels=_from("house_placeholders")),
         entry("scoped_secret", "secret", "a service key's value in the production section of a config file "
               "([production], live:, \"prod\": {...} in JSON; from level 5 a role-free name such as [cobalt] "
-              "or eu_west:, which only the shown pair tells apart): the live credential",
+              "or jade:, which only the shown pair tells apart): the live credential",
               "scoped_secrets per stream (see the level table): a key, a secret section and a value alphabet "
               "and length", of("scoped_secret", True), ("scoped",), _from("scoped_secrets")),
         entry("scoped_lookalike", "decoy", "the same key's value in another section (staging, sandbox, test, "

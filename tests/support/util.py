@@ -9,6 +9,15 @@ import regex
 
 from redaction_pressure.scoring import pattern_guard as guard
 
+_SECTION_HEADER = regex.compile(r'(?m)^(?:\[([^\]\n]+)\]|([A-Za-z0-9_]+):|  "([A-Za-z0-9_]+)": \{)[ \t]*$')
+
+
+def section_of(text: str, at: int) -> str:
+    """The name of the last section header (INI/TOML table, top-level YAML key, JSON
+    config object) before ``at``; "" when there is none."""
+    headers = list(_SECTION_HEADER.finditer(text, 0, at))
+    return next(g for g in headers[-1].groups() if g) if headers else ""
+
 
 def fingerprint(task) -> str:
     """SHA-256 of the canonical JSON of a task's corpus content (records, labels,

@@ -137,8 +137,8 @@ GOLDEN_LEVELS = {
     (3, "train", 77): "bc2c1f6fd4187ca09f35f76e611b708a7cb294eff4224417da6fddd0d8934253",
     (4, "dev", 0): "2e3a20049bcbbf04774a9380d3c43a6ed89bd9ad8293ef434a08fe2d46fce616",
     (4, "train", 77): "b414d852d32143d120efa6f368fe5d02092b7edc2654c52bb9cfa85a41822a68",
-    (5, "dev", 0): "8db5c67c6c6940cc19aae544c81b44030ae9e317afc6fb08d63a4c1d9e2215ca",
-    (5, "train", 77): "18770770376aa281930b120cd8fe50fbd905dd9ed52293fc1134220b3d5e03db",
+    (5, "dev", 0): "85f336cd1e142c1ec0cd0e1c12e60a6ef1a242a0d508551f2df24a4796d96389",
+    (5, "train", 77): "95a7d8be84fd6720fba96ffe979b4e1cc6116e3d7db8a2a966f8d83e00a2f495",
 }
 
 

@@ -23,11 +23,13 @@ from redaction_pressure.corpus.families.base import Fragment
 from redaction_pressure.corpus.families.decoys import DECOYS, SHAPES
 from redaction_pressure.corpus.levels import level
 from redaction_pressure.corpus.rng import Rng
-from redaction_pressure.corpus.scoped import NEUTRAL_SECTIONS, OTHER_SECTIONS
+from redaction_pressure.corpus.scoped import NEUTRAL_SECTIONS, OTHER_SECTIONS, SECRET_SECTIONS
+from redaction_pressure.corpus.templates import _SECTIONS as TEMPLATE_SECTIONS
 from redaction_pressure.scoring import pattern_guard as guard
 from redaction_pressure.scoring.answer import parse_reply
 from redaction_pressure.scoring.score import score_trusted
 from tests.support import tasks as shared
+from tests.support.util import section_of
 
 HIGHER = tuple(lv for lv in LEVELS if lv > 1)
 
@@ -92,17 +94,7 @@ def placeholder_problems(task) -> list[str]:
     return problems
 
 
-_HEADER = regex.compile(r'(?m)^(?:\[([^\]\n]+)\]|([A-Za-z0-9_]+):|  "([A-Za-z0-9_]+)": \{)[ \t]*$')
-
-
-def _section_of(text: str, at: int) -> str:
-    """The name of the last section header (INI/TOML table, top-level YAML key, JSON
-    config object) before ``at``."""
-    last = list(_HEADER.finditer(text, 0, at))[-1]
-    return next(g for g in last.groups() if g)
-
-
-_KEPT_SECTIONS = frozenset(OTHER_SECTIONS + NEUTRAL_SECTIONS)  # a look-alike is {key}_{section}; eu_west holds a "_"
+_KEPT_SECTIONS = frozenset(OTHER_SECTIONS + NEUTRAL_SECTIONS)  # a look-alike is {key}_{section}
 
 
 def _contrasted(decoy: str, group: str, secrets: set[str]) -> bool:
@@ -261,25 +253,35 @@ class Ladder(unittest.TestCase):
         self.assertFalse(low & set(NEUTRAL_LABELS))
 
     def test_sections_name_no_role_at_level_5(self):
-        """At level 5 both sections of a scoped secret are role-free words drawn per
-        secret (so knowing that production is live earns nothing, only the shown pair
-        tells); below it the secret section is production, live or prod. Scoped secrets
-        sit in JSON configs' objects too, from level 3."""
-        def sections(lv: int) -> tuple[set[str], set[str], set[str]]:
-            live, kept, layouts = set(), set(), set()
+        """At level 5 both sections of a scoped secret are role-free words (so knowing
+        that production is live earns nothing, only the shown pair tells), drawn per
+        secret from the stream's live and test slots: a section is live for every key
+        of a stream or for none (review, 2026-12-04: one name was live for one key and
+        kept for another in 46 of 64 streams). Below level 5 the secret section is
+        production, live or prod. Scoped secrets sit in JSON configs' objects too,
+        from level 3."""
+        self.assertFalse(set(NEUTRAL_SECTIONS) & set(SECRET_SECTIONS + OTHER_SECTIONS + TEMPLATE_SECTIONS))
+
+        def sections(lv: int) -> tuple[list[tuple[set[str], set[str]]], set[str]]:
+            streams, layouts = [], set()
             for t in shared.dev(24, lv):
+                live, kept = set(), set()
                 for r in t.shown + t.heldout:
                     for s in r.secrets + r.decoys:
                         if s.group in ("scoped_secret", "scoped_lookalike"):
-                            (live if s.group == "scoped_secret" else kept).add(_section_of(r.text, s.start))
+                            (live if s.group == "scoped_secret" else kept).add(section_of(r.text, s.start))
                             layouts.add(r.template)
-            return live, kept, layouts
-        top_live, top_kept, top_layouts = sections(5)
-        low_live, low_kept, low_layouts = sections(3)
-        self.assertLessEqual(top_live | top_kept, set(NEUTRAL_SECTIONS))
-        self.assertGreater(len(top_live), 4)  # drawn per secret, not one word per level
-        self.assertLessEqual(low_live, {"production", "live", "prod"})
-        self.assertLessEqual(low_kept, set(OTHER_SECTIONS))
+                streams.append((live, kept))
+            return streams, layouts
+        top, top_layouts = sections(5)
+        low, low_layouts = sections(3)
+        for live, kept in top:
+            self.assertLessEqual(live | kept, set(NEUTRAL_SECTIONS))
+            self.assertFalse(live & kept)  # a slot is live or test for the whole stream
+        self.assertTrue(any(len(live) > 1 for live, _ in top))  # per secret, not one name per stream
+        for live, kept in low:
+            self.assertLessEqual(live, {"production", "live", "prod"})
+            self.assertLessEqual(kept, set(OTHER_SECTIONS))
         self.assertIn("json_config", top_layouts & low_layouts)
 
 

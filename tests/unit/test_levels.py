@@ -27,7 +27,7 @@ from redaction_pressure.scoring.cidr import number_range, within
 from redaction_pressure.scoring.score import scan_rules
 from redaction_pressure.task.tasks import durable_key
 from tests.support import tasks as shared
-from tests.support.util import fingerprint
+from tests.support.util import fingerprint, section_of
 from tests.unit.test_open_world import prompt_only
 
 HIGHER = tuple(lv for lv in LEVELS if lv > 1)
@@ -231,7 +231,9 @@ class AffixedKeys(unittest.TestCase):
 
 _PRODUCTION_VALUE = regex.compile(
     r"(?m)(?<=(?:^\[(?:production|live|prod)\]\n(?:(?!\[)[^\n]*\n)*[a-z]+_[a-z]+ ?= ?|"
-    r"^(?:production|live|prod):\n(?:  [^\n]*\n)*  [a-z]+_[a-z]+: )[\"']?)[A-Za-z0-9]{18,30}(?![A-Za-z0-9_-])")
+    r"^(?:production|live|prod):\n(?:  [^\n]*\n)*  [a-z]+_[a-z]+: |"
+    r"^  \"(?:production|live|prod)\": \{\n(?:    [^\n]*\n)*    \"[a-z]+_[a-z]+\": )[\"']?)"
+    r"[A-Za-z0-9]{18,30}(?![A-Za-z0-9_-])")
 _CREDENTIAL_VALUE = regex.compile(r"(?<=-credential\"?:[ \t]*\"?)[A-Za-z0-9+/]{12,}={0,2}")
 
 
@@ -259,8 +261,12 @@ class NoKeyNameOrSectionTells(unittest.TestCase):
         secret, kept = self._taken(_PRODUCTION_VALUE, 4)
         self.assertGreater(secret, 10)
         self.assertGreater(kept, secret / 2)
-        secret, kept = self._taken(_PRODUCTION_VALUE)
-        self.assertGreater(kept, 2 * secret)
+        # Level 5: no scoped secret sits under a production header in any layout (a
+        # key-scoped secret may, by chance: the templates' own section pool has one).
+        under = [section_of(r.text, s.start) for t in shared.dev(24, 5) for r in t.shown + t.heldout
+                 for s in r.secrets if s.group == "scoped_secret"]
+        self.assertGreater(len(under), 100)
+        self.assertFalse(set(under) & {"production", "live", "prod"})
 
     def test_a_credential_key_does_not_make_a_value_secret(self):
         secret, kept = self._taken(_CREDENTIAL_VALUE)
@@ -405,8 +411,13 @@ class SolvableFromThePrompt(unittest.TestCase):
             self.assertIsNone(regex.search(learned[0], f"B={webhook.make(r)}\n"))
 
     def test_induce_is_blind_at_every_level(self):
+        def json_scoped(lv: int) -> int:
+            """The first dev task whose shown records hold a scoped secret in a JSON config
+            (induce's JSON section reading; dev 0..2 hold none: review, 2026-12-04)."""
+            return next(i for i in range(32) for r in shared.task("dev", i, lv).shown
+                        if r.template == "json_config" and any(s.group == "scoped_secret" for s in r.secrets))
         for lv in HIGHER:
-            for i in (0, 1, 2):
+            for i in (0, 1, 2) + ((json_scoped(lv),) if lv >= 3 else ()):
                 task = shared.task("dev", i, lv)
                 with self.subTest(level=lv, task=task.id):
                     self.assertEqual(policies.induce(prompt_only(task)), policies.induce(task))
