@@ -42,7 +42,7 @@ from redaction_pressure.corpus.context import _NOUNS, _VERBS
 from redaction_pressure.corpus.families import SECRETS
 from redaction_pressure.corpus.house import ALPHABETS
 from redaction_pressure.corpus.policy import _HOST_SUFFIXES, _ID_PREFIXES, _PHONE_STYLES, _ROLES, KEYS
-from redaction_pressure.corpus.scoped import SECRET_SECTIONS
+from redaction_pressure.corpus.scoped import NEUTRAL_SECTIONS, SECRET_SECTIONS
 
 STORED = Path(__file__).resolve().parent / "data" / "constant-replies"
 V1_UNION = (  # corpus-v1's 22 oracle patterns: the reply that scored 1.0 everywhere there
@@ -126,9 +126,16 @@ def pool() -> list[str]:
     rules.append(r"(?<![A-Za-z0-9._%+/:@-])[a-z0-9._+-]+@[a-z0-9-]+\.[a-z]{2,}(?![A-Za-z0-9_.@-])")
     # Higher levels' structures: a key under a production section, a key block with a
     # secret label, a base64 credential in a Kubernetes Secret.
-    sections = "|".join(SECRET_SECTIONS)
-    rules.append(rf"(?m)(?<=(?:^\[(?:{sections})\]\n(?:(?!\[)[^\n]*\n)*|^(?:{sections}):\n(?:[ \t]+[^\n]*\n)*[ \t]+)"
-                 rf"[a-z]{{4,12}}_(?:{nouns})[ \t]*[:=][ \t]*[\"']?)[A-Za-z0-9]{{18,36}}(?![A-Za-z0-9_-])")
+    # The same in every layout (a JSON config's objects too, levels-v10) and under the
+    # role-free names a level-5 stream splits into live and test slots (a memoriser
+    # knows the words, not which are live).
+    for names in (SECRET_SECTIONS, NEUTRAL_SECTIONS):
+        sections = "|".join(names)
+        rules.append(rf"(?m)(?<=(?:^\[(?:{sections})\]\n(?:(?!\[)[^\n]*\n)*"
+                     rf"|^(?:{sections}):\n(?:[ \t]+[^\n]*\n)*[ \t]+)"
+                     rf"[a-z]{{4,12}}_(?:{nouns})[ \t]*[:=][ \t]*[\"']?)[A-Za-z0-9]{{18,36}}(?![A-Za-z0-9_-])")
+        rules.append(rf"(?m)(?<=^  \"(?:{sections})\": \{{\n(?:    [^\n]*\n)*    \"[a-z]{{4,12}}_(?:{nouns})\": \")"
+                     rf"[A-Za-z0-9]{{18,36}}(?![A-Za-z0-9_-])")
     # Key blocks by the labels that say "secret", and by those plus the role-free ones
     # (which a stream uses for its secret and its public block alike).
     for chosen in (_SECRET_LABELS, _SECRET_LABELS + NEUTRAL_LABELS):
