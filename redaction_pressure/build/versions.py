@@ -102,7 +102,9 @@ STREAM_DRAWS = "corpus-v9"
 # and 0.428 with the first change alone; a wide reply's precision rises with level 4's
 # key blocks and encoded secrets, which are long).
 # v10: environment 0.17.0 (section-scoped secrets in JSON configs too, levels 3-5; at
-# level 5 role-free section names, drawn per secret, and four or five scoped secrets).
+# level 5 role-free section names from the stream's live and test slots, four or five
+# scoped secrets, each key- or section-scoped secret tested in another file type, and a
+# Kubernetes Secret's configuration values in every stream).
 LEVELS_VERSION = "levels-v10"
 REWARD_SCHEMA_VERSION = "reward-v1"
 ANSWER_SCHEMA_VERSION = "answer-v2"

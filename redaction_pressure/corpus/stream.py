@@ -850,19 +850,19 @@ def _pick_templates(r: Rng, n_shown: int, lv: Level = LEVEL_1) -> list[Template]
     # replaced for the next, nor the stream's last file with key-value lines.
     needs = [n for n, upper in (("scoped", lv.scoped_secrets[1]), ("k8s", lv.encodings[1]),
                                 ("block", lv.multiline[1])) if upper]
-    # A level that tests scoped secrets in other layouts (layout_coverage) has two file
-    # types they sit in: one to show a secret in, one to test it in.
+    # A level that tests scoped secrets in other layouts (layout_coverage) asks for a
+    # second file type they sit in (one to show a secret in, one to test it in), met
+    # where the files the other needs keep leave room.
     if lv.scoped_secrets[1] and lv.layout_coverage[1]:
         needs.append("scoped")
-    kept: set[int] = set()
-    kept_for: dict[str, list[int]] = {}
+    kept_for: dict[str, list[int]] = {}  # need -> the files kept for it
     for needed in needs:
         before = kept_for.setdefault(needed, [])
         held = [i for i, t in enumerate(templates) if needed in t.contexts and i not in before]
         if held:
-            kept.add(held[0])
             before.append(held[0])
             continue
+        kept = {i for files in kept_for.values() for i in files}
         free = [i for i in range(len(templates) - 1, -1, -1) if i not in kept
                 and ("kv" not in templates[i].contexts or sum("kv" in t.contexts for t in templates) > 1)]
         others = [t for t in _templates_for(needed, True) or _templates_for(needed, False)
@@ -870,7 +870,6 @@ def _pick_templates(r: Rng, n_shown: int, lv: Level = LEVEL_1) -> list[Template]
         if not free or not others:  # too few shown records for a file per need: the need goes unmet
             continue
         templates[free[0]] = r.choice(others)
-        kept.add(free[0])
         before.append(free[0])
     return templates
 

@@ -372,9 +372,9 @@ def _section(text: str, line_start: int) -> tuple[str, str]:
     if ini:
         return "ini", ini[-1][1]
     if text.startswith("    ", line_start):
-        json = list(_JSON_HEADER.finditer(above))
-        if json and all(ln.startswith("    ") for ln in above[json[-1].end() + 1:].split("\n")[:-1]):
-            return "json", json[-1][1]
+        objects = list(_JSON_HEADER.finditer(above))
+        if objects and all(ln.startswith("    ") for ln in above[objects[-1].end() + 1:].split("\n")[:-1]):
+            return "json", objects[-1][1]
     if text[line_start:line_start + 1] in (" ", "\t"):
         yaml = list(_YAML_HEADER.finditer(above))
         if yaml and all(not ln.strip() or ln[0] in " \t" for ln in above[yaml[-1].end() + 1:].split("\n")[:-1]):
