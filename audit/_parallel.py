@@ -163,7 +163,10 @@ class Workers:
     ``shared=True`` before the workers start)."""
 
     def __init__(self, jobs: int, allowance: contract.Allowance | None = None) -> None:
-        self.jobs = max(1, jobs) if _context() is not None else 1
+        # At most one per CPU this process may use: more only wait for one (the verdict
+        # does not depend on the number), and a typo's --jobs 100000 forked that many
+        # processes (review of 2026-12-04).
+        self.jobs = min(max(1, jobs), default_jobs()) if _context() is not None else 1
         self.allowance = allowance
         self._pool: ProcessPoolExecutor | None = None
 

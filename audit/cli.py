@@ -12,7 +12,9 @@ Exit status: 0 success (verify: every check that ran passed); 1 the input was re
 and found invalid, refused, or failed verification; 2 usage errors (bad arguments,
 missing or unreadable files and keys, an output that already exists, a missing or
 short private secret); 3 verify did not check everything the archive asks for within
-the limits given (--max-budget, --max-cpu): not a pass. It never imports verifiers,
+the limits given (--max-budget, --max-cpu): not a pass; 4 the command could not
+finish for a reason that is not its input's (its output closed or full, an internal
+error): no verdict, and nothing about the input. It never imports verifiers,
 and never prints a traceback for anything an input file contains.
 """
 
@@ -25,9 +27,10 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from redaction_pressure.contract import DEFAULT_MAX_BUDGET_S, DEFAULT_MAX_CPU_S, printable
+from redaction_pressure.contract import DEFAULT_MAX_BUDGET_S, DEFAULT_MAX_CPU_S, printable, sane_streams
 
 USAGE, INVALID, OK = 2, 1, 0
+UNFINISHED = 4  # not the input's doing: an output closed or full, an internal error
 
 
 class _Usage(Exception):
@@ -207,8 +210,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="environment variable holding the private_eval secret (checks the commitment and seeds) "
                         "(default: none, the private seeds are NOT CHECKED)")
     p.add_argument("--jobs", type=int, metavar="N", default=None,
-                   help="parse, schema-check and rescore in N processes (default: the CPUs this process may "
-                        "use: affinity and cgroup quota); same report for any N")
+                   help="parse, schema-check and rescore in N processes, at most one per CPU this process may "
+                        "use (affinity and cgroup quota; the default: all of them); same report for any N")
     p.add_argument("--max-budget", type=float, default=DEFAULT_MAX_BUDGET_S, metavar="S",
                    help="the most regex budget a trace may state and still be rescored; traces stating more are "
                         f"NOT CHECKED, which is not a pass (exit 3) (default: {DEFAULT_MAX_BUDGET_S:g}, the "
@@ -225,6 +228,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    sane_streams()
     args = build_parser().parse_args(argv)
     try:
         command: Callable[[argparse.Namespace], int] = args.func
@@ -234,11 +238,17 @@ def main(argv: list[str] | None = None) -> int:
         return USAGE
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # `audit verify ... | head` closed the pipe: the verdict was not all written,
+        # which says nothing about the archive.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return UNFINISHED
     except Exception as exc:
         if os.environ.get("AUDIT_DEBUG"):
             raise
-        _err(f"internal error: {type(exc).__name__}: {exc} (set AUDIT_DEBUG=1 for a traceback)")
-        return INVALID
+        _err(f"internal error: {type(exc).__name__}: {exc} (set AUDIT_DEBUG=1 for a traceback); this says "
+             "nothing about the input")
+        return UNFINISHED
 
 
 if __name__ == "__main__":

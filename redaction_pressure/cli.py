@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from . import policies
 from .boundary.files import replace_refusal
 from .boundary.launch import safe_spawned_paths
-from .boundary.terminal import printable
+from .boundary.terminal import printable, sane_streams
 from .corpus.levels import LEVELS
 from .scoring.allowance import DEFAULT_MAX_BUDGET_S, DEFAULT_MAX_CPU_S
 from .scoring.summary import split_label
@@ -111,6 +111,8 @@ def _level_mix(text: str | None) -> dict[int, float] | None:
     try:
         for part in text.split(","):
             level, _, weight = part.partition("=")
+            if int(level) in mix:
+                raise ValueError(f"level {int(level)} is given twice")
             mix[int(level)] = float(weight)
         check_level_mix(mix)
     except ValueError as exc:
@@ -799,6 +801,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     safe_spawned_paths()  # whatever a library spawns for a command never imports from the current directory
+    sane_streams()
     args = build_parser().parse_args(argv)
     try:
         code: int = args.fn(args)

@@ -62,7 +62,13 @@ class Stage(BaseModel):
                 raise ValueError(f"level {level} is outside 1..{MAX_LEVEL}")
             if not (0 <= weight < math.inf):
                 raise ValueError(f"level {level} has weight {weight}; weights are finite numbers >= 0")
-        if not math.fsum(mix.values()) > 0:
+        try:
+            total = math.fsum(mix.values())
+        except OverflowError:
+            total = math.inf
+        if total == math.inf:
+            raise ValueError("the level weights sum past the largest float; they are relative: scale them down")
+        if not total > 0:
             raise ValueError("a stage needs a level with a positive weight")
         return mix
 

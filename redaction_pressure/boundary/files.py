@@ -295,14 +295,19 @@ class LinkedOutputError(Exception):
 
 
 def link_in(directory: Path, members: tuple[str, ...] = (), limit: int = MAX_WALK) -> Path | None:
-    """The first symbolic link found at ``directory`` itself, at or on the way to any of
-    ``members`` (paths relative to it, e.g. ``configs/resolved/eval.json``), or anywhere
-    under it (walked without following links, at most ``limit`` entries: the members are
-    always checked whole), else None. A directory someone else made (a cloned repository
-    that ships ``runs/``) may hold a link to any file of the user's, which a writer that
-    opens a path by name would write through."""
+    """The first symbolic link found at ``directory`` itself, on the way to it when it is
+    relative (``runs`` of ``runs/dev-baseline``: the parts the current directory
+    supplies), at or on the way to any of ``members`` (paths relative to it, e.g.
+    ``configs/resolved/eval.json``), or anywhere under it (walked without following
+    links, at most ``limit`` entries: the members are always checked whole), else None.
+    A directory someone else made (a cloned repository that ships ``runs/``, or ``runs``
+    itself as a link) may hold a link to any file of the user's, which a writer that
+    opens a path by name would write through. The parts of an absolute path are the
+    user's own choice (``/tmp`` is a link on some systems) and are not checked."""
     directory = Path(directory)
-    candidates = [directory]
+    parts = directory.parts
+    candidates = [] if directory.is_absolute() else [Path(*parts[:k]) for k in range(1, len(parts))]
+    candidates.append(directory)
     for member in members:
         parts = Path(member).parts
         candidates += [directory.joinpath(*parts[:k]) for k in range(1, len(parts) + 1)]

@@ -20,3 +20,20 @@ def printable(value: object, keep: str = "") -> str:
         return text
     return "".join(c if c.isprintable() or c in keep else c.encode("unicode_escape", "backslashreplace").decode("ascii")
                    for c in text)
+
+
+def sane_streams() -> None:
+    """Standard streams every command can write to: a character the terminal's
+    encoding lacks (a ± or − in an ASCII or Latin-1 locale) is written as its escape,
+    not raised (review of 2026-12-04: `rescore`, `compare` and `eval` printed a
+    traceback, and `audit verify` called a genuine archive's check an internal error,
+    exit 1), and a stream the caller closed (``>&-``) becomes the null device."""
+    import os
+    import sys
+
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if stream is None:
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115 - for the process's life
+        elif callable(getattr(stream, "reconfigure", None)):
+            stream.reconfigure(errors="backslashreplace")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -130,9 +130,21 @@ def check_level_mix(mix: Mapping[int, float] | None) -> tuple[tuple[int, float],
         if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 <= weight < math.inf:
             raise ValueError(f"level_mix weights must be finite numbers >= 0, got {weight!r} for level {level}")
         pairs.append((level, float(weight)))
-    if not pairs or not math.fsum(w for _, w in pairs) > 0:
+    if not pairs or not _total(w for _, w in pairs) > 0:
         raise ValueError("level_mix needs at least one level with a positive weight")
     return tuple(sorted(pairs))
+
+
+def _total(weights: Iterable[float]) -> float:
+    """The sum of finite weights; ValueError, not OverflowError, when it is past the
+    largest float (review of 2026-12-04: 1=1e308,2=1e308 was a traceback)."""
+    try:
+        total = math.fsum(weights)
+    except OverflowError:
+        total = math.inf
+    if total == math.inf:
+        raise ValueError("level_mix weights sum past the largest float; they are relative: scale them down")
+    return total
 
 
 def level_for(split: str, index: int, mix: tuple[tuple[int, float], ...]) -> int:

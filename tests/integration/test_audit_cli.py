@@ -58,6 +58,27 @@ class ExitCodes(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("FAILED", r.stdout)
 
+    def test_an_output_that_cannot_take_the_verdict_is_not_a_failed_verdict(self):
+        """Review of 2026-12-04: under an ASCII or Latin-1 locale the verdict's "±" or
+        "—" raised, and a genuine archive exited 1 ("internal error"), as a tampered one
+        does; a full or closed output did the same. Now a character the encoding lacks
+        is written as its escape, and an output that fails is exit 4, which names no
+        verdict."""
+        r = fx.audit("verify", self.archive, "--public-key", self.pub, env_extra={"PYTHONIOENCODING": "ascii"})
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("VERIFIED", r.stdout)
+        self.assertIn("\\u2014", r.stdout)  # the dash, escaped
+        with open("/dev/full", "w") as full:
+            r = subprocess.run([sys.executable, "-m", "audit", "verify", str(self.archive), "--public-key",
+                                str(self.pub)], stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+        self.assertEqual(r.returncode, 4, r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        self.assertIn("nothing about the input", r.stderr)
+        r = subprocess.run([sys.executable, "-m", "audit", "verify", str(self.archive), "--public-key",
+                            str(self.pub)], stderr=subprocess.PIPE, text=True, timeout=120,
+                           preexec_fn=lambda: os.close(1))  # `>&-`: no standard output at all
+        self.assertEqual(r.returncode, 0, r.stderr)
+
     def test_usage_errors_are_2(self):
         cases = [
             (("verify", self.archive), None),                                         # no --public-key

@@ -83,6 +83,8 @@ class UsageErrors(unittest.TestCase):
                  (["eval", "--level-mix", "1=x"], "--level-mix: '1=x' is not LEVEL=WEIGHT"),
                  (["eval", "--level-mix", "9=1"], "--level-mix: level must be one of"),
                  (["eval", "--level-mix", "1=0"], "--level-mix: level_mix needs at least one level"),
+                 (["eval", "--level-mix", "1=1e308,2=1e308"], "--level-mix: level_mix weights sum past the largest"),
+                 (["eval", "--level-mix", "1=1,1=2"], "--level-mix: level 1 is given twice"),
                  (["compare", "a"], "RUN_B"), (["compare", "/nonexistent/a", "/nonexistent/b"], "does not exist"),
                  (["compare", "a", "b", "--public-key", "/nonexistent.pem"], "is not a file"),
                  (["compare", "a", "b", "--max-cpu", "0"], "--max-cpu must be a positive number"),
@@ -142,6 +144,38 @@ class UsageErrors(unittest.TestCase):
                     run_policy("dev", "baseline", 1, run_dir)
                 self.assertEqual(victim.read_text(), "precious\n")
                 self.assertEqual(list(elsewhere.iterdir()), [])
+
+    def test_a_linked_directory_on_the_way_to_the_default_run_directory_is_refused(self):
+        """Review of 2026-12-04: a current directory someone else made holds ``runs`` as a
+        link to a directory of the user's; the plain ``eval`` (its default
+        runs/dev-baseline) replaced the traces there, exit 0. The parts a relative path
+        takes from the current directory are checked as the run directory is."""
+        from redaction_pressure.boundary.files import LinkedOutputError, link_in, refuse_links
+
+        victim = Path(self.tmp.name) / "victim-runs"
+        (victim / "dev-baseline").mkdir(parents=True)
+        (victim / "dev-baseline" / "traces.jsonl").write_text("precious\n")
+        hostile = Path(self.tmp.name) / "hostile-clone"
+        hostile.mkdir()
+        (hostile / "runs").symlink_to(victim)
+        for args in (["eval", "-n", "1"], ["eval", "-n", "1", "--out", "runs/other"]):
+            with self.subTest(args=args):
+                p = run(*args, env=self.env, cwd=str(hostile))
+                self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+                self.assertIn("is or holds a symbolic link", p.stderr)
+                self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+                no_traceback(self, p)
+        cwd = os.getcwd()
+        os.chdir(hostile)
+        try:
+            with self.assertRaises(LinkedOutputError):
+                refuse_links(Path("runs/dev-baseline"))
+        finally:
+            os.chdir(cwd)
+        self.assertEqual((victim / "dev-baseline" / "traces.jsonl").read_text(), "precious\n")
+        self.assertEqual(sorted(p.name for p in victim.iterdir()), ["dev-baseline"])
+        # an absolute path's own parts are the user's choice: not checked
+        self.assertIsNone(link_in(hostile / "runs" / "dev-baseline" / "x"))
 
     def test_the_link_vf_eval_resume_leaves_does_not_block_a_new_run(self):
         """Review of 2026-12-03: `vf-eval --resume` on an eval run leaves verifiers' own

@@ -57,6 +57,8 @@ class Recipe(unittest.TestCase):
         text = RECIPE.read_text()
         cases = [(text.replace('level_mix = {1 = 0.5, 2 = 0.5}', 'level_mix = {1 = 0.5, 6 = 0.5}'),
                   "curriculum.stages.1.level_mix: Value error, level 6 is outside 1..5"),
+                 (text.replace('level_mix = {1 = 0.5, 2 = 0.5}', 'level_mix = {1 = 1e308, 2 = 1e308}'),
+                  "curriculum.stages.1.level_mix: Value error, the level weights sum past the largest float"),
                  (text.replace("num_workers = 2", "num_workers = 0"), "serve.pool.static.num_workers"),
                  (text.replace('split = "train"', 'split = "test"'), "env.taskset.split"),
                  (text.replace("group_size = 8", "group_sise = 8"), "group_size: Field required (and 1 more)"),

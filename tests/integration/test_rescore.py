@@ -45,6 +45,19 @@ class Rescore(unittest.TestCase):
         shutil.copytree(self.run_dir, target, symlinks=True)
         return target
 
+    def test_a_terminal_without_the_characters_gets_escapes_not_a_traceback(self):
+        """Review of 2026-12-04: under an ASCII locale "±" raised (a traceback, exit 1)."""
+        import os
+        import subprocess
+        import sys
+
+        p = subprocess.run([sys.executable, "-m", "redaction_pressure.cli", "rescore", str(self.run_dir)],
+                           capture_output=True, text=True, timeout=120, env=dict(os.environ, PYTHONIOENCODING="ascii"))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("rewards reproduced", p.stdout)
+        self.assertIn("\\xb1", p.stdout)
+        self.assertNotIn("Traceback", p.stderr)
+
     def test_an_honest_run_is_reproduced(self):
         self.assertGreater(len(set(self.rewards)), 2)  # the rewards differ from task to task
         code, out, err = cli("rescore", str(self.run_dir))

@@ -235,6 +235,15 @@ def _where(items):
 
 
 class JobWorkers(unittest.TestCase):
+    def test_never_more_workers_than_cpus(self):
+        """Review of 2026-12-04: --jobs 1000 forked 1,000 processes up front (30 s for 8
+        traces on 2 CPUs); the report is the same for any number, so more than the CPUs
+        this process may use buy nothing."""
+        with mock.patch.object(_parallel, "default_jobs", return_value=3):
+            self.assertEqual(Workers(1000).jobs, 3)
+            self.assertEqual(Workers(2).jobs, 2)
+            self.assertEqual(Workers(0).jobs, 1)
+
     def test_each_job_worker_has_one_scan_worker_forked_from_itself(self):
         with Workers(2) as workers:
             out = workers.map(_where, list(range(40)), min_chunk=1)
@@ -266,7 +275,8 @@ class JobWorkers(unittest.TestCase):
         def counting_wait(fs, return_when):
             in_flight.append(len(fs))
             return real_wait(fs, return_when=return_when)
-        with mock.patch.object(_parallel, "wait", counting_wait), Workers(3) as workers:
+        with mock.patch.object(_parallel, "wait", counting_wait), \
+                mock.patch.object(_parallel, "default_jobs", return_value=3), Workers(3) as workers:
             self.assertEqual([x for x, _ in workers.map(_where, list(range(500)), min_chunk=1)], list(range(500)))
         # the cap is reached (so the bound is exercised) and never passed; how many waits
         # it takes depends on how many chunks finish together, i.e. on the machine's load

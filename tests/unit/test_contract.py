@@ -79,6 +79,7 @@ SURFACE = {
     "level_summaries": "(traces: 'list[dict[str, Any]]', overall: 'dict[str, Any] | None' = None) "
                        "-> 'list[dict[str, Any]]'",
     "run_uncertainty": "(traces: 'list[dict[str, Any]]') -> 'dict[str, Any]'",
+    "sane_streams": "() -> 'None'",
     "task_from_seed": None,
     "task_hash": "(data: 'Mapping[str, Any]') -> 'str'",
 }
