@@ -1,7 +1,21 @@
 """Version strings that name behaviour. Bump one whenever its behaviour changes, in
 the same commit that updates the golden fingerprints in tests/unit/test_corpus.py."""
 
-ENVIRONMENT_VERSION = "0.17.0"
+ENVIRONMENT_VERSION = "0.18.0"
+# 0.18.0 (corpus-v11, levels-v10; streams drawn under corpus-v9's label): vendors'
+# current formats, as a review against their documentation found the corpus behind
+# them. GitHub refresh tokens have 76 characters (not 36), and installation tokens may
+# be stateless (ghs_APPID_JWT, ~520 characters, two dots; GitHub's 2026-04-24
+# changelog); GitLab personal tokens may be routable (base64url routing, .01., length,
+# CRC32: GitLab's default); Mailgun keys since 2018 are 32-8-8 hex with no key- prefix;
+# Sentry org tokens keep their base64 padding and a float issue time; Discord ids are
+# snowflakes of the past; an OpenSSH key's public key is its seed's; in a .npmrc a token
+# sits where npm reads it (a registry's _authToken); a Datadog call with both keys is one
+# GET that works as typed. Every oracle of those families
+# takes both generations. Reading: a "[:" in a set opens a POSIX class only if ":]"
+# closes it (31 sets like [\s"'[:=,] were refused as nesting past 32), "(?i)(?x)" opens
+# a verbose pattern as "(?ix)" does; the system prompt states the size of a conditional
+# with no "no" branch and of a backreference under full case folding.
 # 0.17.0 (corpus-v10, levels-v10; levels 1 and 2 byte-identical): headroom at the top
 # level, where careful readers lost most (a section-scoped look-alike removed in the
 # section that keeps it). Section-scoped secrets also sit in JSON configs' top-level
@@ -65,7 +79,10 @@ ENVIRONMENT_VERSION = "0.17.0"
 # drawn once per stream, so the value a stream tests is the one it shows (corpus-v6 drew
 # it per record: Stripe's sample secret key was tested in streams that showed only its
 # publishable sample, and induce and a model reply both removed it).
-CORPUS_VERSION = "corpus-v10"
+CORPUS_VERSION = "corpus-v11"
+# corpus-v11 (environment 0.18.0): vendors' current formats (see 0.18.0 above); streams
+# keep corpus-v9's draws, so a stream that draws none of those families and no .npmrc
+# holds the records, labels and oracles it held.
 # The label every stream's draws are seeded under (corpus/stream.py). Until corpus-v9 it
 # was the corpus version, so every bump reseeded every stream and moved every figure;
 # corpus-v10 changed how one value is written (PGP blocks), not what is drawn where, so

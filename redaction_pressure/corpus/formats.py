@@ -509,8 +509,11 @@ def write_npmrc(template: Template, items: list[Item], r: Rng, world: World) -> 
     _header(template, out, r, world)
     mixed = []
     for item in _mix(template, items, r, world):
-        if item.context == "npmrc" and item.key.lower().endswith("_authtoken"):
-            registry = r.choice(("//registry.npmjs.org/", "//npm.pkg.github.com/", "//registry.acme.io/npm/"))
+        # npm reads a token only as a registry's _authToken (any other key is an unknown
+        # config npm warns about and ignores): an npm_ token is npmjs.org's, a GitHub
+        # token GitHub Packages'.
+        if item.context == "npmrc":
+            registry = "//npm.pkg.github.com/" if item.value.startswith("gh") else "//registry.npmjs.org/"
             item.key = f"{registry}:_authToken"
         mixed.append(item)
     for item, commented in flat(mixed, fold=str):

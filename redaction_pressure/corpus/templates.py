@@ -194,7 +194,7 @@ TEMPLATES: tuple[Template, ...] = (
     Template("gcp_service_account", "gcp_sa", "keep", _hosts("gcp_sa"), required="gcp_sa", capacity=1),
     Template("npmrc", "npmrc", "keep", _hosts("npmrc"), required="npmrc",
              header=("registry=https://registry.npmjs.org/",),
-             entries=(("always-auth", "true", False), ("save-exact", "true", False), ("fund", "false", False),
+             entries=(("audit", "false", False), ("save-exact", "true", False), ("fund", "false", False),
                       ("@acme:registry", "https://{host}/npm/", False), ("engine-strict", "true", False))),
     Template("pypirc", "pypirc", "keep", _hosts("pypirc"), required="pypirc"),
     Template("terraform", "hcl", "lower", _hosts(_KV),

@@ -119,7 +119,7 @@ _SURROGATE = regex.compile("[\ud800-\udfff]")
 _MAYBE_VERBOSE = regex.compile(r"\(\?[A-Za-z0-9-]*x")
 # The same for the VERSION1 flag: "(?V1)", "(?iV1)", "(?V1:...)".
 _MAYBE_V1 = regex.compile(r"\(\?[A-Za-z0-9-]*V1")
-# VERBOSE surely on everywhere: the pattern opens with a positional flags group of
+# VERBOSE surely on everywhere: the pattern opens with positional flags groups of
 # `regex`'s flag letters, x among them (nothing before it can make it anything else;
 # VERBOSE is a scoped flag, so from there it holds in every group), and nothing can
 # turn it off. Turning a flag off needs a "-" after "(?" and flag letters, which under
@@ -129,7 +129,7 @@ _MAYBE_V1 = regex.compile(r"\(\?[A-Za-z0-9-]*V1")
 # what `regex` skips, every character of which ``str.isspace`` is true: ``\s`` and
 # U+001C-U+001F, which ``\s`` does not match ("(?\x1f-x)" turns VERBOSE off; a review
 # found the bound at 1 for 60 real levels when only ``\s`` was allowed).
-_POSITIONAL_FLAGS = regex.compile(r"\(\?((?:[abefiLmprsuwx]|V[01])*+)\)")
+_POSITIONAL_FLAGS = regex.compile(r"(?:\(\?(?:[abefiLmprsuwx]|V[01])*+\))++")
 _MAYBE_FLAGS_OFF = regex.compile(r"\(\?(?!#)(?:[\s\x1c-\x1fA-Za-z0-9]|#[^\n]*+)*+-")
 
 
@@ -158,7 +158,7 @@ def nesting_bound(pattern: str) -> int:
     if openers <= MAX_NESTING:
         return openers  # each level needs an opener
     leading = _POSITIONAL_FLAGS.match(pattern)
-    verbose = (_ALWAYS if leading is not None and "x" in leading.group(1) and not _MAYBE_FLAGS_OFF.search(pattern)
+    verbose = (_ALWAYS if leading is not None and "x" in leading.group() and not _MAYBE_FLAGS_OFF.search(pattern)
                else _MAYBE if _MAYBE_VERBOSE.search(pattern) else _NEVER)
     # Sets nest only under version 1, which only a flag in the pattern can set (the
     # parser's default version is pinned to 0): without one, the version-1 reading
@@ -221,7 +221,7 @@ def _nesting(pattern: str, nested: bool, verbose: int) -> int | None:
                         go(i + 1, mode, sets, groups)
                 else:
                     go(i + 1, mode, 0, groups)  # the set ends (an inner "[" was a literal)
-                    if sets > 1:  # or a POSIX class does
+                    if sets > 1 and pattern[i - 1] == ":":  # or a POSIX class does: only ":]" closes one
                         go(i + 1, mode, sets - 1, groups)
             elif c == "(":
                 if pattern.startswith("?#", i + 1):  # the comment's own level, never left open
@@ -389,8 +389,8 @@ def _info(flags: int, char_type: int) -> Any:
 def _parse(pattern: str) -> tuple[Any, Any, Any]:
     """Parses as ``regex.compile`` does (restarting when a flag turns out global);
     returns the tree, the source and the parse info."""
-    if nesting_bound(pattern) > MAX_NESTING:
-        raise Refused(f"groups and sets nest deeper than {MAX_NESTING} levels")
+    if (depth := nesting_bound(pattern)) > MAX_NESTING:
+        raise Refused(f"groups and sets nest deeper than {MAX_NESTING} levels (up to {depth} read from the text)")
     # The parser reads the default version from module state that regex.compile resets
     # from regex.DEFAULT_VERSION on every call; a reply's verdict must not depend on
     # who compiled what before, so it is pinned to regex's documented default, V0.

@@ -112,7 +112,8 @@ and under (?x) whitespace outside sets and # comments, nothing); 1 per alternati
 (the whole pattern, a group's contents, each side of a |) and 1 more per | list; 1 per \
 group other than (?:...), (?|...) and flag groups such as (?i:...) or (?-s:...) (capturing, \
 lookaround, atomic; flags such as (?i) cost nothing; a conditional (?(?=c)y|n) costs 1 \
-plus c's contents, with y and n as alternatives and no cost for its | or its (?=)); a set 1 plus 1 per member \
+plus c's contents, with y and n as alternatives (n left out still counts, as an empty one) and \
+no cost for its | or its (?=)); a set 1 plus 1 per member \
 ([A-Za-z0-9] is 4), 1 more when, neither negated nor case-insensitive, it ends in an \
 unescaped "-" right after a single character that is not its first member ([ab-] is 5, \
 [a-z0-9-] 4), and a set of one member costs as that member ([a-z] is 1; under full case \
@@ -120,9 +121,9 @@ folding {FULL_FOLD_FACTOR}); a \
 repeat 1 plus its body's cost times m+1 for {{m,n}} or {{m,}} (once for * and ?, twice \
 for +), times m for {{m}} (once for {{0}}; {{1}} is its body alone), so nested repeats \
 multiply ([A-Za-z0-9]{{32}} is 129 units, (?:a{{100}}){{100}} about 10,000); under full \
-case folding ((?f) with (?i), or (?i) under (?V1)) a character, \\N{{...}} or \\p{{...}} \
-costs {FULL_FOLD_FACTOR} units instead of 1 and a set {FULL_FOLD_FACTOR + 1} per member. A refusal states \
-the sizes.
+case folding ((?f) with (?i), or (?i) under (?V1)) a character, a backreference \
+(\\1, \\g<1>, (?P=n)), \\N{{...}} or \\p{{...}} costs {FULL_FOLD_FACTOR} units instead of 1 and a \
+set {FULL_FOLD_FACTOR + 1} per member. A refusal states the sizes.
 - At most {MAX_MATCHES:,} matches in the whole episode, all rules together \
 (zero-width matches count).
 - All matching of the episode shares one budget of {budget_s:g} seconds of CPU time \

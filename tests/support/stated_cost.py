@@ -85,7 +85,7 @@ def _atom(r: _Reader, flags: str) -> int:
         condition = _alternation(r, flags)
         assert r.take(")")
         yes = 1 + _sequence(r, flags)
-        no = 1 + _sequence(r, flags) if r.take("|") else 0
+        no = 1 + _sequence(r, flags) if r.take("|") else 1  # a left-out branch: an empty alternative
         assert r.take(")")
         return 1 + condition + yes + no
     if r.take("(?#"):  # a comment: nothing

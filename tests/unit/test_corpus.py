@@ -108,13 +108,22 @@ ROOT = Path(__file__).resolve().parents[2]
 # Environment 0.16.2: every fingerprint here and in GOLDEN_LEVELS moved with the system
 # prompt alone (what a placeholder is, what "an object with rules" is, blockquoted
 # objects); with 0.16.1's system prompt put back, all fourteen are the old values.
+# corpus-v11 (environment 0.18.0; streams still drawn under corpus-v9's label): vendors'
+# current formats (GitHub refresh and stateless installation tokens, GitLab routable
+# tokens, Mailgun's 32-8-8 keys, Sentry's padded org tokens, Discord snowflakes of the
+# past, OpenSSH keys whose public key is the seed's, .npmrc tokens where npm reads them,
+# a Datadog call with both keys that works as typed).
+# Every fingerprint moved with the system prompt (the size of a conditional with no "no"
+# branch and of a backreference under full case folding); the records, labels and
+# oracles of dev 0..63 moved in 23 / 25 / 15 / 11 / 10 tasks of levels 1-5 (those that
+# draw a changed family or a .npmrc), and are unchanged in every other.
 GOLDEN = {
-    ("dev", 0): "c30b1f44588cea7403b6faf7c73e39ad9383671a9db344023fd5bf5297ff0539",
-    ("dev", 31): "5167396fdadc0b51315ed84c577933b9be59b951656cda1b08fa1063b85942c4",
-    ("dev", 63): "acf6db22e3b536f28a8a1466a58c0fd61ca36276ec5fee78da004313e3662dd0",
-    ("train", 0): "bc30f24ad30f47dc9f532e3ab728572c1cbaf80aa6c081c7435a85394daec907",
-    ("train", 123456): "f1b619c3affc201705eb45d82d2f8c507a87931f8ab29cdd7cef37c70ed79fe0",
-    ("train", 3): "d6bbbecb0d1635e02f0034f3ea43b893db7f39340b5b3e08ed1835e71fd6f6fb",
+    ("dev", 0): "f5c03eae7ac5d5f50b8097a0553da6c7c1f296040ccc5e7a1a2655c961c4a807",
+    ("dev", 31): "8f8d58ffc75424a751bf9e85480377787311b5ff86e4b416a5ebf100e78c260b",
+    ("dev", 63): "312cc4127cd9e21955e0bae5dc1df0090490c299018c31f59174e4bf2f17f6e1",
+    ("train", 0): "e114646f5195f8b20e31a9b13eab8c2487a1d2feabbb6332c58a8de5da1c57c6",
+    ("train", 123456): "2e77cc30ff8b4711ef4579d524ccfae1f3aa243fced0d8ca41f9f8e94d9bb91e",
+    ("train", 3): "a3ea42c4a6096bab66ff3fe209d0096578e0f1e0838dc3d1808f16e132b302ba",
 }
 
 
@@ -131,20 +140,20 @@ GOLDEN = {
 # (every golden here and in GOLDEN held, and the records, labels and oracles of dev
 # 0..23 at levels 1-2 hash as under levels-v9), as are level 3 dev 0 and level 4's two.
 GOLDEN_LEVELS = {
-    (2, "dev", 0): "6c8700188e93ac5376ab037a9a46550098e1793a043235163a3c1ec14139be3c",
-    (2, "train", 77): "e5403cb699fcf55e64ba533301e375ea5ebccfbc76f401f1080adad869a05d31",
-    (3, "dev", 0): "a32dfd9e254893bcffb1c85738bea70909b35883c2efab72ea0b75b38b995132",
-    (3, "train", 77): "bc2c1f6fd4187ca09f35f76e611b708a7cb294eff4224417da6fddd0d8934253",
-    (4, "dev", 0): "2e3a20049bcbbf04774a9380d3c43a6ed89bd9ad8293ef434a08fe2d46fce616",
-    (4, "train", 77): "b414d852d32143d120efa6f368fe5d02092b7edc2654c52bb9cfa85a41822a68",
-    (5, "dev", 0): "85f336cd1e142c1ec0cd0e1c12e60a6ef1a242a0d508551f2df24a4796d96389",
-    (5, "train", 77): "95a7d8be84fd6720fba96ffe979b4e1cc6116e3d7db8a2a966f8d83e00a2f495",
+    (2, "dev", 0): "df09018be39de128e383c7d14da5dbace39d20ffd763264c0e5747bc475e8c1e",
+    (2, "train", 77): "2812f1b7f946b81c787be35c452b4c920aabd802409c82f0d2b09b8ac8069b51",
+    (3, "dev", 0): "567596dadafe7d8aa44546d663e48937cc7623baa0c58c89b31c3fe77b4fc4bc",
+    (3, "train", 77): "0b7f20403c6ebd66f24f0c37943128308283a9244e2b5ee3bd6497c4f2c19c10",
+    (4, "dev", 0): "0983431c1c99f1f3694f58c41e29c2334c638a66667784602d893da4c4cd3b70",
+    (4, "train", 77): "430e407bf04f57e7e39941d435af3145a4dbf5875a1ce2653b27701e5746f463",
+    (5, "dev", 0): "d296bb6b79976115c3c9d779283b4f263d47c537f4d1b83bc600311c9fbb4a75",
+    (5, "train", 77): "dd32672905b57da987f7d9840d2f14fbf680bba1ee7d1756942d887fef704784",
 }
 
 
 class GoldenFingerprints(unittest.TestCase):
     def test_version(self):
-        self.assertEqual(CORPUS_VERSION, "corpus-v10")
+        self.assertEqual(CORPUS_VERSION, "corpus-v11")
 
     def test_golden_fingerprints(self):
         for (split, index), want in GOLDEN.items():

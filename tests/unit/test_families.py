@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import unittest
 import zlib
 
@@ -27,7 +28,7 @@ NO_PREFIX = {"aws_secret_access_key", "azure_ad_client_secret", "discord_bot_tok
              "mailchimp_api_key", "terraform_cloud_token", "generic_secret_assignment", "kubernetes_secret_data",
              "url_password", "basic_auth", "bearer_token", "cli_password", "connection_string_password"}
 # Variants recognised by their key alone: a Datadog key set as DD_API_KEY is bare hex.
-NO_PREFIX_VARIANTS = {("datadog_api_key", "env-api"), ("datadog_api_key", "env-app")}
+NO_PREFIX_VARIANTS = {("datadog_api_key", "env-api"), ("datadog_api_key", "env-app"), ("mailgun_api_key", "hex")}
 N_GENERATED = 200
 CONTEXTS = {"kv", "escaped", "block", "shell", "k8s", "npmrc", "pypirc", "gcp_sa"}
 
@@ -202,7 +203,7 @@ class Formats(unittest.TestCase):
         return [FAMILIES[name].make(r, variant).text for _ in range(n)]
 
     def test_github_tokens_carry_a_valid_crc32_checksum(self):
-        for variant in mk.GITHUB_VARIANTS:
+        for variant in ("ghp", "gho", "ghu", "ghs"):
             for token in self.values("github_token", variant):
                 self.assertTrue(token.startswith(variant + "_"))
                 body, check = token[4:34], token[34:]
@@ -211,6 +212,69 @@ class Formats(unittest.TestCase):
                     crc = crc * 62 + BASE62.index(c)
                 self.assertEqual(crc, zlib.crc32(body.encode()))
         self.assertNotEqual(github_checksum("a" * 30), github_checksum("b" + "a" * 29))
+
+    def test_github_refresh_and_stateless_tokens(self):
+        """Refresh tokens: ghr_ and 76 base62 characters (GitHub's documentation).
+        Stateless installation tokens (GitHub's changelog, 2026-04-24): ghs_APPID_JWT,
+        about 520 characters with two dots; the JWT names the same app and is signed
+        with RS256 (256 bytes)."""
+        for token in self.values("github_token", "ghr"):
+            self.assertRegex(token, r"\Aghr_[A-Za-z0-9]{76}\Z")
+        lengths = set()
+        for token in self.values("github_token", "ghs-stateless"):
+            prefix, app, jwt = token.split("_", 2)
+            header, payload, signature = jwt.split(".")
+            self.assertEqual(prefix, "ghs")
+            self.assertEqual(json.loads(base64.urlsafe_b64decode(header + "==")), {"alg": "RS256", "typ": "JWT"})
+            claims = json.loads(base64.urlsafe_b64decode(payload + "=="))
+            self.assertEqual(claims["aid"], int(app))
+            self.assertEqual(claims["exp"] - claims["iat"], 3600)
+            self.assertEqual(len(base64.urlsafe_b64decode(signature + "==")), 256)
+            self.assertEqual(base64.urlsafe_b64encode(base64.urlsafe_b64decode(signature + "==")).decode().rstrip("="),
+                             signature)  # canonical: no stray bits in the last character
+            lengths.add(len(token))
+        self.assertTrue(min(lengths) >= 500 and max(lengths) <= 560 and len(lengths) > 1, lengths)
+
+    def test_gitlab_routable_tokens_carry_their_length_and_crc32(self):
+        """As GitLab's RoutableToken generator writes them: base64url (unpadded) of 16
+        random bytes, the routing lines and their length; .01.; the base64 text's length
+        in base 36; the CRC32 of everything before, in base 36, seven digits."""
+        for token in self.values("gitlab_token", "glpat-routable"):
+            m = re.fullmatch(r"glpat-([A-Za-z0-9_-]+)\.01\.([0-9a-z]{2})([0-9a-z]{7})", token)
+            self.assertIsNotNone(m, token)
+            payload, length, crc = m.groups()
+            self.assertEqual(int(length, 36), len(payload))
+            self.assertEqual(int(crc, 36), zlib.crc32(token[:-7].encode()))
+            raw = base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4))
+            routing = raw[16:-1]
+            self.assertEqual(raw[-1], len(routing))
+            keys = [line.split(":")[0] for line in routing.decode().split("\n")]
+            self.assertEqual(keys, sorted(keys))
+            self.assertIn("o", keys)  # GitLab requires the organisation
+
+    def test_sentry_org_tokens_keep_their_padding_and_a_float_time(self):
+        padded = 0
+        for token in self.values("sentry_auth_token", "sntrys"):
+            body = token[len("sntrys_"):token.rindex("_")]
+            padded += body.endswith("=")
+            claims = json.loads(base64.b64decode(body, validate=True))
+            self.assertIsInstance(claims["iat"], float)
+        self.assertGreater(padded, 10)
+
+    def test_mailgun_keys_of_both_generations(self):
+        for token in self.values("mailgun_api_key", "key"):
+            self.assertRegex(token, r"\Akey-[0-9a-f]{32}\Z")
+        for token in self.values("mailgun_api_key", "hex"):
+            self.assertRegex(token, r"\A[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8}\Z")
+
+    def test_discord_ids_are_snowflakes_of_the_past(self):
+        """A snowflake's top bits are milliseconds since 2015-01-01: every id drawn is
+        from 2016 to mid-2026, 18 or 19 digits."""
+        for token in self.values("discord_bot_token", ""):
+            user = int(base64.urlsafe_b64decode(token.split(".")[0] + "==").decode())
+            when = (user >> 22) + 1_420_070_400_000
+            self.assertTrue(1_451_606_400_000 <= when <= 1_780_272_000_000, token)
+            self.assertIn(len(str(user)), (18, 19))
 
     def test_npm_tokens_carry_githubs_crc32_checksum(self):
         tokens = self.values("npm_token", "")

@@ -139,7 +139,10 @@ class StatedLimitsAreTheValidators(unittest.TestCase):
                      "[^ab-]", "[^abc-]", r"[a\--]", r"[ab\-]", "[.a-]", "[ab-c-]", r"[a\w-]", r"[a\x41-]",
                      "[a[:alpha:]-]", r"[a\n-]",
                      # the second false-zero hunt's: flag groups and comments
-                     "(?s:ab)", "(?-i:ab)", "(?i-s:a|b)", "a(?#a comment)b", "(?i)a(?#c)[bc]{2}"]
+                     "(?s:ab)", "(?-i:ab)", "(?i-s:a|b)", "a(?#a comment)b", "(?i)a(?#c)[bc]{2}",
+                     # the fourth's (2026-12-04): a conditional with no "no" branch, and a
+                     # backreference under full case folding
+                     "(?(?=a)b)", "(?(?!x)yz)", "(?:(?(?=a)b)){100}", r"(?fi)(a)\1", r"(?fi)([A-Za-z0-9_-])\1{5}"]
         members = ["a", "b", "Z", ".", "\\-", "a-z", "0-9", "\\w", "\\d", "\\n", "\\x41", "[:alpha:]", "\\p{L}"]
         for _ in range(2000):
             body = "".join(r.choice(members) for _ in range(r.randint(1, 4))) + r.choice(("", "-"))
@@ -399,6 +402,23 @@ class NoFalseZeros(unittest.TestCase):
         regex.compile("[[:a]" + deep + "]")
         self.assertGreaterEqual(guard.nesting_bound("(?V1)" + "[[" * 20 + "a" + "]]" * 20), 40)
 
+    def test_a_bracket_colon_inside_a_set_opens_a_class_only_if_colon_bracket_closes_it(self):
+        r"""Review of 2026-12-04: a "[:" inside a version-0 set was read as a POSIX class
+        that any "]" could close, so after ``[\s"'[:=,]`` the set stayed open in one
+        reading and the lookbehind's ")" was a set member: 31 branches of
+        ``(?<=[\s"'[:=,])tok_...`` (real depth 2) were refused as nested deeper than 32.
+        `regex` closes a class only at ":]"; anything else makes the "[" a literal."""
+        pattern = "|".join(rf"""(?<=[\s"'[:=,])tok{i}_[A-Za-z0-9]{{20,}}""" for i in range(31))
+        self.assertEqual(guard.nesting_bound(pattern), 3)  # 2, and the class's own level in one reading
+        text = reply([*((p, "[REDACTED]") for p in TASK.oracle_rules), (pattern, "[REDACTED]")])
+        self.assertNotIn("nest deeper", " ".join(e.message for e in score_completion(TASK, text).errors))
+        # a class that ":]" closes still keeps the set open, so what follows counts
+        deep = "(" * 40 + "a" + ")" * 40
+        for opened in ("[[:alpha:]", "[[:^digit:]", "[x[:word:]"):
+            with self.subTest(opened=opened):
+                regex.compile(opened + deep + "]")
+                self.assertGreaterEqual(guard.nesting_bound(opened + deep + "]"), 40)
+
     def test_verbose_and_comment_flags_keep_sets_read_as_sets(self):
         """Review of 2026-12-02: a (?x) or (?#...) anywhere sent the bound to a reading that
         took every "(" in a set for a group, so 18 lookbehinds (depth 3) were refused as
@@ -444,6 +464,14 @@ class NoFalseZeros(unittest.TestCase):
             with self.subTest(prefix=prefix):
                 self.assertGreaterEqual(guard.nesting_bound(prefix + deep + ")"), 40)
         self.assertEqual(guard.nesting_bound("(?x)" + "\\(" * 20 + "[(]" * 20 + "# ((((\n" * 10 + "a"), 1)
+        # (?x) in any of the opening flag groups (review of 2026-12-04: "(?i)(?x)" was read
+        # as maybe verbose, so 31 notes with an unclosed "(" were refused)
+        notes = "".join(rf"(?<=[\s=])tok{i}_\w{{20}}  # token {i} (e.g. the vendor's" + "\n|" for i in range(31)) + "z"
+        for flags in ("(?i)(?x)", "(?x)(?i)", "(?i)(?s)(?x)", "(?ix)"):
+            with self.subTest(flags=flags):
+                self.assertEqual(guard.nesting_bound(flags + "\n" + notes), 2)
+                guard.compile_bounded(flags + "\n" + notes)
+        self.assertGreaterEqual(guard.nesting_bound("(?i)a(?x)#(((\n" + deep + ")"), 40)  # not opening groups
 
     def test_the_combined_size_refusal_states_the_sizes(self):
         rules = [("(?:[A-Za-z0-9_-]{40}){60}", "") for _ in range(24)]

@@ -93,6 +93,20 @@ class PrivateKeys(unittest.TestCase):
         for pem in values("pem_private_key", "openssh", 20):
             self.assertIsInstance(s.load_ssh_private_key(pem.encode(), None), ed25519.Ed25519PrivateKey)
 
+    def test_an_openssh_key_holds_its_own_public_key(self):
+        """The file's public key (what ssh-keygen -y prints) is the seed's, and the copy
+        in its private section too, so a signature made with the file verifies against
+        it (review of 2026-12-04: both were random bytes, and ssh-keygen -Y verify failed)."""
+        for pem in values("pem_private_key", "openssh", 20):
+            key = s.load_ssh_private_key(pem.encode(), None)
+            assert isinstance(key, ed25519.Ed25519PrivateKey)
+            derived = key.public_key().public_bytes(s.Encoding.Raw, s.PublicFormat.Raw)
+            blob = pem_der(pem)
+            offset = blob.index(b"\0\0\0\x0bssh-ed25519\0\0\0\x20") + 19
+            self.assertEqual(blob[offset:offset + 32], derived)  # the header's public key
+            self.assertEqual(blob.count(derived), 3)  # and in the private section: its key and seed+key
+            key.public_key().verify(key.sign(b"message"), b"message")
+
 
 class PublicMaterial(unittest.TestCase):
     def test_public_keys_and_certificates_load(self):

@@ -154,6 +154,7 @@ def b64(data: bytes) -> str:
 # one is drawn again, so real secrets and placeholders never share a shape and the
 # oracles (``secrets._real``) can tell them apart.
 # (`re`: the same matches, a quarter of `regex`'s cost on a 40-character body)
+DIGITS_36 = "0123456789abcdefghijklmnopqrstuvwxyz"
 _PLACEHOLDER_LIKE = re.compile(r"(.)\1{5}|abcdefgh|ABCDEFGH|01234567|12345678|EXAMPLE|example")
 
 
@@ -255,6 +256,31 @@ def random_body(r: Rng, alphabet: str, n: int) -> str:
 # --- GitHub's token checksum: CRC32 of the 30 random characters, in base62 (0-9A-Za-z),
 # left-padded with 0 to six characters, as GitHub described its 2021 token format.
 BASE62 = DIGITS + UPPER + LOWER
+
+
+def looks_like_placeholder(value: str) -> bool:
+    """Whether ``value`` holds what placeholder bodies are written with (no real secret
+    of the corpus does)."""
+    return _PLACEHOLDER_LIKE.search(value) is not None
+
+
+def random_b64url(r: Rng, n: int) -> str:
+    """``n`` random bytes as unpadded base64url (a signature, a key): canonical, so its
+    last character carries only the bits left; drawn again if it looks like a placeholder."""
+    while True:
+        value = b64url(rbytes(r, n))
+        if not _PLACEHOLDER_LIKE.search(value):
+            return value
+
+
+def base36(n: int) -> str:
+    """As Ruby's Integer#to_s(36) writes it: 0-9 then a-z, no padding."""
+    out = ""
+    while True:
+        n, d = divmod(n, 36)
+        out = DIGITS_36[d] + out
+        if not n:
+            return out
 
 
 def base62(n: int, width: int) -> str:

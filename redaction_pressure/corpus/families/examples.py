@@ -100,8 +100,10 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
          'ghu_AQvGnd63OSH6HmYr14ZrX9H4Z71XdI0iLwsF'),
         ('ts=2026-03-01T10:00:00Z level=info msg="config loaded" gh_token="ghs_JsBBfebFuajXeAghQRibNQRYHv3TsW0i31Ct" retries=3\n',
          'ghs_JsBBfebFuajXeAghQRibNQRYHv3TsW0i31Ct'),
-        ('GITHUB_TOKEN=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\n',
-         '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'),
+        ('GITHUB_TOKEN=ghr_MEkty5h7spekKrleFs3I6eWWt9pHLRlaxjPdvFUeRLZ4zHusBdj37Y1i3AREPNY8CJMzK1z3OWYg\n',
+         'ghr_MEkty5h7spekKrleFs3I6eWWt9pHLRlaxjPdvFUeRLZ4zHusBdj37Y1i3AREPNY8CJMzK1z3OWYg'),
+        ('  - name: Checkout\n    env:\n      GH_TOKEN: ghs_610155_eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCJ9.eyJhaWQiOjYxMDE1NSwiZXhwIjoxNzg3MTIxNjk0LCJpYXQiOjE3ODcxMTgwOTQsImlpZCI6NzA4NjY1NywianRpIjoiYWY3MjA4ZGQtZGFlYS00NmM1LThiNDAtZDVhZDA0MjEyNjNiIn0.WBntH_n3KXBbi1BMk09nKfKB5CoYiMFLy4dGpmA0fRT1MfbjLUFw1DDfZ0tdcMI0NXsNdXOJeACEc1JI56xELUEVlwvnfXl4zBtYVJRNNLvlM6cL01bCtjcPwEH6EmCPWpOIAiyB6f3fEntESfhG7-GUqv3xuhenffl1u5H217Uao9PWDW42_EdjM7yFpFjJ66pIxPC3t_FM4CEA5I-Y0mCun1aV6sRZVoZNREA5iymfSVlTyAK0TB4KWv6JSQ_ypSW7IZPaKM-JCbqswB7urizwpkdZce_cbHX6IR_M96xlHySftwT0V7kr36WM7JTYgklpy-65fDaClAlaGshX2g\n',
+         'ghs_610155_eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCJ9.eyJhaWQiOjYxMDE1NSwiZXhwIjoxNzg3MTIxNjk0LCJpYXQiOjE3ODcxMTgwOTQsImlpZCI6NzA4NjY1NywianRpIjoiYWY3MjA4ZGQtZGFlYS00NmM1LThiNDAtZDVhZDA0MjEyNjNiIn0.WBntH_n3KXBbi1BMk09nKfKB5CoYiMFLy4dGpmA0fRT1MfbjLUFw1DDfZ0tdcMI0NXsNdXOJeACEc1JI56xELUEVlwvnfXl4zBtYVJRNNLvlM6cL01bCtjcPwEH6EmCPWpOIAiyB6f3fEntESfhG7-GUqv3xuhenffl1u5H217Uao9PWDW42_EdjM7yFpFjJ66pIxPC3t_FM4CEA5I-Y0mCun1aV6sRZVoZNREA5iymfSVlTyAK0TB4KWv6JSQ_ypSW7IZPaKM-JCbqswB7urizwpkdZce_cbHX6IR_M96xlHySftwT0V7kr36WM7JTYgklpy-65fDaClAlaGshX2g'),
     ),
     'github_fine_grained_pat': (
         ('GITHUB_PAT=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\n',
@@ -122,6 +124,8 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
          'glft-gN_hgw1oq5vY-ChuUDhG'),
         ('GITLAB_TOKEN=glptt-8621d9d8e6ebf7493fc3186391536068db1b1725\n',
          'glptt-8621d9d8e6ebf7493fc3186391536068db1b1725'),
+        ('  gitlab_token: "glpat-NBgUKR3fSAoUXwsWgEZh_2M6MgpvOjFtMGNlCnU6NXlzajIT.01.1c0arh6es"\n',
+         'glpat-NBgUKR3fSAoUXwsWgEZh_2M6MgpvOjFtMGNlCnU6NXlzajIT.01.1c0arh6es'),
     ),
     'npm_token': (
         ('NPM_TOKEN=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\n',
@@ -296,6 +300,8 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
          'key-0af28f08b8e8071e715abbb05982bc9b'),
         ('{\n  "service": "billing",\n  "mailgun_api_key": "key-dc8da4a24b8a390f9bd61803bc1217b7"\n}\n',
          'key-dc8da4a24b8a390f9bd61803bc1217b7'),
+        ('MAILGUN_API_KEY=588ab0f6ea3776577e5728413c36534c-13d55b65-8df220a0\n',
+         '588ab0f6ea3776577e5728413c36534c-13d55b65-8df220a0'),
     ),
     'mailchimp_api_key': (
         ('MAILCHIMP_API_KEY=4946a14c2c6a46ea251e6ba3964005d7-us1\n',
@@ -316,8 +322,8 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
     'sentry_auth_token': (
         ('SENTRY_AUTH_TOKEN=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\n',
          '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'),
-        ('  sentry_auth_token: "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"\n',
-         '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'),
+        ('  sentry_auth_token: "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"\n',
+         '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'),
         ('{\n  "service": "billing",\n  "sentry_auth_token": "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"\n}\n',
          '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'),
     ),

@@ -6,9 +6,10 @@ from __future__ import annotations
 import hashlib
 import json
 import struct
+import zlib
 from collections.abc import Mapping
 
-from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
+from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat, PublicFormat
 
 from ..rng import Rng
 from .base import (
@@ -27,6 +28,7 @@ from .base import (
     Fragment,
     b64,
     b64url,
+    base36,
     bech32,
     big,
     der,
@@ -35,6 +37,7 @@ from .base import (
     ed25519_key,
     github_checksum,
     inner,
+    looks_like_placeholder,
     macaroon_v2,
     mpi,
     oid,
@@ -42,6 +45,7 @@ from .base import (
     pgp_armor,
     pgp_packet,
     pick,
+    random_b64url,
     random_body,
     rbytes,
     rsa_private_der,
@@ -96,10 +100,14 @@ def _ssh_string(data: bytes) -> bytes:
 
 
 def _openssh_ed25519(r: Rng) -> bytes:
-    pub = rbytes(r, 32)
+    """The public key is the seed's (ssh-keygen -y derives it; a signature made with
+    the file verifies)."""
+    key = ed25519_key(r)
+    seed = key.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
+    pub = key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
     blob = _ssh_string(b"ssh-ed25519") + _ssh_string(pub)
     check = rbytes(r, 4)
-    private = (check + check + blob + _ssh_string(rbytes(r, 32) + pub) + _ssh_string(r.choice(USERS).encode()))
+    private = (check + check + blob + _ssh_string(seed + pub) + _ssh_string(r.choice(USERS).encode()))
     private += bytes(range(1, 1 + (-len(private)) % 8))
     return (b"openssh-key-v1\0" + _ssh_string(b"none") + _ssh_string(b"none") + _ssh_string(b"")
             + struct.pack(">I", 1) + _ssh_string(blob) + _ssh_string(private))
@@ -204,26 +212,67 @@ def databricks(r: Rng, v: str) -> Fragment:
     return whole("dapi" + random_body(r, HEX, 32) + (f"-{r.between(2, 9)}" if variant == "dapi-suffix" else ""))
 
 
-GITHUB_VARIANTS = ("ghp", "gho", "ghu", "ghs", "ghr")
+GITHUB_VARIANTS = ("ghp", "gho", "ghu", "ghs", "ghr", "ghs-stateless")
 
 
 def github_classic(r: Rng, v: str) -> Fragment:
+    """ghp_, gho_, ghu_ and ghs_: 30 random base62 characters and their CRC32 in 6 more.
+    ghr_ (refresh) tokens have 76 characters (GitHub's documentation; no checksum is
+    documented). Since April 2026 an installation token may be stateless:
+    ghs_APPID_JWT, about 520 characters with two dots (GitHub's changelog,
+    2026-04-24), which a rule for 36 characters misses."""
+    variant = pick(r, v, GITHUB_VARIANTS)
+    if variant == "ghr":
+        return whole("ghr_" + random_body(r, ALNUM, 76))
+    if variant == "ghs-stateless":
+        return whole(_github_stateless(r))
     body = random_body(r, ALNUM, 30)
-    return whole(f"{pick(r, v, GITHUB_VARIANTS)}_{body}{github_checksum(body)}")
+    return whole(f"{variant}_{body}{github_checksum(body)}")
+
+
+_STATELESS_HEADER = b64url(json.dumps({"alg": "RS256", "typ": "JWT"}, separators=(",", ":")).encode())
+_STATELESS_FROM = 1777248000  # 2026-04-27, when the rollout began
+
+
+def _github_stateless(r: Rng) -> str:
+    """ghs_ + the app's id + a JWT naming the installation, signed (RS256: 256 bytes)."""
+    app = r.between(100_000, 2_999_999)
+    iat = _STATELESS_FROM + r.below(18_000_000)
+    claims = {"aid": app, "exp": iat + 3600, "iat": iat, "iid": r.between(1_000_000, 99_999_999),
+              "jti": uuid4_text(r)}
+    payload = b64url(json.dumps(claims, separators=(",", ":")).encode())
+    return f"ghs_{app}_{_STATELESS_HEADER}.{payload}.{random_b64url(r, 256)}"
 
 
 def github_fine_grained(r: Rng, v: str) -> Fragment:
     return whole("github_pat_11" + r.chars(UPPER + DIGITS, 20) + "_" + random_body(r, ALNUM, 59))
 
 
-GITLAB_VARIANTS = ("glpat", "gldt", "glrt", "glft", "glptt")
+GITLAB_VARIANTS = ("glpat", "gldt", "glrt", "glft", "glptt", "glpat-routable")
 
 
 def gitlab(r: Rng, v: str) -> Fragment:
     variant = pick(r, v, GITLAB_VARIANTS)
     if variant == "glptt":
         return whole("glptt-" + random_body(r, HEX, 40))
+    if variant == "glpat-routable":
+        return whole(_gitlab_routable(r))
     return whole(f"{variant}-" + random_body(r, B64URL, 20))
+
+
+def _gitlab_routable(r: Rng) -> str:
+    """GitLab's routable token (GitLab's default since 2025): base64url, unpadded, of 16
+    random bytes, the routing payload (sorted key:value lines, numbers in base 36: the
+    cell, the organisation, the user) and its length in one byte; then ".", the format
+    version "01", ".", the base64 text's length in two base-36 digits, and the CRC32 of
+    everything before it in seven."""
+    routing = f"c:{base36(r.between(1, 4))}\no:{base36(r.between(1, 9_999_999))}\nu:{base36(r.between(1, 29_999_999))}"
+    while True:
+        payload = b64url(rbytes(r, 16) + routing.encode() + bytes([len(routing)]))
+        if not looks_like_placeholder(payload):
+            break
+    head = f"glpat-{payload}.01.{base36(len(payload)).rjust(2, '0')}"
+    return head + base36(zlib.crc32(head.encode())).rjust(7, "0")
 
 
 def npm(r: Rng, v: str) -> Fragment:
@@ -298,13 +347,23 @@ def slack_webhook(r: Rng, v: str) -> Fragment:
                  f"/B{r.chars(ids, r.between(8, 10))}/{random_body(r, ALNUM, 24)}")
 
 
+# Discord ids are snowflakes: milliseconds since 2015-01-01 above 22 bits of worker,
+# process and counter. Drawn from 2016 to mid-2026, so no id is from the future and
+# every one has 18 or 19 digits.
+_SNOWFLAKE_MS = (31_536_000_000, 360_201_600_000)
+
+
+def _snowflake(r: Rng) -> str:
+    return str(r.between(*_SNOWFLAKE_MS) << 22 | r.below(1 << 22))
+
+
 def discord_bot(r: Rng, v: str) -> Fragment:
-    user_id = _digits(r, 18, 19)
+    user_id = _snowflake(r)
     return whole(f"{b64url(user_id.encode())}.{r.chars(B64URL, 6)}.{random_body(r, B64URL, 38)}")
 
 
 def discord_webhook(r: Rng, v: str) -> Fragment:
-    return whole(f"https://discord.com/api/webhooks/{_digits(r, 18, 19)}/{random_body(r, B64URL, 68)}")
+    return whole(f"https://discord.com/api/webhooks/{_snowflake(r)}/{random_body(r, B64URL, 68)}")
 
 
 def telegram(r: Rng, v: str) -> Fragment:
@@ -375,8 +434,14 @@ def sendgrid(r: Rng, v: str) -> Fragment:
     return whole("SG." + random_body(r, B64URL, 22) + "." + random_body(r, B64URL, 43))
 
 
+MAILGUN_VARIANTS = ("key", "hex")
+
+
 def mailgun(r: Rng, v: str) -> Fragment:
-    return whole("key-" + random_body(r, HEX, 32))
+    """key- + 32 hex (accounts before 2018), or 32 hex, -, 8 hex, -, 8 hex (since)."""
+    if pick(r, v, MAILGUN_VARIANTS) == "key":
+        return whole("key-" + random_body(r, HEX, 32))
+    return whole(f"{random_body(r, HEX, 32)}-{random_body(r, HEX, 8)}-{random_body(r, HEX, 8)}")
 
 
 def mailchimp(r: Rng, v: str) -> Fragment:
@@ -393,9 +458,11 @@ SENTRY_VARIANTS = ("sntryu", "sntrys")
 def sentry(r: Rng, v: str) -> Fragment:
     if pick(r, v, SENTRY_VARIANTS) == "sntryu":
         return whole("sntryu_" + random_body(r, HEX, 64))
-    claims = {"iat": 1700000000 + r.below(10**8), "url": "https://sentry.io",
+    # As Sentry makes them: the issue time as time.time() gives it (a float), and the
+    # claims' base64 keeps its padding (two thirds of real tokens hold "=" before "_").
+    claims = {"iat": 1700000000 + r.below(10**8) + r.below(10**6) / 10**6, "url": "https://sentry.io",
               "region_url": "https://us.sentry.io", "org": r.choice(("acme", "shop", "ledger"))}
-    body = b64(json.dumps(claims, separators=(",", ":")).encode()).rstrip("=")
+    body = b64(json.dumps(claims, separators=(",", ":")).encode())
     return whole(f"sntrys_{body}_{random_body(r, B64, 43)}")
 
 
@@ -415,8 +482,10 @@ def datadog(r: Rng, v: str) -> Fragment:
             '-H "Content-Type: application/json" -H "DD-API-KEY: ')
     if variant == "api":
         return inner(head, api, '" -d @metrics.json')
+    # Both keys: a read of the monitors (a GET, one URL), as Datadog's API reference shows it.
+    head = 'curl -sS "https://api.datadoghq.com/api/v1/monitor" -H "DD-API-KEY: '
     app = random_body(r, HEX, 40)
-    text = head + api + '" -H "DD-APPLICATION-KEY: ' + app + '" https://api.datadoghq.com/api/v1/monitor'
+    text = head + api + '" -H "DD-APPLICATION-KEY: ' + app + '"'
     a = len(head)
     b = text.index(app)
     return Fragment(text, ((a, a + 32), (b, b + 40)))

@@ -102,18 +102,23 @@ SECRETS: tuple[Family, ...] = (
             "A Databricks personal access token (dapi + 32 hex, sometimes -N).", mk.DATABRICKS_VARIANTS),
     # --- VCS and CI
     _family("github_token", ("github_token", "gh_token"), mk.github_classic,
-            (rf"\bgh[pousr]_{_real('[A-Za-z0-9]')}[A-Za-z0-9]{{36}}\b",),
+            (rf"\bgh(?:[pousr]_{_real('[A-Za-z0-9]')}(?:(?<=r_)[A-Za-z0-9]{{76}}|(?<!r_)[A-Za-z0-9]{{36}})\b"
+             r"|s_[1-9][0-9]{3,9}_eyJ[A-Za-z0-9_-]+\.eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43,}(?![A-Za-z0-9_.-]))",),
             "GitHub personal (ghp_), OAuth (gho_), user-to-server (ghu_), server-to-server (ghs_) and "
-            "refresh (ghr_) tokens: 30 random base62 characters and a CRC32 checksum in 6 more.",
+            "refresh (ghr_) tokens: 30 random base62 characters and a CRC32 checksum in 6 more, 76 "
+            "characters for a refresh token; since 2026 a server-to-server token may be stateless, "
+            "ghs_APPID_JWT (about 520 characters, two dots).",
             mk.GITHUB_VARIANTS),
     _family("github_fine_grained_pat", ("github_pat", "gh_pat"), mk.github_fine_grained,
             (rf"\bgithub_pat_{_real('[A-Za-z0-9_]')}[A-Za-z0-9]{{22}}_[A-Za-z0-9]{{59}}\b",),
             "A fine-grained GitHub personal access token."),
     _family("gitlab_token", ("gitlab_token", "ci_job_token_override"), mk.gitlab,
-            (rf"\bgl(?:pat|dt|rt|ft)-{_real('[A-Za-z0-9_-]')}[A-Za-z0-9_-]{{20}}(?![A-Za-z0-9_-])",
+            (rf"\bgl(?:pat|dt|rt|ft)-{_real('[A-Za-z0-9_-]')}"
+             r"(?:[A-Za-z0-9_-]{20}|(?<=glpat-)[A-Za-z0-9_-]{27,300}\.01\.[0-9a-z]{9})(?![A-Za-z0-9_-])",
              rf"\bglptt-{_real('[0-9a-f]')}[0-9a-f]{{40}}\b"),
             "GitLab personal (glpat-), deploy (gldt-), runner (glrt-), feed (glft-) and pipeline "
-            "trigger (glptt-) tokens.", mk.GITLAB_VARIANTS),
+            "trigger (glptt-) tokens; a routable personal token (GitLab's default) carries its routing "
+            "in base64url, then .01., its length and a CRC32.", mk.GITLAB_VARIANTS),
     # --- package registries
     _family("npm_token", ("npm_token", "_authtoken"), mk.npm,
             (rf"\bnpm_{_real('[A-Za-z0-9]')}[A-Za-z0-9]{{36}}\b",),
@@ -190,8 +195,10 @@ SECRETS: tuple[Family, ...] = (
             (rf"\bSG\.{_real('[A-Za-z0-9_.-]')}[A-Za-z0-9_-]{{22}}\.[A-Za-z0-9_-]{{43}}(?![A-Za-z0-9_-])",),
             "A SendGrid API key: sends mail as the account."),
     _family("mailgun_api_key", ("mailgun_api_key", "mailgun_key"), mk.mailgun,
-            (rf"\bkey-{_real('[0-9a-f]')}[0-9a-f]{{32}}\b",),
-            "A Mailgun private API key (key- + 32 hex)."),
+            (rf"\bkey-{_real('[0-9a-f]')}[0-9a-f]{{32}}\b",
+             rf"\b(?=[0-9a-f]{{32}}-[0-9a-f]{{8}}-){_real('[0-9a-f]')}[0-9a-f]{{32}}-[0-9a-f]{{8}}-[0-9a-f]{{8}}\b"),
+            "A Mailgun private API key: key- + 32 hex (accounts before 2018), or 32 hex, -, 8 hex, -, "
+            "8 hex (since).", mk.MAILGUN_VARIANTS),
     _family("mailchimp_api_key", ("mailchimp_api_key", "mc_api_key"), mk.mailchimp,
             (rf"\b(?=[0-9a-f]{{32}}-us){_real('[0-9a-f]')}[0-9a-f]{{32}}-us[0-9]{{1,2}}\b",),
             "A Mailchimp API key: 32 hex and the data-centre suffix (-us1 … -us21)."),
@@ -200,8 +207,9 @@ SECRETS: tuple[Family, ...] = (
             "A Twilio API key SID (SK…): with its secret it calls the API as the account."),
     _family("sentry_auth_token", ("sentry_auth_token",), mk.sentry,
             (rf"\bsntryu_{_real('[a-f0-9]')}[a-f0-9]{{64}}\b",
-             r"\bsntrys_eyJ[A-Za-z0-9+/]{40,400}_[A-Za-z0-9+/]{43}(?![A-Za-z0-9+/=_])"),
-            "Sentry user (sntryu_) and organisation (sntrys_) auth tokens.", mk.SENTRY_VARIANTS),
+             r"\bsntrys_eyJ[A-Za-z0-9+/]{40,400}={0,2}_[A-Za-z0-9+/]{43}(?![A-Za-z0-9+/=_])"),
+            "Sentry user (sntryu_) and organisation (sntrys_) auth tokens; an organisation token is the "
+            "base64 of its claims (padding kept), _, and 43 characters of secret.", mk.SENTRY_VARIANTS),
     _family("datadog_api_key", ("dd_api_key", "datadog_api_key"), mk.datadog,
             (rf"(?<=DD-(?:API|APPLICATION)-KEY: ){_real('[0-9a-f]')}[0-9a-f]{{32}}(?:[0-9a-f]{{8}})?\b",
              rf"(?<=(?<![A-Za-z0-9_-])(?i:dd|datadog)_(?i:api|app|application)_(?i:key){_ASSIGN})"
