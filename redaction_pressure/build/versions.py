@@ -15,7 +15,9 @@ ENVIRONMENT_VERSION = "0.18.0"
 # takes both generations. Reading: a "[:" in a set opens a POSIX class only if ":]"
 # closes it (31 sets like [\s"'[:=,] were refused as nesting past 32), "(?i)(?x)" opens
 # a verbose pattern as "(?ix)" does; the system prompt states the size of a conditional
-# with no "no" branch and of a backreference under full case folding.
+# with no "no" branch and of a backreference under full case folding. Level 4 draws 4-5
+# context look-alikes per context secret (3-4 before, as level 3): with the new formats the
+# best constant reply tied at levels 3 and 4 (0.425), and now falls (0.425 -> 0.423).
 # 0.17.0 (corpus-v10, levels-v10; levels 1 and 2 byte-identical): headroom at the top
 # level, where careful readers lost most (a section-scoped look-alike removed in the
 # section that keeps it). Section-scoped secrets also sit in JSON configs' top-level

@@ -102,7 +102,7 @@ TABLE: dict[int, Level] = {
                quiet_records=(7, 8), static_secrets=(1, 3)),
     4: replace(_BASE, house_formats=(3, 4), lookalikes_per_format=(4, 4), lookalike_kinds=_ALL_KINDS,
                length_step=(1, 2), house_placeholders=(2, 3), placeholder_kinds=(2, 3), context_secrets=(2, 3),
-               context_lookalikes=(3, 4), affixed_lookalikes=(1, 1), scoped_secrets=(1, 2),
+               context_lookalikes=(4, 5), affixed_lookalikes=(1, 1), scoped_secrets=(1, 2),
                policy_exceptions=(1, 2), encodings=(1, 1), multiline=(1, 1), neutral_block_labels=(1, 1),
                lines_per_record=(3, 7), decoy_density=(8, 11), quiet_records=(10, 11), static_secrets=(1, 2),
                heldout_coverage=(1, 1), lookalike_coverage=(3, 3)),
