@@ -84,6 +84,14 @@ def default_jobs() -> int:
     return contract.available_cpus()
 
 
+def effective_jobs(jobs: int) -> int:
+    """The workers ``--jobs N`` gets: at most one per CPU this process may use (more only
+    wait for one, and the verdict does not depend on the number; a typo's --jobs 100000
+    forked that many processes: review of 2026-12-04), and one where workers cannot be
+    forked."""
+    return min(max(1, jobs), default_jobs()) if _context() is not None else 1
+
+
 def _context() -> BaseContext | None:
     """fork, which shares the parent's imported scoring core (no re-import per worker)
     and never puts the current directory on a path; None where it is not safe."""
@@ -163,10 +171,7 @@ class Workers:
     ``shared=True`` before the workers start)."""
 
     def __init__(self, jobs: int, allowance: contract.Allowance | None = None) -> None:
-        # At most one per CPU this process may use: more only wait for one (the verdict
-        # does not depend on the number), and a typo's --jobs 100000 forked that many
-        # processes (review of 2026-12-04).
-        self.jobs = min(max(1, jobs), default_jobs()) if _context() is not None else 1
+        self.jobs = effective_jobs(jobs)
         self.allowance = allowance
         self._pool: ProcessPoolExecutor | None = None
 

@@ -97,7 +97,7 @@ from ._manifest import (
     run_id_of,
     summarize,
 )
-from ._parallel import Workers, rescore_all
+from ._parallel import Workers, effective_jobs, rescore_all
 from ._records import episode_problems, idx_offset, trace_record_problems
 from ._rescore import BUDGET_EXTENSION
 from ._schemas import EPISODE, STATEMENT, SchemaError, error_lines, schema_errors
@@ -366,9 +366,10 @@ class _Verifier:
 
     def __init__(self, archive: Path, public_key: Ed25519PublicKey, secret: bytes | None, jobs: int,
                  chain: Sequence[Step] | None = None, limits: Limits | None = None):
-        self.archive, self.public_key, self.secret, self.jobs = archive, public_key, secret, jobs
+        # the workers it runs, which the report states
+        self.archive, self.public_key, self.secret, self.jobs = archive, public_key, secret, effective_jobs(jobs)
         self.limits = limits or Limits()
-        self.allowance = Allowance(self.limits.max_budget_s, self.limits.max_cpu_s, shared=jobs > 1)
+        self.allowance = Allowance(self.limits.max_budget_s, self.limits.max_cpu_s, shared=self.jobs > 1)
         self.chain: Sequence[Step] = CHAIN if chain is None else chain
         self.checks: list[Check] = []
         self.produced: set[str] = set()          # steps whose artefact exists (passed, or got that far)
@@ -380,7 +381,7 @@ class _Verifier:
         self.coverage: dict[str, Any] | None = None
         self.time_dependent = self.budget_extended = self.not_rescored = 0
         self.manifest_v1 = self.manifest_v2 = False
-        self.workers = Workers(jobs, self.allowance)
+        self.workers = Workers(self.jobs, self.allowance)
 
     # -- running the declared chain ---------------------------------------------------------
     def run(self) -> Report:

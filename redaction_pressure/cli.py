@@ -8,6 +8,7 @@ imported (importing it takes seconds); `eval`, `reply` and `score` exit 0 when t
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import re
@@ -815,6 +816,16 @@ def main(argv: list[str] | None = None) -> int:
         # `... | head` closed the pipe: not an error worth a traceback.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as exc:
+        if exc.errno not in _OUTPUT_FAILURES:
+            raise
+        # The output failed (a full disk, /dev/full): one line, and nothing left to flush.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        print(f"redaction-pressure: error: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+
+
+_OUTPUT_FAILURES = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG})
 
 
 if __name__ == "__main__":

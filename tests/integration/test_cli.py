@@ -145,6 +145,19 @@ class UsageErrors(unittest.TestCase):
                 self.assertEqual(victim.read_text(), "precious\n")
                 self.assertEqual(list(elsewhere.iterdir()), [])
 
+    def test_an_output_that_fails_is_one_line_not_a_traceback(self):
+        """Review of 2026-12-04: `tasks show > /dev/full` printed a traceback. A full
+        output is one line and exit 1; an output the encoding cannot take gets escapes."""
+        with open("/dev/full", "w") as full:
+            p = subprocess.run([*CLI, "tasks", "show", "--index", "1"], stdout=full, stderr=subprocess.PIPE,
+                               text=True, env=_env(None), timeout=300)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertEqual(p.stderr.strip().splitlines(), ["redaction-pressure: error: cannot write the output: "
+                                                         "No space left on device"])
+        p = run("tasks", "show", "--index", "1", env={"PYTHONIOENCODING": "ascii"})
+        self.assertEqual(p.returncode, 0, p.stderr)
+        no_traceback(self, p)
+
     def test_a_linked_directory_on_the_way_to_the_default_run_directory_is_refused(self):
         """Review of 2026-12-04: a current directory someone else made holds ``runs`` as a
         link to a directory of the user's; the plain ``eval`` (its default

@@ -9,6 +9,7 @@ import re
 
 FOLD, BASE, GRAPHEME, LINEBREAK = 105, 16, 5, 12
 _FLAGS = re.compile(r"\(\?([a-zA-Z0-9]*)\)")
+_NAMED = re.compile(r"\(\?P?<[A-Za-z_][A-Za-z0-9_]*>")
 _SCOPED = re.compile(r"\(\?([a-zA-Z0-9]*)(?:-[a-zA-Z0-9]+)?:")  # a flag group: (?i:, (?-s:, (?i-m:
 _COUNT = re.compile(r"\{(\d+)(?:(,)(\d*))?\}")
 
@@ -81,7 +82,11 @@ def _repeat(r: _Reader, body: int) -> int:
 
 def _atom(r: _Reader, flags: str) -> int:
     fold = _folds(flags)
-    if r.take("(?(?=") or r.take("(?(?!"):  # conditional: 1, its condition's contents, each branch
+    if r.take("(?P=") or r.take("\\g<"):  # a backreference by name or number: as one character
+        r.pos = r.text.index(")" if r.text[r.pos - 1] == "=" else ">", r.pos) + 1
+        return FOLD if fold else 1
+    # a conditional: 1, its condition's contents, each branch (any lookaround as its condition)
+    if r.take("(?(?=") or r.take("(?(?!") or r.take("(?(?<=") or r.take("(?(?<!"):
         condition = _alternation(r, flags)
         assert r.take(")")
         yes = 1 + _sequence(r, flags)
@@ -100,6 +105,11 @@ def _atom(r: _Reader, flags: str) -> int:
         inner = _alternation(r, flags + m.group(1))
         assert r.take(")")
         return inner
+    if (m := _NAMED.match(r.text, r.pos)) is not None:  # a named group: a capturing group
+        r.pos = m.end()
+        inner = _alternation(r, flags)
+        assert r.take(")")
+        return 1 + inner
     for opener in ("(?<=", "(?<!", "(?=", "(?!", "("):
         if r.take(opener):
             inner = _alternation(r, flags)

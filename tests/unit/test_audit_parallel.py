@@ -69,7 +69,18 @@ def _many_rollouts(episodes):
         episodes[i]["traces"][0]["rewards"]["recall"]["score"] = 0.25
 
 
+def _cpus(test: unittest.TestCase, n: int = 4) -> None:
+    """Workers as many as asked, up to ``n``, whatever this machine's CPUs: on a 1-CPU
+    runner --jobs 2 would run serially, and a comparison with --jobs 1 could not fail."""
+    patch = mock.patch.object(_parallel, "default_jobs", return_value=n)
+    patch.start()
+    test.addCleanup(patch.stop)
+
+
 class SameReportWhateverTheJobs(unittest.TestCase):
+    def setUp(self):
+        _cpus(self)
+
     @classmethod
     def setUpClass(cls):
         cls.run_dir = fx.tampered_run(fx.full_dev_run(), _many_rollouts)
@@ -114,6 +125,9 @@ class SameReportWhateverTheJobs(unittest.TestCase):
 class HostileArchivesGetTheSameReport(unittest.TestCase):
     """Signed by the owner, so every check runs on them: the report with --jobs 2 is
     the serial one, byte for byte, and nothing is parsed before the file matches."""
+
+    def setUp(self):
+        _cpus(self)
 
     def same(self, archive, **patches):
         with contextlib.ExitStack() as stack:
@@ -243,6 +257,9 @@ class JobWorkers(unittest.TestCase):
             self.assertEqual(Workers(1000).jobs, 3)
             self.assertEqual(Workers(2).jobs, 2)
             self.assertEqual(Workers(0).jobs, 1)
+        with mock.patch.object(_parallel, "default_jobs", return_value=2):  # and the report says what ran
+            archive = fx.seal_run(fx.dev_run())
+            self.assertEqual(verify_archive(archive, fx.public_key(), None, jobs=1000).jobs, 2)
 
     def test_each_job_worker_has_one_scan_worker_forked_from_itself(self):
         with Workers(2) as workers:

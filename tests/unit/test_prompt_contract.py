@@ -142,7 +142,9 @@ class StatedLimitsAreTheValidators(unittest.TestCase):
                      "(?s:ab)", "(?-i:ab)", "(?i-s:a|b)", "a(?#a comment)b", "(?i)a(?#c)[bc]{2}",
                      # the fourth's (2026-12-04): a conditional with no "no" branch, and a
                      # backreference under full case folding
-                     "(?(?=a)b)", "(?(?!x)yz)", "(?:(?(?=a)b)){100}", r"(?fi)(a)\1", r"(?fi)([A-Za-z0-9_-])\1{5}"]
+                     "(?(?=a)b)", "(?(?!x)yz)", "(?:(?(?=a)b)){100}", r"(?fi)(a)\1", r"(?fi)([A-Za-z0-9_-])\1{5}",
+                     r"(?fi)(a)\g<1>", "(?fi)(?P<n>a)(?P=n)", "(?fi)(?P<n>[a-z])(?P=n){5}", "(?(?<=a)b)",
+                     "(?(?<!a)b|cd)"]
         members = ["a", "b", "Z", ".", "\\-", "a-z", "0-9", "\\w", "\\d", "\\n", "\\x41", "[:alpha:]", "\\p{L}"]
         for _ in range(2000):
             body = "".join(r.choice(members) for _ in range(r.randint(1, 4))) + r.choice(("", "-"))

@@ -458,8 +458,9 @@ SENTRY_VARIANTS = ("sntryu", "sntrys")
 def sentry(r: Rng, v: str) -> Fragment:
     if pick(r, v, SENTRY_VARIANTS) == "sntryu":
         return whole("sntryu_" + random_body(r, HEX, 64))
-    # As Sentry makes them: the issue time as time.time() gives it (a float), and the
-    # claims' base64 keeps its padding (two thirds of real tokens hold "=" before "_").
+    # As Sentry makes them: the issue time as time.time() gives it (a float), the claims
+    # as sentry.utils.json writes them (compact: no spaces, unlike the stdlib's default),
+    # and their base64 keeps its padding (two thirds of real tokens hold "=" before "_").
     claims = {"iat": 1700000000 + r.below(10**8) + r.below(10**6) / 10**6, "url": "https://sentry.io",
               "region_url": "https://us.sentry.io", "org": r.choice(("acme", "shop", "ledger"))}
     body = b64(json.dumps(claims, separators=(",", ":")).encode())
