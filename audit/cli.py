@@ -27,7 +27,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from redaction_pressure.contract import DEFAULT_MAX_BUDGET_S, DEFAULT_MAX_CPU_S, printable, sane_streams
+from redaction_pressure.contract import DEFAULT_MAX_BUDGET_S, DEFAULT_MAX_CPU_S, printable, quiet_stdout, sane_streams
 
 USAGE, INVALID, OK = 2, 1, 0
 UNFINISHED = 4  # not the input's doing: an output closed or full, an internal error
@@ -241,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         # `audit verify ... | head` closed the pipe: the verdict was not all written,
         # which says nothing about the archive.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        quiet_stdout()
         return UNFINISHED
     except Exception as exc:
         if os.environ.get("AUDIT_DEBUG"):

@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import errno
 import json
-import os
 import re
 import sys
 import tempfile
@@ -22,7 +21,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from . import policies
 from .boundary.files import replace_refusal
 from .boundary.launch import safe_spawned_paths
-from .boundary.terminal import printable, sane_streams
+from .boundary.terminal import printable, quiet_stdout, sane_streams
 from .corpus.levels import LEVELS
 from .scoring.allowance import DEFAULT_MAX_BUDGET_S, DEFAULT_MAX_CPU_S
 from .scoring.summary import split_label
@@ -111,10 +110,11 @@ def _level_mix(text: str | None) -> dict[int, float] | None:
     mix: dict[int, float] = {}
     try:
         for part in text.split(","):
-            level, _, weight = part.partition("=")
-            if int(level) in mix:
-                raise ValueError(f"level {int(level)} is given twice")
-            mix[int(level)] = float(weight)
+            text_level, _, weight = part.partition("=")
+            level = int(text_level)
+            if level in mix:
+                raise ValueError(f"level {level} is given twice")
+            mix[level] = float(weight)
         check_level_mix(mix)
     except ValueError as exc:
         reason = str(exc) if "level" in str(exc) else f"{text!r} is not LEVEL=WEIGHT,... (e.g. 1=2,2=1)"
@@ -814,13 +814,13 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         # `... | head` closed the pipe: not an error worth a traceback.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        quiet_stdout()
         return 0
     except OSError as exc:
         if exc.errno not in _OUTPUT_FAILURES:
             raise
         # The output failed (a full disk, /dev/full): one line, and nothing left to flush.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        quiet_stdout()
         print(f"redaction-pressure: error: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
         return 1
 

@@ -54,7 +54,8 @@ What an auditor needs, by question:
   off the text, so no reader's verdict depends on its stack.
 - *How is a file's text shown?* `printable`: every character that could rewrite a
   terminal or reorder a line written as its escape; `sane_streams`: a character the
-  terminal's encoding lacks is written as its escape too, never raised.
+  terminal's encoding lacks is written as its escape too, never raised; `quiet_stdout`:
+  after an output fails, nothing more is written to it.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ from .boundary.episodes import MIN_TRACE_BYTES, VALUE_BYTES
 from .boundary.files import MAX_TRACES_BYTES, InputFileError, file_kind, open_regular, read_bounded, write_new
 from .boundary.launch import fork_context, scrub_environment
 from .boundary.parse_bounds import NestedTooDeeply, TooManyValues, check_json_density, check_json_nesting, loads_toml
-from .boundary.terminal import printable, sane_streams
+from .boundary.terminal import printable, quiet_stdout, sane_streams
 from .build.identity import build_identity, source_digest
 from .build.schemas import json_path, schema_dir
 from .build.versions import CORPUS_VERSION, ENVIRONMENT_VERSION, REWARD_SCHEMA_VERSION
@@ -153,6 +154,7 @@ __all__ = [
     "private_commitment",
     "private_seed",
     "prove_split",
+    "quiet_stdout",
     "read_bounded",
     "read_private_secret",
     "run_uncertainty",

@@ -37,7 +37,7 @@ from .boundary.parse_bounds import loads_toml
 from .corpus.levels import LEVELS
 from .scoring.scan_pool import WORKERS_ENV, available_cpus
 from .task.splits import PRIVATE_SEED_ENV
-from .task.tasks import check_level_mix
+from .task.tasks import check_level_mix, weights_total
 from .taskset import RedactionRow
 
 MAX_LEVEL = 5  # the specification's level range is 1..5; corpus.levels.LEVELS is what this build has
@@ -62,13 +62,7 @@ class Stage(BaseModel):
                 raise ValueError(f"level {level} is outside 1..{MAX_LEVEL}")
             if not (0 <= weight < math.inf):
                 raise ValueError(f"level {level} has weight {weight}; weights are finite numbers >= 0")
-        try:
-            total = math.fsum(mix.values())
-        except OverflowError:
-            total = math.inf
-        if total == math.inf:
-            raise ValueError("the level weights sum past the largest float; they are relative: scale them down")
-        if not total > 0:
+        if not weights_total(mix.values(), "the level weights") > 0:
             raise ValueError("a stage needs a level with a positive weight")
         return mix
 

@@ -9,6 +9,9 @@ terminals and pages; written raw, an escape sequence could rewrite what a reader
 
 from __future__ import annotations
 
+import os
+import sys
+
 
 def printable(value: object, keep: str = "") -> str:
     """``value`` as text with every character Python does not call printable (control
@@ -22,15 +25,18 @@ def printable(value: object, keep: str = "") -> str:
                    for c in text)
 
 
+def quiet_stdout() -> None:
+    """Points standard output at the null device: after a reader closed the pipe or the
+    output filled up, nothing is left to flush at exit (which would raise again)."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 def sane_streams() -> None:
     """Standard streams every command can write to: a character the terminal's
     encoding lacks (a ± or − in an ASCII or Latin-1 locale) is written as its escape,
     not raised (review of 2026-12-04: `rescore`, `compare` and `eval` printed a
     traceback, and `audit verify` called a genuine archive's check an internal error,
     exit 1), and a stream the caller closed (``>&-``) becomes the null device."""
-    import os
-    import sys
-
     for name in ("stdout", "stderr"):
         stream = getattr(sys, name)
         if stream is None:

@@ -130,20 +130,20 @@ def check_level_mix(mix: Mapping[int, float] | None) -> tuple[tuple[int, float],
         if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 <= weight < math.inf:
             raise ValueError(f"level_mix weights must be finite numbers >= 0, got {weight!r} for level {level}")
         pairs.append((level, float(weight)))
-    if not pairs or not _total(w for _, w in pairs) > 0:
+    if not pairs or not weights_total((w for _, w in pairs), "level_mix weights") > 0:
         raise ValueError("level_mix needs at least one level with a positive weight")
     return tuple(sorted(pairs))
 
 
-def _total(weights: Iterable[float]) -> float:
-    """The sum of finite weights; ValueError, not OverflowError, when it is past the
-    largest float (review of 2026-12-04: 1=1e308,2=1e308 was a traceback)."""
+def weights_total(weights: Iterable[float], what: str) -> float:
+    """The sum of finite weights; ValueError naming ``what``, not OverflowError, when it
+    is past the largest float (review of 2026-12-04: 1=1e308,2=1e308 was a traceback)."""
     try:
         total = math.fsum(weights)
     except OverflowError:
         total = math.inf
     if total == math.inf:
-        raise ValueError("level_mix weights sum past the largest float; they are relative: scale them down")
+        raise ValueError(f"{what} sum past the largest float; they are relative: scale them down")
     return total
 
 

@@ -80,6 +80,7 @@ SURFACE = {
                        "-> 'list[dict[str, Any]]'",
     "run_uncertainty": "(traces: 'list[dict[str, Any]]') -> 'dict[str, Any]'",
     "sane_streams": "() -> 'None'",
+    "quiet_stdout": "() -> 'None'",
     "task_from_seed": None,
     "task_hash": "(data: 'Mapping[str, Any]') -> 'str'",
 }

@@ -264,12 +264,13 @@ def looks_like_placeholder(value: str) -> bool:
     return _PLACEHOLDER_LIKE.search(value) is not None
 
 
-def random_b64url(r: Rng, n: int) -> str:
-    """``n`` random bytes as unpadded base64url (a signature, a key): canonical, so its
-    last character carries only the bits left; drawn again if it looks like a placeholder."""
+def random_b64url(r: Rng, n: int, tail: bytes = b"") -> str:
+    """``n`` random bytes (then ``tail``) as unpadded base64url (a signature, a token's
+    payload): canonical, so its last character carries only the bits left; the random
+    bytes drawn again if it looks like a placeholder."""
     while True:
-        value = b64url(rbytes(r, n))
-        if not _PLACEHOLDER_LIKE.search(value):
+        value = b64url(rbytes(r, n) + tail)
+        if not looks_like_placeholder(value):
             return value
 
 

@@ -37,7 +37,6 @@ from .base import (
     ed25519_key,
     github_checksum,
     inner,
-    looks_like_placeholder,
     macaroon_v2,
     mpi,
     oid,
@@ -267,10 +266,7 @@ def _gitlab_routable(r: Rng) -> str:
     version "01", ".", the base64 text's length in two base-36 digits, and the CRC32 of
     everything before it in seven."""
     routing = f"c:{base36(r.between(1, 4))}\no:{base36(r.between(1, 9_999_999))}\nu:{base36(r.between(1, 29_999_999))}"
-    while True:
-        payload = b64url(rbytes(r, 16) + routing.encode() + bytes([len(routing)]))
-        if not looks_like_placeholder(payload):
-            break
+    payload = random_b64url(r, 16, routing.encode() + bytes([len(routing)]))
     head = f"glpat-{payload}.01.{base36(len(payload)).rjust(2, '0')}"
     return head + base36(zlib.crc32(head.encode())).rjust(7, "0")
 
