@@ -1,7 +1,12 @@
 """Version strings that name behaviour. Bump one whenever its behaviour changes, in
 the same commit that updates the golden fingerprints in tests/unit/test_corpus.py."""
 
-ENVIRONMENT_VERSION = "0.18.0"
+ENVIRONMENT_VERSION = "0.19.0"
+# 0.19.0 (corpus-v12, levels-v10; streams drawn as in corpus-v9): a DSA private key
+# holds a real group (1024-bit p, 160-bit q dividing p - 1, g of order q, from a fixed
+# pool, `dsa_groups`) and y = g^x mod p for its drawn x, so ``openssl pkey -check``
+# passes it; its five integers were random and OpenSSL called every one invalid. Of
+# dev 0..63 at every level, only level 5 dev 40 holds one (its records moved).
 # 0.18.0 (corpus-v11, levels-v10; streams drawn under corpus-v9's label): vendors'
 # current formats, as a review against their documentation found the corpus behind
 # them. GitHub refresh tokens have 76 characters (not 36), and installation tokens may
@@ -81,7 +86,10 @@ ENVIRONMENT_VERSION = "0.18.0"
 # drawn once per stream, so the value a stream tests is the one it shows (corpus-v6 drew
 # it per record: Stripe's sample secret key was tested in streams that showed only its
 # publishable sample, and induce and a model reply both removed it).
-CORPUS_VERSION = "corpus-v11"
+CORPUS_VERSION = "corpus-v12"
+# corpus-v12 (environment 0.19.0): DSA private keys pass OpenSSL's key check (see 0.19.0
+# above); streams keep corpus-v9's draws, so a stream that holds no DSA key holds the
+# records, labels and oracles it held.
 # corpus-v11 (environment 0.18.0): vendors' current formats (see 0.18.0 above); streams
 # keep corpus-v9's draws, so a stream that draws none of those families and no .npmrc
 # holds the records, labels and oracles it held.

@@ -119,6 +119,11 @@ ROOT = Path(__file__).resolve().parents[2]
 # draw a changed family or a .npmrc), and are unchanged in every other.
 # Level 4 draws 4-5 context look-alikes per context secret (levels-v10 drew 3-4, as level 3
 # does): with corpus-v11 the best constant reply tied at levels 3 and 4 (0.425).
+# corpus-v12 (environment 0.19.0; streams still drawn under corpus-v9's label): a DSA
+# private key holds a real group and y = g^x mod p (OpenSSL's key check passes it). No
+# golden above holds one, and each holds; train 200 does and pins the new bytes, as
+# level 5 dev 40 does below (the only dev task of levels 1-5 with one: the records,
+# labels and oracles of every other dev 0..63 task hash as under corpus-v11).
 GOLDEN = {
     ("dev", 0): "f5c03eae7ac5d5f50b8097a0553da6c7c1f296040ccc5e7a1a2655c961c4a807",
     ("dev", 31): "8f8d58ffc75424a751bf9e85480377787311b5ff86e4b416a5ebf100e78c260b",
@@ -126,6 +131,7 @@ GOLDEN = {
     ("train", 0): "e114646f5195f8b20e31a9b13eab8c2487a1d2feabbb6332c58a8de5da1c57c6",
     ("train", 123456): "2e77cc30ff8b4711ef4579d524ccfae1f3aa243fced0d8ca41f9f8e94d9bb91e",
     ("train", 3): "a3ea42c4a6096bab66ff3fe209d0096578e0f1e0838dc3d1808f16e132b302ba",
+    ("train", 200): "e8ba9a39e67da37c03f45aaea9b5fca1029e7a90dbd5d513c5ad89b176a45627",
 }
 
 
@@ -150,12 +156,13 @@ GOLDEN_LEVELS = {
     (4, "train", 77): "868f816fd6621e84f79225b43109601517728bdd82399bee7b516fa2c3a5a309",
     (5, "dev", 0): "d296bb6b79976115c3c9d779283b4f263d47c537f4d1b83bc600311c9fbb4a75",
     (5, "train", 77): "dd32672905b57da987f7d9840d2f14fbf680bba1ee7d1756942d887fef704784",
+    (5, "dev", 40): "e6358654abf07d7fdafe29ec299107dfe99303c9fe14fbd67747fe657a53530a",
 }
 
 
 class GoldenFingerprints(unittest.TestCase):
     def test_version(self):
-        self.assertEqual(CORPUS_VERSION, "corpus-v11")
+        self.assertEqual(CORPUS_VERSION, "corpus-v12")
 
     def test_golden_fingerprints(self):
         for (split, index), want in GOLDEN.items():

@@ -21,9 +21,9 @@ from pathlib import Path
 from cryptography import x509
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization as s
-from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
+from cryptography.hazmat.primitives.asymmetric import dsa, ec, ed25519, rsa
 
-from redaction_pressure.corpus.families import FAMILIES, primes
+from redaction_pressure.corpus.families import FAMILIES, dsa_groups, primes
 from redaction_pressure.corpus.rng import Rng
 
 POOL = frozenset(primes.RSA_PRIMES)
@@ -87,9 +87,40 @@ class PrivateKeys(unittest.TestCase):
                 self.assertEqual(pem_der(pem), key.private_bytes(s.Encoding.DER, s.PrivateFormat.TraditionalOpenSSL,
                                                                  s.NoEncryption()))
 
-    def test_dsa_and_openssh_keys_still_load(self):
-        for pem in values("pem_private_key", "dsa", 20):
-            s.load_pem_private_key(pem.encode(), None)
+    def test_dsa_keys_hold_a_real_group_and_their_own_public_value(self):
+        """What OpenSSL's DSA key check tests: p and q prime, q divides p - 1, g of order
+        q, y = g^x mod p (corpus-v11 wrote five random integers, which the check called
+        invalid); the DER is what OpenSSL writes for the same numbers."""
+        groups = set()
+        for pem in values("pem_private_key", "dsa", 40):
+            with self.subTest(pem=pem[:80]):
+                key = s.load_pem_private_key(pem.encode(), None)
+                self.assertIsInstance(key, dsa.DSAPrivateKey)
+                numbers = key.private_numbers()
+                params = numbers.public_numbers.parameter_numbers
+                p, q, g, y, x = params.p, params.q, params.g, numbers.public_numbers.y, numbers.x
+                self.assertEqual((p.bit_length(), q.bit_length()), (1024, 160))
+                self.assertEqual((p - 1) % q, 0)
+                self.assertTrue(1 < g < p and pow(g, q, p) == 1)
+                self.assertTrue(0 < x < q)
+                self.assertEqual(y, pow(g, x, p))
+                self.assertEqual(pem_der(pem), key.private_bytes(s.Encoding.DER, s.PrivateFormat.TraditionalOpenSSL,
+                                                                 s.NoEncryption()))
+                groups.add((p, q, g))
+        self.assertGreater(len(groups), 4)  # drawn from the pool, not one group
+        self.assertLessEqual(groups, set(dsa_groups.DSA_GROUPS))
+
+    @unittest.skipUnless(shutil.which("openssl"), "no openssl")
+    def test_openssl_checks_dsa_keys_valid(self):
+        with tempfile.TemporaryDirectory() as home:
+            for i, pem in enumerate(values("pem_private_key", "dsa", 4)):
+                path = Path(home) / f"k{i}.pem"
+                path.write_text(pem)
+                out = subprocess.run(["openssl", "pkey", "-in", str(path), "-check", "-noout"], capture_output=True,
+                                     text=True, check=False)
+                self.assertEqual((out.returncode, out.stdout.strip()), (0, "Key is valid"), out.stderr)
+
+    def test_openssh_keys_load(self):
         for pem in values("pem_private_key", "openssh", 20):
             self.assertIsInstance(s.load_ssh_private_key(pem.encode(), None), ed25519.Ed25519PrivateKey)
 
@@ -489,7 +520,7 @@ class Examples(unittest.TestCase):
 
 class Determinism(unittest.TestCase):
     CASES = (("pem_private_key", "rsa"), ("pem_private_key", "pkcs8"), ("pem_private_key", "ec"),
-             ("pem_private_key", "pgp"),
+             ("pem_private_key", "pgp"), ("pem_private_key", "dsa"),
              ("gcp_service_account_key", ""), ("pypi_token", "pypi"), ("pypi_token", "testpypi"),
              ("public_key_material", ""), ("ssh_public_key", ""), ("k8s_config_data", ""))
 
@@ -509,7 +540,7 @@ class Determinism(unittest.TestCase):
         self.assertEqual(digest.hexdigest(), PINNED)
 
 
-PINNED = "090162f76929389db988774af983fc9a1a5c4abbd1ecd2b370f5710cbfe905c7"
+PINNED = "3c601f0c28ebc426231df0b4f4890722c71c54207d7408c05f160648552a9884"
 
 
 class PrimePool(unittest.TestCase):
@@ -537,6 +568,38 @@ class PrimePool(unittest.TestCase):
 
     def test_the_first_entries_regenerate_from_the_documented_procedure(self):
         self.assertEqual(primes.generate_pool(3), primes.RSA_PRIMES[:3])
+
+
+class DsaGroupPool(unittest.TestCase):
+    def test_every_group_is_a_dsa_group_of_probable_primes(self):
+        self.assertEqual(len(set(dsa_groups.DSA_GROUPS)), len(dsa_groups.DSA_GROUPS))
+        test = random.Random(20261204)  # an independent Miller-Rabin, bases of its own
+        for p, q, g in dsa_groups.DSA_GROUPS:
+            self.assertEqual((p.bit_length(), q.bit_length()), (1024, 160))
+            self.assertEqual((p - 1) % q, 0)
+            self.assertTrue(1 < g < p and pow(g, q, p) == 1)
+            for n in (p, q):
+                self.assertTrue(probable_prime(n, test), f"{n:x} is composite")
+
+    def test_the_first_group_regenerates_from_the_documented_procedure(self):
+        self.assertEqual(dsa_groups.generate_pool(1), dsa_groups.DSA_GROUPS[:1])
+
+
+def probable_prime(n: int, test: random.Random, rounds: int = 12) -> bool:
+    d, r = n - 1, 0
+    while d % 2 == 0:
+        d, r = d // 2, r + 1
+    for _ in range(rounds):
+        x = pow(test.randrange(2, n - 1), d, n)
+        if x in (1, n - 1):
+            continue
+        for _ in range(r - 1):
+            x = x * x % n
+            if x == n - 1:
+                break
+        else:
+            return False
+    return True
 
     def test_pairs_are_distinct_and_ordered(self):
         r = Rng("vendor/pairs", 0)

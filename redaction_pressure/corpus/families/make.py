@@ -30,9 +30,7 @@ from .base import (
     b64url,
     base36,
     bech32,
-    big,
     der,
-    der_int,
     ec_p256_key,
     ed25519_key,
     github_checksum,
@@ -53,6 +51,7 @@ from .base import (
     uuid4_text,
     whole,
 )
+from .dsa_groups import pick_group
 
 AWS_ID_VARIANTS = ("AKIA", "ASIA", "ABIA", "ACCA", "A3T")
 
@@ -90,8 +89,11 @@ def _encrypted_pkcs8(r: Rng) -> bytes:
 
 
 def _dsa(r: Rng) -> bytes:
-    return seq(small_int(0), der_int(big(r, 128)), der_int(big(r, 20)), der_int(big(r, 128)),
-               der_int(big(r, 128)), der_int(big(r, 20)))
+    """OpenSSL's DSAPrivateKey (version, p, q, g, y, x) in a group of the pool, with its
+    own secret x and public value y = g^x mod p: ``openssl pkey -check`` passes it."""
+    p, q, g = pick_group(r)
+    x = 1 + r.below(q - 1)
+    return seq(*(small_int(v) for v in (0, p, q, g, pow(g, x, p), x)))
 
 
 def _ssh_string(data: bytes) -> bytes:

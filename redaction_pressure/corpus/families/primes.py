@@ -48,13 +48,19 @@ def _miller_rabin(n: int, bases: list[int]) -> bool:
     return True
 
 
+def probable_prime(r: Rng, n: int) -> bool:
+    """Trial division by the primes below 2000, then Miller-Rabin with the fixed bases
+    and 16 more drawn from ``r`` (drawn only for a candidate that passes the division)."""
+    if any(n % p == 0 for p in _SMALL):
+        return False
+    bases = list(_FIXED_BASES) + [2 + r.below(n - 3) for _ in range(16)]
+    return _miller_rabin(n, bases)
+
+
 def _next_prime(r: Rng, bits: int) -> int:
     while True:
         n = r._bits(bits) | (3 << (bits - 2)) | 1
-        if any(n % p == 0 for p in _SMALL):
-            continue
-        bases = list(_FIXED_BASES) + [2 + r.below(n - 3) for _ in range(16)]
-        if _miller_rabin(n, bases) and (n - 1) % E:
+        if probable_prime(r, n) and (n - 1) % E:
             return n
 
 
