@@ -226,14 +226,40 @@ def _score(task: RedactionTask, reply: str, recorded_codes: set[str], cap: float
     return score
 
 
-def _compare(name: str, copies: Copies, score: Score) -> str | None:
-    """How either recorded copy (``rewards.*``, ``info.redaction.*``) differs from the
-    recomputation, or None."""
+def _recorded_codes(info: dict[str, Any]) -> list[str]:
+    """The error codes ``info.redaction_errors`` records, in order. Raises ValueError
+    when it is missing (the scorer writes it beside every score) or not what it writes."""
+    if "redaction_errors" not in info:
+        raise ValueError("it records rewards but not info.redaction_errors, which the scorer writes beside them")
+    errors = info["redaction_errors"]
+    if not isinstance(errors, list) or not all(isinstance(e, dict) and isinstance(e.get("code"), str)
+                                               for e in errors):
+        raise ValueError("its info.redaction_errors is not a list of error objects with a code")
+    return [e["code"][:60] for e in errors]
+
+
+def _codes_differ(recorded: list[str], now: list[str]) -> bool:
+    """As `audit verify` compares them: the same codes in the same order, or a time-out
+    in both (which time code a slow scan stops on depends on the machine)."""
+    if recorded == now:
+        return False
+    return not (TIME_CODES.intersection(recorded) and TIME_CODES.intersection(now))
+
+
+def _compare(name: str, copies: Copies, score: Score, codes: list[str]) -> str | None:
+    """How either recorded copy (``rewards.*``, ``info.redaction.*``) or the recorded
+    error codes differ from the recomputation, or None."""
     assert copies.rewards is not None
     recorded = copies.rewards
     now = {k: float(getattr(score, k)) for k in METRICS}
+    now_codes = [e.code for e in score.errors]
     if all(recorded[k] == now[k] for k in METRICS) and all(v == now[k] for k, v in copies.redaction.items()):
-        return None
+        if not _codes_differ(codes, now_codes):
+            return None
+        # The same reward from another verdict (a reply voided for another reason):
+        # `audit verify` fails such a trace, and "reproduced" would vouch for it.
+        return (f"{name}: reward reproduced ({score.reward:.4f}), but its errors are not: recorded {codes}, "
+                f"recomputed {now_codes}")
     detail = ", ".join(f"{k} {recorded[k]:.4f} -> {now[k]:.4f}" for k in METRICS[1:] if recorded[k] != now[k])
     other = {k: v for k, v in copies.redaction.items() if v != recorded[k]}  # where the two copies disagree
     if other:
@@ -275,9 +301,8 @@ def rescore(path: Path, max_budget_s: float = DEFAULT_MAX_BUDGET_S,
             if refusal is not None:
                 out.not_checked(f"{where}: NOT CHECKED, not rescored because {refusal}")
                 continue
-            errors = info.get("redaction_errors")
-            codes = {str(e.get("code"))[:60] for e in errors if isinstance(e, dict)} if isinstance(errors, list) \
-                else set()
+            recorded_codes = _recorded_codes(info)
+            codes = set(recorded_codes)
             # Building the task is charged too: a trace chooses its parameters (up to 64
             # shown and 256 held-out records at level 5), so building costs what it says.
             with allowance.charging(in_process=True):
@@ -296,7 +321,7 @@ def rescore(path: Path, max_budget_s: float = DEFAULT_MAX_BUDGET_S,
         out.recorded.append(recorded.rewards["reward"] if recorded.rewards else 0.0)
         out.recomputed.append(score.reward)
         out.tasks.append((task.index, task.level))
-        difference = _compare(where, recorded, score)
+        difference = _compare(where, recorded, score, recorded_codes)
         if difference is None:
             out.reproduced += 1
         else:

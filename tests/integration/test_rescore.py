@@ -194,6 +194,47 @@ class Rescore(unittest.TestCase):
                                    r"clean 1\.0000\)$")
         self.assertTrue(lines[-1].startswith(f"{N - 1}/{N} rewards reproduced"), lines[-1])
 
+    def test_the_same_reward_from_other_errors_is_a_difference(self):
+        """Review of 2026-12-04: rescore compared rewards only, so a reply voided for one
+        reason recorded as voided for another (both 0) was "reproduced" where `audit
+        verify` fails it on the error codes."""
+        run = self.copy("other-errors")
+        broken = json.dumps({"rules": [{"pattern": "(", "replacement": "[REDACTED]"}]})
+
+        def voided(codes):
+            def change(episode):
+                trace = episode["traces"][0]
+                [n for n in trace["nodes"] if n.get("sampled")][-1]["message"]["content"] = broken
+                for part in trace["rewards"].values():
+                    part["score"] = 0.0
+                trace["info"]["redaction"].update(reward=0.0, recall=0.0, precision=0.0, clean=0.0)
+                trace["info"]["redaction_errors"] = codes
+            return change
+
+        _edit(run / "traces.jsonl", 2, voided([{"code": "malformed_json", "message": "no answer"}]))
+        _edit(run / "traces.jsonl", 3, voided([{"code": "invalid_regex", "message": "rule 1: ...", "rule": 0}]))
+        _edit(run / "traces.jsonl", 4, voided("none"))
+
+        def unrecorded(episode):
+            del episode["traces"][0]["info"]["redaction_errors"]
+        _edit(run / "traces.jsonl", 5, unrecorded)
+        code, out, err = cli("rescore", str(run))
+        self.assertEqual((code, err), (1, ""))
+        lines = out.strip().splitlines()
+        self.assertEqual(lines[:3], [
+            "dev-000005 (line 3): reward reproduced (0.0000), but its errors are not: recorded ['malformed_json'], "
+            "recomputed ['invalid_regex']",
+            "line 5: cannot be rescored: its info.redaction_errors is not a list of error objects with a code",
+            "line 6: cannot be rescored: it records rewards but not info.redaction_errors, which the scorer writes "
+            "beside them"])
+        self.assertTrue(lines[-1].startswith(f"{N - 3}/{N} rewards reproduced"), lines[-1])  # line 4's matches
+
+    def test_time_codes_stand_for_each_other(self):
+        from redaction_pressure.rescore import _codes_differ
+        self.assertFalse(_codes_differ(["timeout"], ["budget_exhausted"]))  # where a slow scan stops: the machine's
+        self.assertTrue(_codes_differ([], ["invalid_regex"]))
+        self.assertTrue(_codes_differ(["invalid_regex", "timeout"], ["invalid_json"]))
+
     def test_a_missing_copy_is_a_difference(self):
         """Red team, 2026-12-03: with info.redaction null (or without its scores) rescore
         compared the one copy left and said every reward reproduced, exit 0."""
