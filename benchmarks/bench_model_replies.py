@@ -3,8 +3,8 @@
     uv run python benchmarks/bench_model_replies.py [DIR]
 
 DIR (default: the newest ``benchmarks/data/model-replies-*``, replies to the current
-build: ``model-replies-2026-12-04-env0.17``, environment 0.17.0, corpus-v10, levels-v10,
-level 5 dev 3, 7, ..., 63; its README) holds files named
+build: ``model-replies-2026-12-04-env0.19``, environment 0.19.0, corpus-v12, levels-v10,
+levels 1 and 5 dev 3, 7, ..., 63; its README) holds files named
 ``L{level}-dev{index}.reply.txt``: each the complete reply a model gave to dev task
 ``index`` at ``level`` when shown only that task's system prompt and prompt (no tools,
 no code execution). Prints each reply's reward, what it leaked or destroyed (by class),
@@ -12,9 +12,12 @@ and per level the mean with its standard error beside `induce` and the oracle on
 same tasks, so the question "does the level separate models?" is answered by a
 script, not by hand.
 
-Replies to levels-v9 (environment 0.16.0) are under ``benchmarks/data/levels-v9/``: its
-level-1 replies still score on the current build (level 1 is byte-identical), its
-level-5 ones only on 0.16.x. Replies to earlier corpora are kept under
+``model-replies-2026-12-04-env0.17`` holds replies to environment 0.17.0 (corpus-v10) at
+level 5, and ``levels-v9/model-replies-2026-12-03-env0.16/`` replies to 0.16.0 at levels 1
+and 5. The former, and the latter's level-1 replies, still score on this build, though
+since corpus-v11 three of their tasks hold other records than the reply was written for
+(level 5 dev 23, level 1 dev 15 and 55); the latter's level-5 replies (levels-v9) score
+only on 0.16.x. Their READMEs say what they scored. Replies to earlier corpora are kept under
 ``benchmarks/data/corpus-v3/`` to ``corpus-v8/``
 (the newest: environment 0.14.0, level 1 dev 3, 11, ..., 59 and level 5 dev 1, 3, ..., 31,
 each from a frontier-model session allowed only to read its prompt files and write its
