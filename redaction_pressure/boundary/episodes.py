@@ -29,6 +29,11 @@ a difference line of its own: 2 MiB of such a line made `report` use 3.1 GB and 
   belongs (a hostile file may hold ``NaN`` itself), so the field is named as malformed
   there, and the line gets one problem saying how many such literals it holds.
 
+* a line with an object that names a key twice is not read (one problem naming the
+  key): RFC 8259 leaves such a value to the reader, so one reader would show one score
+  and the next another; `audit` refuses such files too (review of 2026-12-04: these
+  readers took the last, silently).
+
 The reader holds the parsed traces (the caller's choice), never one object per entry it
 refused, and problems are passed on as they are found (callers cap how many they keep).
 """
@@ -95,8 +100,28 @@ def loads_bounded(raw: bytes | str, per_bytes: tuple[int, int, int] | None = Non
     and `TooManyValues` for one holding more values than ``per_bytes`` allows
     (`loads_json`)."""
     numbers = _Numbers()
-    value = loads_json(raw, per_bytes, parse_int=numbers.integer, parse_float=numbers.real)
+    value = loads_json(raw, per_bytes, parse_int=numbers.integer, parse_float=numbers.real,
+                       object_pairs_hook=_unique_keys)
     return value, numbers.oversized, numbers.longest
+
+
+class DuplicateKey(ValueError):
+    """A JSON object names a key twice."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object whose keys are distinct. With a key twice RFC 8259 leaves the value to
+    the reader (Python's takes the last, strict readers refuse), so a trace could show
+    one score to one reader and another to the next; `audit` refuses such files too."""
+    out = dict(pairs)
+    if len(out) == len(pairs):
+        return out
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            break
+        seen.add(key)
+    raise DuplicateKey(f"an object names the key {key[:80]!r} twice")
 
 
 _Read = Iterator[tuple[int, int, dict[str, Any], object]]  # (line, position, trace, the Episode's run)
@@ -223,6 +248,10 @@ class EpisodeReader:
         except TooManyValues as exc:
             self.problem(f"{self.where(number)} holds too many values for its {len(raw):,} bytes ({exc}; a real "
                          "trace has an array or object per 300 bytes or more, a string per 100); it is not read")
+            return
+        except DuplicateKey as exc:
+            self.problem(f"{self.where(number)} is ambiguous JSON ({exc}: readers disagree on its value); "
+                         "it is not read")
             return
         except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
             self.problem(f"{self.where(number)} is not JSON ({str(exc)[:120]}); it is not read")

@@ -229,6 +229,20 @@ class Rescore(unittest.TestCase):
             "beside them"])
         self.assertTrue(lines[-1].startswith(f"{N - 3}/{N} rewards reproduced"), lines[-1])  # line 4's matches
 
+    def test_a_line_naming_a_key_twice_is_a_difference(self):
+        """Readers disagree on such a line's values (Python takes the last key); `audit`
+        refuses it, and so does every reader of an unsealed run."""
+        run = self.copy("twice")
+        lines = (run / "traces.jsonl").read_text().splitlines()
+        self.assertIn('"redaction":{"reward":', lines[1])
+        lines[1] = lines[1].replace('"redaction":{"reward":', '"redaction":{"reward":1.0,"reward":', 1)
+        (run / "traces.jsonl").write_text("\n".join(lines) + "\n")
+        code, out, err = cli("rescore", str(run))
+        self.assertEqual((code, err), (1, ""))
+        self.assertRegex(out, r"line 2 is ambiguous JSON \(an object names the key 'reward' twice: readers disagree "
+                              r"on its value\); it is not read")
+        self.assertTrue(out.strip().splitlines()[-1].startswith(f"{N - 1}/{N - 1} rewards reproduced"), out)
+
     def test_time_codes_stand_for_each_other(self):
         from redaction_pressure.rescore import _codes_differ
         self.assertFalse(_codes_differ(["timeout"], ["budget_exhausted"]))  # where a slow scan stops: the machine's

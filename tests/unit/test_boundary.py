@@ -101,6 +101,32 @@ class NumberLiterals(unittest.TestCase):
                                     "they are read as not a number"])
 
 
+class DuplicateKeys(unittest.TestCase):
+    """Review of 2026-12-04: the readers of unsealed runs took the last of a key written
+    twice, as Python does, so ``{"reward": 1.0, ..., "reward": 0.1}`` showed one score
+    to them and another to a reader that takes the first; `audit` refused such files.
+    Now every reader of a run refuses the line, once, with the key named."""
+
+    def test_a_line_naming_a_key_twice_is_not_read(self):
+        import io
+        import json
+
+        from redaction_pressure.boundary import episodes
+
+        pad = "x" * 2000
+        honest = json.dumps({"traces": [{"info": {"redaction": {"reward": 0.1}}, "task": {"data": {"pad": pad}}}]})
+        twice = honest.replace('{"reward": 0.1}', '{"reward": 1.0, "reward": 0.1}')
+        nested = honest.replace('"pad":', '"pad": 1, "pad":')
+        problems: list[str] = []
+        got = list(episodes.EpisodeReader(problems.append).read(io.BytesIO(f"{honest}\n{twice}\n{nested}\n".encode())))
+        self.assertEqual([n for n, *_ in got], [1])
+        self.assertEqual(problems, [
+            "line 2 is ambiguous JSON (an object names the key 'reward' twice: readers disagree on its value); "
+            "it is not read",
+            "line 3 is ambiguous JSON (an object names the key 'pad' twice: readers disagree on its value); "
+            "it is not read"])
+
+
 class LineFloods(unittest.TestCase):
     """Review of 2026-12-03: `report`, `rescore` and `compare` parsed every line of a
     traces file one Python step at a time: 16 MiB of ``{}`` lines cost the reader 71 s
