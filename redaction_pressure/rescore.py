@@ -226,47 +226,64 @@ def _score(task: RedactionTask, reply: str, recorded_codes: set[str], cap: float
     return score
 
 
-def _recorded_codes(info: dict[str, Any]) -> list[str]:
-    """The error codes ``info.redaction_errors`` records, in order. Raises ValueError
-    when it is missing (the scorer writes it beside every score) or not what it writes."""
+Error = tuple[str, object]  # (code, rule): what `audit verify` compares
+
+
+def _recorded_errors(info: dict[str, Any]) -> list[Error]:
+    """The (code, rule) pairs ``info.redaction_errors`` records, in order. Raises
+    ValueError when it is missing (the scorer writes it beside every score) or not what
+    it writes."""
     if "redaction_errors" not in info:
         raise ValueError("it records rewards but not info.redaction_errors, which the scorer writes beside them")
     errors = info["redaction_errors"]
     if not isinstance(errors, list) or not all(isinstance(e, dict) and isinstance(e.get("code"), str)
                                                for e in errors):
         raise ValueError("its info.redaction_errors is not a list of error objects with a code")
-    return [e["code"][:60] for e in errors]
+    return [(e["code"][:60], e.get("rule")) for e in errors]
 
 
-def _codes_differ(recorded: list[str], now: list[str]) -> bool:
-    """As `audit verify` compares them: the same codes in the same order, or a time-out
-    in both (which time code a slow scan stops on depends on the machine)."""
-    if recorded == now:
-        return False
-    return not (TIME_CODES.intersection(recorded) and TIME_CODES.intersection(now))
+def _errors_differ(recorded: list[Error], now: list[Error]) -> bool:
+    """As `audit verify` compares them: the same (code, rule) pairs in the same order,
+    time-outs apart when the recording timed out (where a slow scan stops, or whether it
+    does, depends on the machine; the reward says what the time-out cost)."""
+    if any(code in TIME_CODES for code, _ in recorded):
+        recorded = [e for e in recorded if e[0] not in TIME_CODES]
+        now = [e for e in now if e[0] not in TIME_CODES]
+    return recorded != now
 
 
-def _compare(name: str, copies: Copies, score: Score, codes: list[str]) -> str | None:
+MAX_ERRORS_SHOWN = 4
+
+
+def _shown(errors: list[Error]) -> str:
+    """At most MAX_ERRORS_SHOWN pairs, then how many more (a hostile trace may record
+    hundreds of thousands)."""
+    text = ", ".join(code if rule is None else f"{code} (rule {str(rule)[:20]})" for code, rule in
+                     errors[:MAX_ERRORS_SHOWN])
+    more = len(errors) - MAX_ERRORS_SHOWN
+    return f"[{text}{f', and {more:,} more' if more > 0 else ''}]"
+
+
+def _compare(name: str, copies: Copies, score: Score, errors: list[Error]) -> str | None:
     """How either recorded copy (``rewards.*``, ``info.redaction.*``) or the recorded
-    error codes differ from the recomputation, or None."""
+    errors differ from the recomputation, or None."""
     assert copies.rewards is not None
     recorded = copies.rewards
     now = {k: float(getattr(score, k)) for k in METRICS}
-    now_codes = [e.code for e in score.errors]
+    now_errors: list[Error] = [(e.code, e.rule) for e in score.errors]
     if all(recorded[k] == now[k] for k in METRICS) and all(v == now[k] for k, v in copies.redaction.items()):
-        if not _codes_differ(codes, now_codes):
+        if not _errors_differ(errors, now_errors):
             return None
-        # The same reward from another verdict (a reply voided for another reason):
-        # `audit verify` fails such a trace, and "reproduced" would vouch for it.
-        return (f"{name}: reward reproduced ({score.reward:.4f}), but its errors are not: recorded {codes}, "
-                f"recomputed {now_codes}")
+        # The same reward from another verdict (a reply voided for another reason, or
+        # by another rule): `audit verify` fails such a trace, and "reproduced" would vouch for it.
+        return (f"{name}: reward reproduced ({score.reward:.4f}), but its errors are not: recorded "
+                f"{_shown(errors)}, recomputed {_shown(now_errors)}")
     detail = ", ".join(f"{k} {recorded[k]:.4f} -> {now[k]:.4f}" for k in METRICS[1:] if recorded[k] != now[k])
     other = {k: v for k, v in copies.redaction.items() if v != recorded[k]}  # where the two copies disagree
     if other:
         detail += ("; " if detail else "") + "info.redaction records " + ", ".join(
             f"{k} {v:.4f}" for k, v in other.items())
-    codes = [e.code for e in score.errors]
-    why = f"; errors now {codes}" if codes else ""
+    why = f"; errors now {_shown([(e.code, e.rule) for e in score.errors])}" if score.errors else ""
     return f"{name}: reward recorded {recorded['reward']:.4f}, recomputed {score.reward:.4f} ({detail}{why})"
 
 
@@ -301,8 +318,8 @@ def rescore(path: Path, max_budget_s: float = DEFAULT_MAX_BUDGET_S,
             if refusal is not None:
                 out.not_checked(f"{where}: NOT CHECKED, not rescored because {refusal}")
                 continue
-            recorded_codes = _recorded_codes(info)
-            codes = set(recorded_codes)
+            recorded_errors = _recorded_errors(info)
+            codes = {code for code, _ in recorded_errors}
             # Building the task is charged too: a trace chooses its parameters (up to 64
             # shown and 256 held-out records at level 5), so building costs what it says.
             with allowance.charging(in_process=True):
@@ -321,7 +338,7 @@ def rescore(path: Path, max_budget_s: float = DEFAULT_MAX_BUDGET_S,
         out.recorded.append(recorded.rewards["reward"] if recorded.rewards else 0.0)
         out.recomputed.append(score.reward)
         out.tasks.append((task.index, task.level))
-        difference = _compare(where, recorded, score, recorded_codes)
+        difference = _compare(where, recorded, score, recorded_errors)
         if difference is None:
             out.reproduced += 1
         else:

@@ -222,12 +222,36 @@ class Rescore(unittest.TestCase):
         self.assertEqual((code, err), (1, ""))
         lines = out.strip().splitlines()
         self.assertEqual(lines[:3], [
-            "dev-000005 (line 3): reward reproduced (0.0000), but its errors are not: recorded ['malformed_json'], "
-            "recomputed ['invalid_regex']",
+            "dev-000005 (line 3): reward reproduced (0.0000), but its errors are not: recorded [malformed_json], "
+            "recomputed [invalid_regex (rule 0)]",
             "line 5: cannot be rescored: its info.redaction_errors is not a list of error objects with a code",
             "line 6: cannot be rescored: it records rewards but not info.redaction_errors, which the scorer writes "
             "beside them"])
         self.assertTrue(lines[-1].startswith(f"{N - 3}/{N} rewards reproduced"), lines[-1])  # line 4's matches
+
+        # Review of 2026-12-04: the rule counts too (audit compares (code, rule) pairs),
+        # and a hostile list of errors is named in a few entries, not printed whole.
+        _edit(run / "traces.jsonl", 3, voided([{"code": "invalid_regex", "message": "rule 2: ...", "rule": 1}]))
+        _edit(run / "traces.jsonl", 4, voided([{"code": "c" * 60, "message": "m", "rule": k} for k in range(5000)]))
+        code, out, err = cli("rescore", str(run))
+        lines = out.strip().splitlines()
+        self.assertEqual(lines[1], "dev-000006 (line 4): reward reproduced (0.0000), but its errors are not: "
+                                   "recorded [invalid_regex (rule 1)], recomputed [invalid_regex (rule 0)]")
+        self.assertEqual(lines[2], "dev-000007 (line 5): reward reproduced (0.0000), but its errors are not: "
+                                   f"recorded [{', '.join(f'{chr(99) * 60} (rule {k})' for k in range(4))}, and "
+                                   "4,996 more], recomputed [invalid_regex (rule 0)]")
+
+    def test_time_outs_stand_for_each_other_and_for_a_finished_scan(self):
+        """As `audit verify` compares errors: where a slow scan stops, and whether a scan
+        that timed out on a slower machine finishes here, depends on the machine (the
+        reward says what the time-out cost; review of 2026-12-04: a recorded time-out
+        whose reply scores 0 here too was a difference, where audit tolerates it)."""
+        from redaction_pressure.rescore import _errors_differ
+        self.assertFalse(_errors_differ([("timeout", 3)], [("budget_exhausted", 3)]))
+        self.assertFalse(_errors_differ([("timeout", 0)], []))
+        self.assertTrue(_errors_differ([], [("timeout", 0)]))  # the recording finished: this scan must too
+        self.assertTrue(_errors_differ([("invalid_regex", 0), ("timeout", 1)], [("invalid_json", None)]))
+        self.assertTrue(_errors_differ([("invalid_regex", 0)], [("invalid_regex", None)]))
 
     def test_a_line_naming_a_key_twice_is_a_difference(self):
         """Readers disagree on such a line's values (Python takes the last key); `audit`
@@ -242,12 +266,6 @@ class Rescore(unittest.TestCase):
         self.assertRegex(out, r"line 2 is ambiguous JSON \(an object names the key 'reward' twice: readers disagree "
                               r"on its value\); it is not read")
         self.assertTrue(out.strip().splitlines()[-1].startswith(f"{N - 1}/{N - 1} rewards reproduced"), out)
-
-    def test_time_codes_stand_for_each_other(self):
-        from redaction_pressure.rescore import _codes_differ
-        self.assertFalse(_codes_differ(["timeout"], ["budget_exhausted"]))  # where a slow scan stops: the machine's
-        self.assertTrue(_codes_differ([], ["invalid_regex"]))
-        self.assertTrue(_codes_differ(["invalid_regex", "timeout"], ["invalid_json"]))
 
     def test_a_missing_copy_is_a_difference(self):
         """Red team, 2026-12-03: with info.redaction null (or without its scores) rescore

@@ -4,7 +4,7 @@ A DSA key holds its group, a 1024-bit prime p, a 160-bit prime q dividing p - 1 
 generator g of the order-q subgroup, then its public value y = g^x mod p and its
 secret x. OpenSSL's key check (``openssl pkey -check``) tests every one of those
 relations; the random integers the corpus wrote until corpus-v11 failed it ("Key is
-invalid"), though the file parsed. Finding a group takes about a second in Python, far
+invalid"), though the file parsed. Finding a group takes about 0.2 s in Python, far
 more than a whole task may cost, so each key takes its group from this pool (keys of
 one group recur in real fleets too: a regex cannot tell) and draws its own x.
 
