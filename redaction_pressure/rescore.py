@@ -104,7 +104,13 @@ class Outcome:
         scored = self.traces - self.failed_rollouts
         text = f"{self.reproduced}/{scored} rewards reproduced"
         if self.difference_count or self.not_rescored_count:
-            text += f", mean {mean(self.recorded):.3f} recorded, {mean(self.recomputed):.3f} recomputed"
+            # Means of the traces rescored only, said so when others were not (the
+            # recorded mean of none is no figure: review of 2026-12-04 printed 0.000).
+            rescored = len(self.recorded)
+            if rescored:
+                text += f", mean {mean(self.recorded):.3f} recorded, {mean(self.recomputed):.3f} recomputed"
+                if rescored < scored:
+                    text += f" over the {rescored} rescored"
             n = self.difference_count
             parts = [f"{n} differ{'s' if n == 1 else ''}" if n else "",
                      f"{self.not_rescored_count} not rescored (NOT CHECKED)" if self.not_rescored_count else ""]

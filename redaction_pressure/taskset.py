@@ -39,7 +39,7 @@ from .scoring.scan_pool import ScanInfrastructureError, get_pool
 from .scoring.scanner import DEFAULT_BUDGET_S
 from .scoring.score import score_completion
 from .task.prompt import SYSTEM_PROMPT, system_prompt
-from .task.splits import PRIVATE_SEED_ENV, PUBLIC, private_commitment, read_private_secret
+from .task.splits import PRIVATE_SEED_ENV, PUBLIC, PrivateSeedError, private_commitment, read_private_secret
 from .task.tasks import (
     DEFAULT_LEVEL,
     DEFAULT_N_EVAL,
@@ -339,6 +339,13 @@ class RedactionConfig(vf.TasksetConfig):
         check_params(self.split, self.n_shown, self.n_eval, self.budget_s, self.level)
         check_level_mix(self.level_mix)
         task_range(self.split, self.start_index, self.num_tasks)
+        if self.split == "private_eval":
+            # A missing or short secret too (review of 2026-12-04: vf-eval and
+            # vf-validate printed a 28-line traceback from inside the run).
+            try:
+                read_private_secret()
+            except PrivateSeedError as exc:
+                raise ValueError(str(exc)) from None
         return self
 
 

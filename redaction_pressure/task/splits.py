@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -57,13 +58,27 @@ class PrivateSeedError(RuntimeError):
     pass
 
 
+_VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _named(env_var: str) -> str:
+    """How a message names the variable: ``$NAME``, unless what was given could be the
+    secret itself (``--private-seed-env "$SECRET"``, review of 2026-12-04: the error
+    printed the secret): no message repeats a value of MIN_SECRET_CHARS characters or
+    more, or one no variable name could be."""
+    if len(env_var) < MIN_SECRET_CHARS and _VARIABLE_NAME.fullmatch(env_var):
+        return f"${env_var}"
+    return (f"the variable named (not shown: what was given is {MIN_SECRET_CHARS} characters or more or no "
+            f"variable's name, and may be the secret itself; give the name, such as {PRIVATE_SEED_ENV})")
+
+
 def read_private_secret(env_var: str = PRIVATE_SEED_ENV) -> bytes:
     value = os.environ.get(env_var)
     if value is None:
-        raise PrivateSeedError(f"private_eval needs the secret in ${env_var} (at least "
+        raise PrivateSeedError(f"private_eval needs the secret in {_named(env_var)} (at least "
                                f"{MIN_SECRET_CHARS} characters); it is not set")
     if len(value) < MIN_SECRET_CHARS:
-        raise PrivateSeedError(f"${env_var} must hold at least {MIN_SECRET_CHARS} characters "
+        raise PrivateSeedError(f"{_named(env_var)} must hold at least {MIN_SECRET_CHARS} characters "
                                "(use a random one, e.g. secrets.token_urlsafe(32))")
     return value.encode("utf-8", "surrogatepass")
 

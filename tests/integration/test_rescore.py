@@ -105,7 +105,8 @@ class Rescore(unittest.TestCase):
         self.assertEqual(lines[2], "line 3: cannot be rescored: the recorded prompt is not dev-000005's "
                                    "(another corpus, or another private secret?)")
         self.assertRegex(lines[3], r"^line 7 is not JSON")
-        self.assertRegex(lines[4], r"^2/5 rewards reproduced, mean 0\.\d{3} recorded, 0\.\d{3} recomputed; "
+        self.assertRegex(lines[4], r"^2/5 rewards reproduced, mean 0\.\d{3} recorded, 0\.\d{3} recomputed over the 4 "
+                                   r"rescored; "
                                    r"4 differ \(1 failed rollout recorded no reward\)$")
         self.assertEqual(len(lines), 5)
 
@@ -252,6 +253,23 @@ class Rescore(unittest.TestCase):
         self.assertTrue(_errors_differ([], [("timeout", 0)]))  # the recording finished: this scan must too
         self.assertTrue(_errors_differ([("invalid_regex", 0), ("timeout", 1)], [("invalid_json", None)]))
         self.assertTrue(_errors_differ([("invalid_regex", 0)], [("invalid_regex", None)]))
+
+    def test_a_private_run_without_its_secret_prints_no_mean_of_nothing(self):
+        """New-user walkthrough, 2026-12-04: with no trace rescored, the headline said
+        "mean 0.000 recorded" of a run whose recorded mean was 0.167."""
+        import os
+        from unittest import mock
+
+        from redaction_pressure.task.splits import PRIVATE_SEED_ENV
+        with mock.patch.dict(os.environ, {PRIVATE_SEED_ENV: "s" * 40}):
+            run_policy("private_eval", "baseline", 2, Path(self.tmp.name) / "private")
+        env = {k: v for k, v in os.environ.items() if k != PRIVATE_SEED_ENV}
+        with mock.patch.dict(os.environ, env, clear=True):
+            code, out, err = cli("rescore", str(Path(self.tmp.name) / "private"))
+        self.assertEqual((code, err), (3, ""))
+        lines = out.strip().splitlines()
+        self.assertEqual(lines[-1], "0/2 rewards reproduced; 2 not rescored (NOT CHECKED)")
+        self.assertIn(f"private_eval needs the secret in ${PRIVATE_SEED_ENV}", lines[0])
 
     def test_a_line_naming_a_key_twice_is_a_difference(self):
         """Readers disagree on such a line's values (Python takes the last key); `audit`

@@ -69,6 +69,36 @@ class ConfigRanges(unittest.TestCase):
                 RedactionConfig(**bad)
         self.assertEqual(RedactionConfig(level=5, level_mix={1: 2, 3: 1}, budget_s=8).level, 5)
 
+    def test_a_private_split_without_its_secret_is_a_config_error(self):
+        """New-user walkthrough, 2026-12-04: vf-eval and vf-validate on private_eval with
+        the secret unset printed a 28-line traceback from inside the run."""
+        import pydantic
+
+        env = {k: v for k, v in os.environ.items() if k != PRIVATE_SEED_ENV}
+        with mock.patch.dict(os.environ, env, clear=True):
+            with self.assertRaisesRegex(pydantic.ValidationError, re.escape(f"${PRIVATE_SEED_ENV} (at least 32 "
+                                                                            "characters); it is not set")):
+                RedactionConfig(split="private_eval")
+            RedactionConfig(split="dev")  # public splits need no secret
+        with mock.patch.dict(os.environ, {PRIVATE_SEED_ENV: "short"}), \
+                self.assertRaisesRegex(pydantic.ValidationError, "must hold at least 32 characters"):
+            RedactionConfig(split="private_eval")
+        with mock.patch.dict(os.environ, {PRIVATE_SEED_ENV: SECRET}):
+            self.assertEqual(RedactionConfig(split="private_eval").split, "private_eval")
+
+    def test_a_secret_given_where_its_variable_name_belongs_is_never_repeated(self):
+        """New-user walkthrough, 2026-12-04: `audit verify --private-seed-env "$SECRET"`
+        printed the secret in its error ("needs the secret in $<the secret>")."""
+        from redaction_pressure.task.splits import PrivateSeedError, read_private_secret
+
+        for given in (SECRET, "x" * 40, "not-a-name", "A B"):
+            with self.subTest(given=given), self.assertRaises(PrivateSeedError) as caught:
+                read_private_secret(given)
+            self.assertNotIn(given, str(caught.exception))
+            self.assertIn(f"give the name, such as {PRIVATE_SEED_ENV}", str(caught.exception))
+        with self.assertRaisesRegex(PrivateSeedError, r"\$MY_SEED \(at least 32"):
+            read_private_secret("MY_SEED")
+
     def test_the_task_range_stays_in_the_split(self):
         """New-user walkthrough, 2026-12-03: start_index 62 with num_tasks 4 on dev raised
         IndexError from load(), and num_tasks -3 silently loaded nothing."""
