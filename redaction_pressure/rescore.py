@@ -19,9 +19,10 @@ as a difference, as `audit verify` does for machines up to 4x slower.
 
 A trace records its scores twice, verifiers' ``rewards.*`` and the scorer's
 ``info.redaction.*`` (which the report's headline reads): both are compared with the
-recomputation. What a file can make this spend is bounded by its bytes
-(`boundary.episodes`), and the differences kept for listing are capped (`MAX_KEPT`;
-the counts cover all).
+recomputation, and so are its errors (``info.redaction_errors``) as `audit verify`
+compares them, so "reproduced" never vouches for the same reward from another verdict.
+What a file can make this spend is bounded by its bytes (`boundary.episodes`), and the
+differences kept for listing are capped (`MAX_KEPT`; the counts cover all).
 """
 
 from __future__ import annotations
