@@ -4,7 +4,7 @@
 
 DIR (default: the newest ``benchmarks/data/model-replies-*``, replies to the current
 build: ``model-replies-2026-12-04-env0.19``, environment 0.19.0, corpus-v12, levels-v10,
-levels 1 and 5 dev 3, 7, ..., 63; its README) holds files named
+level 1 dev 3, 7, ..., 63 and level 5 dev 1, 3, ..., 63; its README) holds files named
 ``L{level}-dev{index}.reply.txt``: each the complete reply a model gave to dev task
 ``index`` at ``level`` when shown only that task's system prompt and prompt (no tools,
 no code execution). Prints each reply's reward, what it leaked or destroyed (by class),
