@@ -451,7 +451,10 @@ class ForkedScanWorkers(unittest.TestCase):
         for rules, (fresh, forked, cpu) in zip(RULE_SETS, out, strict=True):
             self.assertEqual(fresh, forked, rules)
             self.assertLessEqual(cpu, _budget(rules) + 0.15)  # the budget counts this scan's CPU only
-        self.assertEqual(slow, [("timeout", 0)])
+        # Out of time in rule 0: inside a match (timeout) or between two records
+        # (budget_exhausted), whichever the machine's speed makes it (a loaded run of
+        # 2026-12-04 stopped between records).
+        self.assertEqual([(code in _rescore.TIME_CODES, rule) for code, rule in slow], [(True, 0)])
 
     @unittest.skipUnless(os.path.isdir("/proc/self/fd"), "needs /proc")
     def test_holds_only_its_own_pipes(self):
