@@ -552,19 +552,7 @@ class PrimePool(unittest.TestCase):
             self.assertEqual(p.bit_length(), 1024)
             self.assertEqual(p >> 1022, 3)  # top two bits: a product of two is 2048 bits
             self.assertNotEqual(p % 65537, 1)
-            d, r = p - 1, 0
-            while d % 2 == 0:
-                d, r = d // 2, r + 1
-            for _ in range(12):
-                x = pow(test.randrange(2, p - 1), d, p)
-                if x in (1, p - 1):
-                    continue
-                for _ in range(r - 1):
-                    x = x * x % p
-                    if x == p - 1:
-                        break
-                else:
-                    self.fail(f"{p:x} is composite")
+            self.assertTrue(probable_prime(p, test), f"{p:x} is composite")
 
     def test_the_first_entries_regenerate_from_the_documented_procedure(self):
         self.assertEqual(primes.generate_pool(3), primes.RSA_PRIMES[:3])
@@ -586,6 +574,7 @@ class DsaGroupPool(unittest.TestCase):
 
 
 def probable_prime(n: int, test: random.Random, rounds: int = 12) -> bool:
+    """Miller-Rabin with the test's own bases: independent of the pools' generator."""
     d, r = n - 1, 0
     while d % 2 == 0:
         d, r = d // 2, r + 1
