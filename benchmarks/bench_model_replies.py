@@ -3,7 +3,7 @@
     uv run python benchmarks/bench_model_replies.py [DIR]
 
 DIR (default: the newest ``benchmarks/data/model-replies-*``, replies to the current
-build: ``model-replies-2026-12-04-env0.19``, environment 0.19.0, corpus-v12, levels-v10,
+build: ``model-replies-2026-12-04-env0.20``, environment 0.20.0, corpus-v12, levels-v11,
 level 1 dev 3, 7, ..., 63 and level 5 dev 1, 3, ..., 63; its README) holds files named
 ``L{level}-dev{index}.reply.txt``: each the complete reply a model gave to dev task
 ``index`` at ``level`` when shown only that task's system prompt and prompt (no tools,
@@ -12,11 +12,15 @@ and per level the mean with its standard error beside `induce` and the oracle on
 same tasks, so the question "does the level separate models?" is answered by a
 script, not by hand.
 
-``model-replies-2026-12-04-env0.17`` holds replies to environment 0.17.0 (corpus-v10) at
+``model-replies-2026-12-04-env0.19`` holds the replies to 0.19.0 (levels-v10); its level-1
+replies, and its level-5 ones to the tasks levels-v11 left byte-identical, score the same
+here (they are copied into env0.20), its other level-5 ones were written for other shown
+records. ``model-replies-2026-12-04-env0.17`` holds replies to environment 0.17.0 (corpus-v10) at
 level 5, and ``levels-v9/model-replies-2026-12-03-env0.16/`` replies to 0.16.0 at levels 1
 and 5. The former, and the latter's level-1 replies, still score on this build, though
 since corpus-v11 three of their tasks hold other records than the reply was written for
-(level 5 dev 23, level 1 dev 15 and 55); the latter's level-5 replies (levels-v9) score
+(level 5 dev 23, level 1 dev 15 and 55), and since levels-v11 level-5 tasks with an encoded
+credential other shown records; the latter's level-5 replies (levels-v9) score
 only on 0.16.x. Their READMEs say what they scored. Replies to earlier corpora are kept under
 ``benchmarks/data/corpus-v3/`` to ``corpus-v8/``
 (the newest: environment 0.14.0, level 1 dev 3, 11, ..., 59 and level 5 dev 1, 3, ..., 31,

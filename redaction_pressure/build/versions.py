@@ -1,7 +1,17 @@
 """Version strings that name behaviour. Bump one whenever its behaviour changes, in
 the same commit that updates the golden fingerprints in tests/unit/test_corpus.py."""
 
-ENVIRONMENT_VERSION = "0.19.0"
+ENVIRONMENT_VERSION = "0.20.0"
+# 0.20.0 (corpus-v12, levels-v11; levels 1-3 byte-identical): a credential that
+# reappears base64-encoded (levels 4-5) is shown in two encodings that differ right past
+# the characters every encoding of it shares, at both ends (`house.encoding_ends`), so
+# the shown encodings span what a held-out one may be. On levels-v10 the shown pair
+# agreed there in 17 of 64 level-4 and 22 of 128 level-5 dev encoded credentials whose
+# held-out encoding did not (a fifth of train too): a reader who copied the shown
+# encodings' common start or end missed the held-out one, as careful readers did in three
+# of the four level-5 tasks they lost on 0.19.0. Only shown records holding an encoding
+# moved (29 of 64 level-4 and 44 of 64 level-5 dev tasks); every held-out record is
+# byte-identical.
 # 0.19.0 (corpus-v12, levels-v10; streams drawn as in corpus-v9): a DSA private key
 # holds a real group (1024-bit p, 160-bit q dividing p - 1, g of order q, from a fixed
 # pool, `dsa_groups`) and y = g^x mod p for its drawn x, so ``openssl pkey -check``
@@ -132,6 +142,8 @@ STREAM_DRAWS = "corpus-v9"
 # level 5 role-free section names from the stream's live and test slots, four or five
 # scoped secrets, each key- or section-scoped secret tested in another file type, and a
 # Kubernetes Secret's configuration values in every stream).
-LEVELS_VERSION = "levels-v10"
+# v11: environment 0.20.0 (the two shown encodings of a base64-encoded credential differ
+# right past what every encoding of it shares, levels 4-5; held-out records unchanged).
+LEVELS_VERSION = "levels-v11"
 REWARD_SCHEMA_VERSION = "reward-v1"
 ANSWER_SCHEMA_VERSION = "answer-v2"

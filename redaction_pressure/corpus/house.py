@@ -12,6 +12,7 @@ and which length is the credential.
 from __future__ import annotations
 
 import base64
+import os
 import zlib
 from dataclasses import dataclass, replace
 
@@ -162,6 +163,30 @@ def _encoding(shape: Shape) -> tuple[str, int]:
     of 3 characters (which no body changes), and its total length."""
     total = len(shape.prefix) + shape.length + (len(shape.checksum) + 6 if shape.checksum else 0)
     return base64.b64encode(shape.prefix[:len(shape.prefix) // 3 * 3].encode()).decode(), total
+
+
+def encoding_ends(shape: Shape) -> tuple[int, int]:
+    """How many leading and trailing characters every base64 encoding of the shape
+    shares. Base64 packs bits across characters, so nothing in an encoding marks where
+    its fixed part ends: a reader who copies the common ends of the shown encodings is
+    right only if the shown ones differ just past them (`stream` draws them so). The
+    first body character decides the first character that varies (the rest of the body
+    comes after it), and the last one, of the body or the checksum, the last."""
+    def b64(text: str) -> str:
+        return base64.b64encode(text.encode()).decode()
+
+    fill = shape.alphabet[0]
+    check = shape.checksum + "0" * 6 if shape.checksum else ""
+    heads = [b64(shape.prefix + c + fill * (shape.length - 1) + check) for c in shape.alphabet]
+    if shape.checksum:
+        ends = [b64(shape.prefix + fill * shape.length + check[:-1] + c) for c in _CHECKSUM]
+    else:
+        ends = [b64(shape.prefix + fill * (shape.length - 1) + c) for c in shape.alphabet]
+    return _shared(heads), _shared([e[::-1] for e in ends])
+
+
+def _shared(texts: list[str]) -> int:
+    return len(os.path.commonprefix(texts))  # noqa: RUF071 - texts, not paths: their common start
 
 
 def encoded_family(house: HouseFormat, key: str) -> Family:

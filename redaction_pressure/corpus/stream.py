@@ -30,7 +30,7 @@ from ..scoring.alternation import alternate
 from ..scoring.answer import MAX_RULES
 from ..scoring.pattern_guard import _parse, compile_trusted
 from ..scoring.stack import with_headroom
-from .families import DECOYS, SECRETS, Family
+from .families import DECOYS, SECRETS, Family, Fragment
 from .families.decoys import PLACEHOLDER_KINDS, PLACEHOLDER_TARGETS, PLACEHOLDERS, vendor_placeholder
 from .formats import WRITERS, CannotPlace, Item
 from .levels import LEVEL_1, LEVELS, Level, Range
@@ -474,13 +474,39 @@ def _oracle_agrees(text: str, secrets: list[Span], oracles: tuple[Oracle, ...]) 
     return oracle_marks(text, oracles) == want
 
 
+# How many times a shown encoded value is drawn again to differ from the first shown
+# one at each end: the likeliest draw to fail differs with 10 chances in 62 (a digit
+# after letters), so 200 draws all fail about once in 10**15 records (then the record is
+# drawn again).
+SPREAD_DRAWS = 200
+
+
+def _spread(family: Family, variant: str, r: Rng, frag: Fragment, lead: int, trail: int, first: str) -> Fragment:
+    """``frag``, or a value of ``family`` drawn again, that differs from ``first`` just
+    past the characters every value shares at each end (``lead``, ``trail``;
+    `house.encoding_ends`): the shown encodings of a credential then span what a held-out
+    one may be. On levels-v10 a fifth of level-5 streams showed two encodings that
+    agreed on the first character the body decides, and a held-out one did not; careful
+    readers who copied the shown encodings' common start lost three of the four level-5
+    tasks they lost."""
+    for _ in range(SPREAD_DRAWS):
+        text = frag.text
+        if text[lead] != first[lead] and text[-1 - trail] != first[-1 - trail]:
+            return frag
+        frag = family.make(r, variant)
+    raise CannotPlace(f"no value of {family.name} differs from the first shown one at both ends")
+
+
 def _render(template: Template, instances: list[Instance], r: Rng, world: World,
-            keys: dict[int, str] | None = None) -> Record:
+            keys: dict[int, str] | None = None, spread: dict[str, tuple[int, int, str]] | None = None) -> Record:
     """One record of ``template`` holding ``instances`` (and fillers), laid out by the
     template's format writer; raises `CannotPlace` when the format cannot carry a
     value verbatim (the caller draws the record again). ``keys`` fixes the key of some
-    instances (by position)."""
+    instances (by position); ``spread`` names the encoded credentials whose value must
+    differ from a first shown one (name -> leading, trailing, the first: "" when this
+    record shows the first)."""
     items = []
+    spread = dict(spread) if spread else None
     placed: set[str] = set()
     encoded: dict[str, int] = {}  # encoded look-alike -> its values this file holds
     hosts = template.hosts
@@ -495,6 +521,13 @@ def _render(template: Template, instances: list[Instance], r: Rng, world: World,
                 continue  # a Secret holds its key once: a file holds a look-alike in two Secrets at most
         placed.add(name)
         frag = family.make(r, inst.variant)
+        if spread and name in spread:
+            lead, trail, first = spread[name]
+            if first:
+                frag = _spread(family, inst.variant, r, frag, lead, trail, first)
+                del spread[name]
+            else:
+                spread[name] = (lead, trail, frag.text)
         key = frag.key or (keys[k] if keys and k in keys else r.choice(inst.keys))
         spans = frag.spans
         labels = [(spans[0][0], spans[0][1], family)] if len(spans) == 1 else [(s, e, family) for s, e in spans]
@@ -893,6 +926,12 @@ def build_stream(seed: int, n_shown: int, n_eval: int, level: int = 1) -> Stream
     oracles = _catalogue_oracles() + _oracles(world.secret_families)
     records: list[Record] = []
     shown_secrets: set[str] = set()
+    # Encoded credentials whose second shown value must differ from the first just past
+    # what all their values share (held-out records are drawn as before): the first shown
+    # value of each, and those whose shown values already differ so.
+    ends = {name: (lead, trail) for name, lead, trail in world.encoded_ends}
+    firsts: dict[str, str] = {}
+    spread_out: set[str] = set()
     # The shown records write each instance's keys in turn, so every key a held-out
     # record may use is shown (a value secret by its key alone is learnable only so).
     turns: dict[int, int] = {}
@@ -906,7 +945,9 @@ def build_stream(seed: int, n_shown: int, n_eval: int, level: int = 1) -> Stream
                 keys[k], turns[id(inst)] = inst.keys[turn % len(inst.keys)], turn + 1
         for _ in range(MAX_REDRAWS):
             try:
-                record = _render(template, instances, r, world, keys)
+                record = _render(template, instances, r, world, keys,
+                                 {n: (*ends[n], firsts.get(n, "")) for n in ends if n not in spread_out}
+                                 if i < n_shown and ends else None)
             except CannotPlace:
                 continue
             if not _oracle_agrees(record.text, list(record.secrets), oracles):
@@ -919,6 +960,12 @@ def build_stream(seed: int, n_shown: int, n_eval: int, level: int = 1) -> Stream
             raise RuntimeError(f"record {i}: the oracle disagrees with the labels after {MAX_REDRAWS} draws")
         if i < n_shown:
             shown_secrets |= {s.family for s in record.secrets}
+            for s in record.secrets:
+                if s.family in ends and s.family not in spread_out:
+                    if s.family in firsts:
+                        spread_out.add(s.family)
+                    else:
+                        firsts[s.family] = record.text[s.start:s.end]
         records.append(record)
     return Stream(seed, tuple(t.name for t in templates), tuple(f.name for f in active),
                   tuple(sorted({d.family.name for d in decoys})), tuple(records[:n_shown]),

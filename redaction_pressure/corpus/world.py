@@ -17,7 +17,15 @@ from typing import Any
 from .blocks import draw_key_block
 from .context import ContextSecret, draw_context_secret
 from .families import Family
-from .house import HouseFormat, draw_house_format, encoded_family, encoded_lookalike, encoding_keys, with_placeholders
+from .house import (
+    HouseFormat,
+    draw_house_format,
+    encoded_family,
+    encoded_lookalike,
+    encoding_ends,
+    encoding_keys,
+    with_placeholders,
+)
 from .levels import LEVEL_1, LEVELS, Level, level
 from .policy import CATEGORIES, DESCRIPTIONS, EXCEPTION_NAMES, FIELD_CATEGORIES, Policy, draw_exceptions, draw_policy
 from .rng import Rng
@@ -41,6 +49,9 @@ class World:
     extra_decoys: tuple[Family, ...] = ()
     neutral_block_labels: bool = False  # its key blocks' labels name no role
     neutral_sections: bool = False  # its scoped secrets' section names name no role
+    # (family, leading, trailing): the characters every value of an encoded credential
+    # shares at each end (`house.encoding_ends`); its shown values share no more.
+    encoded_ends: tuple[tuple[str, int, int], ...] = ()
 
     @property
     def secret_families(self) -> tuple[Family, ...]:
@@ -100,6 +111,7 @@ def draw_world(r: Rng, shell: bool, lv: Level = LEVEL_1) -> World:
         cd += d
     extra_s: list[Family] = []
     extra_d: list[Family] = []
+    ends: list[tuple[str, int, int]] = []
     if lv is not LEVEL_1:  # every draw below comes from forks of their own: level 1 is untouched
         more = r.fork("level")
         policy = draw_exceptions(more.fork("exceptions"), policy, more.between(*lv.policy_exceptions), lv.egress_prefix)
@@ -122,13 +134,14 @@ def draw_world(r: Rng, shell: bool, lv: Level = LEVEL_1) -> World:
         for h in house[:more.between(*lv.encodings)]:
             secret_key, kept_key = encoding_keys(h, more.fork(f"encoding/{h.service}"))
             extra_s.append(encoded_family(h, secret_key))
+            ends.append((extra_s[-1].name, *encoding_ends(h.secret)))
             encoded = encoded_lookalike(h, kept_key)
             if encoded is not None:
                 extra_d.append(encoded)
     else:
         neutral = neutral_sections = False
     return World(tuple(house), tuple(contexts), policy, tuple(hs), tuple(hd), tuple(cs), tuple(cd),
-                 policy.families(), lv, tuple(extra_s), tuple(extra_d), neutral, neutral_sections)
+                 policy.families(), lv, tuple(extra_s), tuple(extra_d), neutral, neutral_sections, tuple(ends))
 
 
 def _sample_worlds(n: int = 3) -> list[World]:

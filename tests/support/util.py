@@ -4,12 +4,21 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 
 import regex
 
 from redaction_pressure.scoring import pattern_guard as guard
 
 _SECTION_HEADER = regex.compile(r'(?m)^(?:\[([^\]\n]+)\]|([A-Za-z0-9_]+):|  "([A-Za-z0-9_]+)": \{)[ \t]*$')
+
+
+def common_start(texts: list[str]) -> str:
+    return os.path.commonprefix(texts)  # noqa: RUF071 - texts, not paths
+
+
+def common_end(texts: list[str]) -> str:
+    return common_start([t[::-1] for t in texts])[::-1]
 
 
 def section_of(text: str, at: int) -> str:

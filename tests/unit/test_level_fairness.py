@@ -16,6 +16,7 @@ from unittest import mock
 
 import regex
 
+import redaction_pressure.corpus.stream as stream_module
 from redaction_pressure import load_task, policies
 from redaction_pressure.contract import LEVELS
 from redaction_pressure.corpus.blocks import NEUTRAL_LABELS
@@ -29,7 +30,7 @@ from redaction_pressure.scoring import pattern_guard as guard
 from redaction_pressure.scoring.answer import parse_reply
 from redaction_pressure.scoring.score import score_trusted
 from tests.support import tasks as shared
-from tests.support.util import section_of
+from tests.support.util import common_end, common_start, section_of
 
 HIGHER = tuple(lv for lv in LEVELS if lv > 1)
 
@@ -119,6 +120,25 @@ def documented_problems(task) -> list[str]:
             if d.family in DOCUMENTED_VALUES and r.text[d.start:d.end] not in shown]
 
 
+def encoded_problems(task) -> list[str]:
+    """Every held-out encoding of a base64-encoded credential starts and ends as all its
+    shown encodings do (levels-v11): a reader who copies what the shown ones share at
+    either end takes every held-out one (on levels-v10 a fifth of the level-5 streams
+    showed two encodings agreeing past what the held-out one kept)."""
+    values: dict[str, tuple[list[str], list[str]]] = {}
+    for k, records in enumerate((task.shown, task.heldout)):
+        for r in records:
+            for s in r.secrets:
+                if s.group == "house_format_base64":
+                    values.setdefault(s.family, ([], []))[k].append(r.text[s.start:s.end])
+    problems = []
+    for name, (shown, held) in values.items():
+        head, tail = common_start(shown), common_end(shown)
+        problems += [f"held-out encoding {v!r} of {name} outside the shown ones' common ends {head!r}...{tail!r}"
+                     for v in held if not (v.startswith(head) and v.endswith(tail))]
+    return problems
+
+
 def check_task(split: str, index: int, lv: int) -> list[str]:
     """Every problem of one task at one level (an empty list when it is sound)."""
     task = shared.task(split, index, lv) if split == "dev" else load_task(split, index, level=lv)
@@ -143,6 +163,7 @@ def check_task(split: str, index: int, lv: int) -> list[str]:
     if not held_s:
         problems.append("no held-out secret")
     problems += documented_problems(task)
+    problems += encoded_problems(task)
     for r in task.heldout:
         for d in r.decoys:
             if d.group and not _contrasted(d.family, d.group, shown_s):
@@ -206,6 +227,14 @@ class FairAndExactAtEveryLevel(unittest.TestCase):
         bare = SimpleNamespace(shown=[unpaired(r.text, r.template, r.secrets, ()) for r in task.shown],
                                heldout=task.heldout)
         self.assertGreater(len(documented_problems(bare)), 0)
+
+    def test_the_encoding_check_can_fail(self):
+        # Shown encodings drawn as levels-v10 drew them (no second draw): level 5 dev 37,
+        # 53 and 59 are the tasks careful readers lost on 0.19.0 by copying them.
+        with mock.patch.object(stream_module, "_spread", lambda family, variant, r, frag, *ends: frag):
+            found = {i: encoded_problems(load_task("dev", i, level=5)) for i in (37, 53, 59)}
+        self.assertTrue(all(found.values()), found)
+        self.assertEqual([encoded_problems(shared.task("dev", i, 5)) for i in (37, 53, 59)], [[], [], []])
 
     def test_every_few_valued_decoy_is_drawn_once_per_stream(self):
         # corpus-v7 drew one of AWS's three documentation keys per record: a family of

@@ -3,6 +3,7 @@ exactly solvable at every level, solvable from the prompt alone, and determinist
 
 from __future__ import annotations
 
+import base64
 import ipaddress
 import itertools
 import json
@@ -18,7 +19,7 @@ from redaction_pressure import load_task, policies, score_completion
 from redaction_pressure.contract import LEVELS
 from redaction_pressure.corpus.families import SECRETS
 from redaction_pressure.corpus.families.decoys import PLACEHOLDER_KINDS, placeholder_run
-from redaction_pressure.corpus.house import ALPHABETS, Shape
+from redaction_pressure.corpus.house import ALPHABETS, Shape, encoding_ends
 from redaction_pressure.corpus.levels import ATTRIBUTES, LEVEL_1, Level, level
 from redaction_pressure.corpus.rng import Rng
 from redaction_pressure.corpus.stream import _JOINABLE, _oracle_rules, build_stream
@@ -27,7 +28,7 @@ from redaction_pressure.scoring.cidr import number_range, within
 from redaction_pressure.scoring.score import scan_rules
 from redaction_pressure.task.tasks import durable_key
 from tests.support import tasks as shared
-from tests.support.util import fingerprint, section_of
+from tests.support.util import common_end, common_start, fingerprint, section_of
 from tests.unit.test_open_world import prompt_only
 
 HIGHER = tuple(lv for lv in LEVELS if lv > 1)
@@ -183,6 +184,49 @@ class WhatIsShownIsTested(unittest.TestCase):
                     if x.family in chosen:
                         want[x.start:x.end] = b"\x01" * (x.end - x.start)
                 self.assertEqual(bytes(gone), bytes(want))
+
+
+class EncodedEnds(unittest.TestCase):
+    """A credential that reappears base64-encoded (levels 4-5) is shown in encodings
+    that share exactly what every encoding of it shares at each end: on levels-v10 the
+    shown pair often agreed one character further (the first the body decides), a held-out
+    encoding did not, and readers who copied the shown start missed it."""
+
+    @staticmethod
+    def sampled_ends(shape: Shape, draws: int = 2000) -> tuple[int, int]:
+        encoded = [base64.b64encode(shape.make(Rng("encoded-ends", i)).encode()).decode() for i in range(draws)]
+        return len(common_start(encoded)), len(common_end(encoded))
+
+    def test_the_shared_ends_are_those_of_every_encoding(self):
+        shapes = [Shape("sgm_xuq_", "0123456789abcdef", "[0-9a-f]", 32, ""),  # dev 37's, 0.19.0
+                  Shape("krr-si-", ALPHABETS[3][1], ALPHABETS[3][2], 24, "")]  # dev 53's
+        self.assertEqual([encoding_ends(s) for s in shapes], [(10, 2), (9, 2)])
+        # Every alphabet, each prefix length modulo 3, with and without a checksum, with
+        # and without the placeholder-free bodies of level 3 up.
+        for (_, alphabet, cls), prefix, checksum, real in itertools.product(
+                ALPHABETS, ("ab_", "ab_c_", "abc_d_", "LDR.vaz."), ("", "_"), (False, True)):
+            for length in (20, 21, 22):
+                shape = Shape(prefix, alphabet, cls, length, checksum, real)
+                with self.subTest(shape=shape):
+                    self.assertEqual(encoding_ends(shape), self.sampled_ends(shape, 400))
+
+    def test_shown_encodings_share_exactly_those_ends(self):
+        checked = 0
+        for lv, index in itertools.product((4, 5), range(16)):
+            stream = shared.stream_of(shared.task("dev", index, lv))
+            ends = {name: (lead, trail) for name, lead, trail in stream.world.encoded_ends}
+            self.assertEqual(len(ends), stream.attributes()["encodings"])
+            for name, (lead, trail) in ends.items():
+                shown = [r.text[s.start:s.end] for r in stream.shown for s in r.secrets if s.family == name]
+                held = [r.text[s.start:s.end] for r in stream.heldout for s in r.secrets if s.family == name]
+                self.assertGreaterEqual(len(shown), 2)
+                every = shown + held
+                self.assertGreaterEqual(len(common_start(every)), lead)
+                self.assertGreaterEqual(len(common_end(every)), trail)
+                self.assertEqual(len(common_start(shown)), lead, (lv, index, name))
+                self.assertEqual(len(common_end(shown)), trail, (lv, index, name))
+                checked += 1
+        self.assertGreaterEqual(checked, 40)
 
 
 class AffixedKeys(unittest.TestCase):
