@@ -23,6 +23,10 @@ recomputation, and so are its errors (``info.redaction_errors``) as `audit verif
 compares them, so "reproduced" never vouches for the same reward from another verdict.
 What a file can make this spend is bounded by its bytes (`boundary.episodes`), and the
 differences kept for listing are capped (`MAX_KEPT`; the counts cover all).
+
+A private task needs the secret to be rebuilt from its index. Without it, the task is
+rebuilt from the seed its trace reveals, as `audit verify` does: a reward that does not
+reproduce is still found, but that the seed is the split's is NOT CHECKED (exit 3).
 """
 
 from __future__ import annotations
@@ -41,8 +45,8 @@ from .results.recorded import METRICS, Copies, score_copies
 from .results.stats import estimates
 from .scoring.allowance import DEFAULT_MAX_CPU_S, Allowance
 from .scoring.score import Score, score_completion
-from .task.splits import PrivateSeedError
-from .task.tasks import RedactionTask, load_task
+from .task.splits import PRIVATE_SIZE, PrivateSeedError
+from .task.tasks import RedactionTask, check_params, load_task, task_from_seed
 
 TRACES = "traces.jsonl"
 DEFAULT_MAX_BUDGET_S = 8.0     # 4x the standard 2.0 s: the machine-speed margin `audit verify` allows
@@ -50,6 +54,7 @@ BUDGET_EXTENSION = 4.0
 TIME_CODES = frozenset({"timeout", "budget_exhausted"})
 MAX_LISTED = 100               # differences printed one by one; the count covers all
 MAX_KEPT = 1000                # differences (and traces not rescored) kept for --json; the counts cover all
+PRIVATE_SEEDS = (1 << 63, 1 << 64)  # every private seed has its top bit set (`splits.private_seed`)
 
 
 def mean(values: list[float]) -> float:
@@ -78,6 +83,10 @@ class Outcome:
     other_builds: int = 0
     difference_count: int = 0
     not_rescored_count: int = 0
+    # Private traces rescored on the task their revealed seed builds, the secret not at
+    # hand: that each seed is the split's is NOT CHECKED (and why not).
+    unproven_seeds: int = 0
+    unproven_why: str = ""
 
     def differ(self, line: str) -> None:
         self.difference_count += 1
@@ -91,15 +100,18 @@ class Outcome:
 
     @property
     def ok(self) -> bool:
-        return not self.difference_count and not self.not_rescored_count
+        return not self.difference_count and not self.not_rescored_count and not self.unproven_seeds
 
     @property
     def exit_code(self) -> int:
         """0: every reward reproduced; 1: one differs (or could not be rescored); 3: none
         differs, but some were NOT CHECKED (beyond the reader's limits, or a private
-        trace without its secret), or no rollout recorded a reward at all (every one
-        failed): neither is a pass."""
-        return 1 if self.difference_count else 3 if self.not_rescored_count or not self.reproduced else 0
+        trace without a seed it reveals), private seeds were not proven the split's (the
+        secret was not at hand), or no rollout recorded a reward at all (every one
+        failed): none is a pass."""
+        if self.difference_count:
+            return 1
+        return 3 if self.not_rescored_count or self.unproven_seeds or not self.reproduced else 0
 
     def headline(self) -> str:
         scored = self.traces - self.failed_rollouts
@@ -123,6 +135,11 @@ class Outcome:
             text += "recorded no reward)"
         if not self.reproduced and not self.difference_count and not self.not_rescored_count:
             text += ": nothing was checked (NOT CHECKED)"
+        if self.unproven_seeds:
+            n = self.unproven_seeds
+            text += (f"; {n} private task{'s' if n != 1 else ''} rebuilt from the seed{'s' if n != 1 else ''} "
+                     f"{'their traces reveal' if n != 1 else 'its trace reveals'}, not proven the split's (NOT "
+                     f"CHECKED: {self.unproven_why.rstrip('.')})")
         return text
 
     def _se(self, rewards: list[float]) -> str:
@@ -138,7 +155,8 @@ class Outcome:
                 "differences": self.differences, "difference_count": self.difference_count,
                 "not_rescored": self.not_rescored, "not_rescored_count": self.not_rescored_count,
                 "recorded_rewards": self.recorded, "recomputed_rewards": self.recomputed,
-                "other_builds": self.other_builds, "ok": self.ok, "headline": self.headline()}
+                "other_builds": self.other_builds, "unproven_private_seeds": self.unproven_seeds, "ok": self.ok,
+                "headline": self.headline()}
 
 
 def traces_file(path: Path) -> tuple[Path, bool]:
@@ -201,18 +219,43 @@ def _recorded(trace: dict[str, Any]) -> Copies | None:
     return None if copies.rewards is None else copies
 
 
-def _task(trace: dict[str, Any]) -> RedactionTask:
+def _task(trace: dict[str, Any]) -> tuple[RedactionTask, str | None]:
+    """The task the trace was scored on, and, for a private task rebuilt from the seed
+    its trace reveals because the secret is not at hand, why that seed is unproven."""
     data = trace["task"]["data"]
     if not isinstance(data, dict):
         raise ValueError("it records no task data")
     split, index = data.get("split"), data.get("index")
     if not isinstance(index, int) or isinstance(index, bool) or index < 0:
         raise ValueError(f"task index {str(index)[:40]} is not a non-negative integer")
-    task = load_task(str(split)[:40], index, data.get("n_shown"), data.get("n_eval"),  # type: ignore[arg-type]
-                     data.get("budget_s"), level=data.get("level", 1))  # type: ignore[arg-type]
+    params = (data.get("n_shown"), data.get("n_eval"), data.get("budget_s"))
+    unproven = None
+    try:
+        task = load_task(str(split)[:40], index, *params, level=data.get("level", 1))  # type: ignore[arg-type]
+    except PrivateSeedError as exc:
+        task, unproven = _revealed_task(trace, index, params, data.get("level", 1), exc), str(exc)
     if data.get("prompt") != task.prompt:
         raise LookupError(f"the recorded prompt is not {task.id}'s (another corpus, or another private secret?)")
-    return task
+    return task, unproven
+
+
+def _revealed_task(trace: dict[str, Any], index: int, params: tuple[Any, ...], level: Any,
+                   missing: PrivateSeedError) -> RedactionTask:
+    """A private task rebuilt from the seed and commitment its scored trace reveals, as
+    `audit verify` and the report rebuild it: the recorded reply is then rescored on the
+    task it was scored on. Whether that seed is the split's is what only the secret
+    proves (HMAC-SHA256(secret, index)): the caller says so, NOT CHECKED. A trace that
+    reveals no private seed is not rescored (``missing`` is raised again)."""
+    env = _obj(_obj(trace.get("info")).get("environment"))
+    seed, commitment = env.get("task_seed"), env.get("split_commitment")
+    if not (isinstance(seed, int) and not isinstance(seed, bool) and PRIVATE_SEEDS[0] <= seed < PRIVATE_SEEDS[1]
+            and isinstance(commitment, str)):
+        raise missing
+    n_shown, n_eval, budget_s = params
+    check_params("private_eval", n_shown, n_eval, budget_s, level)
+    if not 0 <= index < PRIVATE_SIZE:
+        raise IndexError(f"private_eval has tasks 0..{PRIVATE_SIZE - 1}; got index {index}")
+    return task_from_seed("private_eval", index, seed, commitment[:200], n_shown, n_eval, budget_s, level)
 
 
 def _check_revealed(trace: dict[str, Any], task: RedactionTask) -> None:
@@ -330,7 +373,7 @@ def rescore(path: Path, max_budget_s: float = DEFAULT_MAX_BUDGET_S,
             # Building the task is charged too: a trace chooses its parameters (up to 64
             # shown and 256 held-out records at level 5), so building costs what it says.
             with allowance.charging(in_process=True):
-                task = _task(trace)
+                task, unproven = _task(trace)
                 where = f"{task.id} ({where})"
                 _check_revealed(trace, task)
                 score = _score(task, _reply(trace), codes, max_budget_s)
@@ -342,6 +385,9 @@ def rescore(path: Path, max_budget_s: float = DEFAULT_MAX_BUDGET_S,
             continue
         finally:
             on_trace()
+        if unproven is not None:
+            out.unproven_seeds += 1
+            out.unproven_why = out.unproven_why or unproven
         out.recorded.append(recorded.rewards["reward"] if recorded.rewards else 0.0)
         out.recomputed.append(score.reward)
         out.tasks.append((task.index, task.level))

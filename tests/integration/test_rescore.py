@@ -254,22 +254,46 @@ class Rescore(unittest.TestCase):
         self.assertTrue(_errors_differ([("invalid_regex", 0), ("timeout", 1)], [("invalid_json", None)]))
         self.assertTrue(_errors_differ([("invalid_regex", 0)], [("invalid_regex", None)]))
 
-    def test_a_private_run_without_its_secret_prints_no_mean_of_nothing(self):
-        """New-user walkthrough, 2026-12-04: with no trace rescored, the headline said
-        "mean 0.000 recorded" of a run whose recorded mean was 0.167."""
+    def test_a_private_run_without_its_secret_is_rescored_on_its_revealed_seeds(self):
+        """Without the secret, each private trace is rescored on the task the seed it
+        reveals builds (as `audit verify` and the report rebuild it); that the seed is
+        the split's stays NOT CHECKED (exit 3), and a reply that does not reproduce is a
+        difference (exit 1). Before 0.20.0 every such trace was NOT CHECKED, and a
+        walkthrough of 2026-12-04 found the headline said "mean 0.000 recorded" of them."""
         import os
         from unittest import mock
 
         from redaction_pressure.task.splits import PRIVATE_SEED_ENV
+        run = Path(self.tmp.name) / "private"
         with mock.patch.dict(os.environ, {PRIVATE_SEED_ENV: "s" * 40}):
-            run_policy("private_eval", "baseline", 2, Path(self.tmp.name) / "private")
+            run_policy("private_eval", "baseline", 3, run)
+            code, out, err = cli("rescore", str(run))
+        self.assertEqual((code, err), (0, ""))  # with the secret: every seed is the split's
+        recorded = statistics.fmean(trace_reward(t) for t in read_traces(run / "traces.jsonl"))
         env = {k: v for k, v in os.environ.items() if k != PRIVATE_SEED_ENV}
         with mock.patch.dict(os.environ, env, clear=True):
-            code, out, err = cli("rescore", str(Path(self.tmp.name) / "private"))
-        self.assertEqual((code, err), (3, ""))
+            code, out, err = cli("rescore", str(run))
+            self.assertEqual((code, err), (3, ""))
+            self.assertEqual(out.strip().splitlines(), [
+                f"3/3 rewards reproduced, mean {recorded:.3f} ± "
+                f"{statistics.stdev(trace_reward(t) for t in read_traces(run / 'traces.jsonl')) / 3 ** 0.5:.3f}; "
+                "3 private tasks rebuilt from the seeds their traces reveal, not proven the split's (NOT CHECKED: "
+                f"private_eval needs the secret in ${PRIVATE_SEED_ENV} (at least 32 characters); it is not set)"])
+
+            # A reply that scores otherwise is found without the secret; a trace whose
+            # seed is gone (or not a private seed) is not rescored, as before.
+            _edit(run / "traces.jsonl", 0, lambda e: [n for n in e["traces"][0]["nodes"] if n.get("sampled")][-1]
+                  ["message"].update(content=_WIPE))
+            _edit(run / "traces.jsonl", 1, lambda e: e["traces"][0]["info"]["environment"].pop("task_seed"))
+            _edit(run / "traces.jsonl", 2, lambda e: e["traces"][0]["info"]["environment"].update(task_seed=5))
+            code, out, err = cli("rescore", str(run))
+        self.assertEqual((code, err), (1, ""))
         lines = out.strip().splitlines()
-        self.assertEqual(lines[-1], "0/2 rewards reproduced; 2 not rescored (NOT CHECKED)")
-        self.assertIn(f"private_eval needs the secret in ${PRIVATE_SEED_ENV}", lines[0])
+        self.assertRegex(lines[0], r"^private_eval-000000 \(line 1\): reward recorded 0\.\d{4}, recomputed 0\.\d{4} \(")
+        self.assertEqual(sum(f"private_eval needs the secret in ${PRIVATE_SEED_ENV}" in line for line in lines[1:3]), 2)
+        self.assertRegex(lines[-1], r"^0/3 rewards reproduced, mean 0\.\d{3} recorded, 0\.\d{3} recomputed over the 1 "
+                                    r"rescored; 1 differs, 2 not rescored \(NOT CHECKED\); 1 private task rebuilt from "
+                                    r"the seed its trace reveals, not proven the split's \(NOT CHECKED: ")
 
     def test_a_line_naming_a_key_twice_is_a_difference(self):
         """Readers disagree on such a line's values (Python takes the last key); `audit`
