@@ -714,8 +714,9 @@ def build_parser() -> argparse.ArgumentParser:
                                     "'64/64 rewards reproduced, mean 0.170 ± 0.016'. Reads traces.jsonl as data only: "
                                     "nothing the run names is imported or run. Exit 0 when every reward was "
                                     "reproduced, 1 when one differs or could not be rescored, 3 when none differs "
-                                    "but some were NOT CHECKED (beyond --max-budget or --max-cpu, or a private "
-                                    "trace without its secret): not a pass.")
+                                    "but some were NOT CHECKED (beyond --max-budget or --max-cpu; a private task is "
+                                    "rebuilt from the seed its trace reveals, and without the secret that seed is "
+                                    "not proven the split's): not a pass.")
     rs.add_argument("run_dir", metavar="RUN_DIR", help="run directory, sealed archive, or traces.jsonl")
     rs.add_argument("--max-budget", type=float, default=8.0, metavar="S",
                     help="largest regex budget a trace may ask for, in seconds; traces above it are not "
