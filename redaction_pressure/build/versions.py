@@ -5,9 +5,10 @@ ENVIRONMENT_VERSION = "0.20.0"
 # 0.20.0 (corpus-v12, levels-v11; levels 1-3 byte-identical): a credential that
 # reappears base64-encoded (levels 4-5) is shown in two encodings that differ right past
 # the characters every encoding of it shares, at both ends (`house.encoding_ends`), so
-# the shown encodings span what a held-out one may be. On levels-v10 the shown pair
-# agreed there in 17 of 64 level-4 and 22 of 128 level-5 dev encoded credentials whose
-# held-out encoding did not (a fifth of train too): a reader who copied the shown
+# every held-out encoding starts and ends as the shown ones do. On levels-v10 the shown
+# pair agreed on the first character the body decides in 17 of 64 level-4 and 22 of 128
+# level-5 dev encoded credentials whose held-out encoding did not (20 and 27 at either
+# end; a fifth of train's too, a third of level-5 dev streams): a reader who copied the shown
 # encodings' common start or end missed the held-out one, as careful readers did in three
 # of the four level-5 tasks they lost on 0.19.0. Only shown records holding an encoding
 # moved (29 of 64 level-4 and 44 of 64 level-5 dev tasks); every held-out record is

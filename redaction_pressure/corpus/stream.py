@@ -475,9 +475,9 @@ def _oracle_agrees(text: str, secrets: list[Span], oracles: tuple[Oracle, ...]) 
 
 
 # How many times a shown encoded value is drawn again to differ from the first shown
-# one at each end: the likeliest draw to fail differs with 10 chances in 62 (a digit
-# after letters), so 200 draws all fail about once in 10**15 records (then the record is
-# drawn again).
+# one at both ends: the least likely draw to succeed (base62 body, prefix of 5, checksum)
+# does with a chance of 0.116, so 200 draws all fail about once in 5 * 10**10 records
+# (then the record is drawn again).
 SPREAD_DRAWS = 200
 
 
@@ -485,10 +485,10 @@ def _spread(family: Family, variant: str, r: Rng, frag: Fragment, lead: int, tra
     """``frag``, or a value of ``family`` drawn again, that differs from ``first`` just
     past the characters every value shares at each end (``lead``, ``trail``;
     `house.encoding_ends`): the shown encodings of a credential then span what a held-out
-    one may be. On levels-v10 a fifth of level-5 streams showed two encodings that
-    agreed on the first character the body decides, and a held-out one did not; careful
-    readers who copied the shown encodings' common start lost three of the four level-5
-    tasks they lost."""
+    one may be at either end. On levels-v10 a third of level-5 dev streams showed two
+    encodings that agreed on the first character the body decides, and a held-out one
+    did not; careful readers who copied the shown encodings' common start lost three of
+    the four level-5 tasks they lost."""
     for _ in range(SPREAD_DRAWS):
         text = frag.text
         if text[lead] != first[lead] and text[-1 - trail] != first[-1 - trail]:

@@ -123,8 +123,8 @@ def documented_problems(task) -> list[str]:
 def encoded_problems(task) -> list[str]:
     """Every held-out encoding of a base64-encoded credential starts and ends as all its
     shown encodings do (levels-v11): a reader who copies what the shown ones share at
-    either end takes every held-out one (on levels-v10 a fifth of the level-5 streams
-    showed two encodings agreeing past what the held-out one kept)."""
+    either end takes every held-out one (on levels-v10 a third of the level-5 dev streams
+    showed two encodings agreeing past what a held-out one kept)."""
     values: dict[str, tuple[list[str], list[str]]] = {}
     for k, records in enumerate((task.shown, task.heldout)):
         for r in records:
