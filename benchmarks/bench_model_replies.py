@@ -16,7 +16,8 @@ script, not by hand.
 replies, and its level-5 ones to the tasks levels-v11 left byte-identical, score the same
 here (they are copied into env0.20), its other level-5 ones were written for other shown
 records. ``model-replies-2026-12-04-env0.20/single-pass`` holds replies of sessions told to
-read each prompt once and answer at once (give the folder). ``model-replies-2026-12-04-env0.17`` holds replies to environment 0.17.0 (corpus-v10) at
+read each prompt once and answer at once (give the folder).
+``model-replies-2026-12-04-env0.17`` holds replies to environment 0.17.0 (corpus-v10) at
 level 5, and ``levels-v9/model-replies-2026-12-03-env0.16/`` replies to 0.16.0 at levels 1
 and 5. The former, and the latter's level-1 replies, still score on this build, though
 since corpus-v11 three of their tasks hold other records than the reply was written for

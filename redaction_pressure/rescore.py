@@ -45,7 +45,7 @@ from .results.recorded import METRICS, Copies, score_copies
 from .results.stats import estimates
 from .scoring.allowance import DEFAULT_MAX_CPU_S, Allowance
 from .scoring.score import Score, score_completion
-from .task.splits import PRIVATE_SIZE, PrivateSeedError
+from .task.splits import PRIVATE_SIZE, PrivateSeedError, prove_split
 from .task.tasks import RedactionTask, check_params, load_task, task_from_seed
 
 TRACES = "traces.jsonl"
@@ -55,6 +55,7 @@ TIME_CODES = frozenset({"timeout", "budget_exhausted"})
 MAX_LISTED = 100               # differences printed one by one; the count covers all
 MAX_KEPT = 1000                # differences (and traces not rescored) kept for --json; the counts cover all
 PRIVATE_SEEDS = (1 << 63, 1 << 64)  # every private seed has its top bit set (`splits.private_seed`)
+PRIVATE_COMMITMENT = "private-sha256:"  # how `splits.private_commitment` begins
 
 
 def mean(values: list[float]) -> float:
@@ -87,6 +88,10 @@ class Outcome:
     # hand: that each seed is the split's is NOT CHECKED (and why not).
     unproven_seeds: int = 0
     unproven_why: str = ""
+    # What the run's labels, commitments and seeds say of its split when they do not
+    # establish the split it is labelled (`splits.prove_split`): each trace may reproduce
+    # on the split it names, but the run is not one split's (e.g. dev traces in a private run).
+    split_problem: str = ""
 
     def differ(self, line: str) -> None:
         self.difference_count += 1
@@ -100,18 +105,19 @@ class Outcome:
 
     @property
     def ok(self) -> bool:
-        return not self.difference_count and not self.not_rescored_count and not self.unproven_seeds
+        return (not self.difference_count and not self.not_rescored_count and not self.unproven_seeds
+                and not self.split_problem)
 
     @property
     def exit_code(self) -> int:
         """0: every reward reproduced; 1: one differs (or could not be rescored); 3: none
         differs, but some were NOT CHECKED (beyond the reader's limits, or a private
         trace without a seed it reveals), private seeds were not proven the split's (the
-        secret was not at hand), or no rollout recorded a reward at all (every one
+        secret was not at hand), the run is not one split's, or no rollout recorded a reward at all (every one
         failed): none is a pass."""
         if self.difference_count:
             return 1
-        return 3 if self.not_rescored_count or self.unproven_seeds or not self.reproduced else 0
+        return 3 if self.not_rescored_count or self.unproven_seeds or self.split_problem or not self.reproduced else 0
 
     def headline(self) -> str:
         scored = self.traces - self.failed_rollouts
@@ -135,6 +141,8 @@ class Outcome:
             text += "recorded no reward)"
         if not self.reproduced and not self.difference_count and not self.not_rescored_count:
             text += ": nothing was checked (NOT CHECKED)"
+        if self.split_problem:
+            text += f"; the run's split: {self.split_problem} (NOT CHECKED)"
         if self.unproven_seeds:
             n = self.unproven_seeds
             text += (f"; {n} private task{'s' if n != 1 else ''} rebuilt from the seed{'s' if n != 1 else ''} "
@@ -155,7 +163,8 @@ class Outcome:
                 "differences": self.differences, "difference_count": self.difference_count,
                 "not_rescored": self.not_rescored, "not_rescored_count": self.not_rescored_count,
                 "recorded_rewards": self.recorded, "recomputed_rewards": self.recomputed,
-                "other_builds": self.other_builds, "unproven_private_seeds": self.unproven_seeds, "ok": self.ok,
+                "other_builds": self.other_builds, "unproven_private_seeds": self.unproven_seeds,
+                "split_problem": self.split_problem or None, "ok": self.ok,
                 "headline": self.headline()}
 
 
@@ -248,9 +257,11 @@ def _revealed_task(trace: dict[str, Any], index: int, params: tuple[Any, ...], l
     reveals no private seed is not rescored (``missing`` is raised again)."""
     env = _obj(_obj(trace.get("info")).get("environment"))
     seed, commitment = env.get("task_seed"), env.get("split_commitment")
-    if not (isinstance(seed, int) and not isinstance(seed, bool) and PRIVATE_SEEDS[0] <= seed < PRIVATE_SEEDS[1]
-            and isinstance(commitment, str)):
-        raise missing
+    if not (isinstance(seed, int) and not isinstance(seed, bool) and PRIVATE_SEEDS[0] <= seed < PRIVATE_SEEDS[1]):
+        raise PrivateSeedError(f"{str(missing).rstrip('.')}, and the trace reveals no private seed to rebuild its "
+                               f"task from (task_seed {str(seed)[:40]}, not an integer in 2^63..2^64)")
+    if not (isinstance(commitment, str) and commitment.startswith(PRIVATE_COMMITMENT)):
+        raise ValueError(f"it is labelled private_eval but commits to {str(commitment)[:80]}, not to a private split")
     n_shown, n_eval, budget_s = params
     check_params("private_eval", n_shown, n_eval, budget_s, level)
     if not 0 <= index < PRIVATE_SIZE:
@@ -343,6 +354,7 @@ def rescore(path: Path, max_budget_s: float = DEFAULT_MAX_BUDGET_S,
     allowance = Allowance(max_budget_s, max_cpu_s)
     here = build_identity()["source_digest"]
     traces, follow = traces_file(Path(path))
+    claims: list[tuple[object, object, object, object]] = []  # (label, commitment, index, seed) of each scored trace
     for number, k, trace in episode_traces(traces, out.differ, follow):
         out.traces += 1
         where = f"line {number}" + (f" trace {k}" if k else "")
@@ -354,6 +366,8 @@ def rescore(path: Path, max_budget_s: float = DEFAULT_MAX_BUDGET_S,
                 out.failed_rollouts += 1
                 continue
             info = _obj(trace.get("info"))
+            env, data = _obj(info.get("environment")), _obj(trace["task"].get("data"))
+            claims.append((data.get("split"), env.get("split_commitment"), data.get("index"), env.get("task_seed")))
             if _obj(info.get("environment")).get("source_digest") not in (None, here):
                 out.other_builds += 1
             budget = _obj(trace["task"].get("data")).get("budget_s")
@@ -398,4 +412,6 @@ def rescore(path: Path, max_budget_s: float = DEFAULT_MAX_BUDGET_S,
             out.differ(difference)
     if out.traces == 0 and not out.difference_count:
         raise RescoreError(f"{traces} holds no traces")
+    if claims:
+        out.split_problem = prove_split(claims).disagreement() or ""
     return out

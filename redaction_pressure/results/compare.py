@@ -86,6 +86,17 @@ def mismatches(a: Side, b: Side) -> list[str]:
     if a.split == b.split and ca != cb:
         out.append("split commitment: the runs were drawn under different private secrets (task i is not the "
                    "same task in both)")
+    if a.split == b.split and ca == cb:
+        # Each run may be consistent on its own and still not be the other's tasks: under
+        # one commitment a task has one seed, so another seed for its index is another task.
+        seeds: dict[int, set[str]] = {}
+        for r in (*a.records, *b.records):
+            if r.seed is not None:
+                seeds.setdefault(r.index, set()).add(repr(r.seed)[:80])
+        clash = sorted(i for i, revealed in seeds.items() if len(revealed) > 1)
+        if clash:
+            out.append(f"seeds: {len(clash)} task(s) reveal other seeds in A than in B (e.g. task {clash[0]}): under "
+                       "one commitment that is another task, not the same one")
     pa, pb = {r.params for r in a.records}, {r.params for r in b.records}
     if pa != pb:
         out.append(f"task parameters (n_shown, n_eval, budget_s): A {_values(pa)}, B {_values(pb)}")

@@ -179,12 +179,20 @@ def prove_split(traces: Iterable[tuple[object, object, object, object]]) -> Spli
                 problems.append(f"seed {str(seed)[:40]} is not {public}'s seed for task {i}")
         proven: str | None = public
     elif commitment.startswith("private-sha256:"):
+        # Under one secret task i has one seed, HMAC(secret, i), and no two tasks share
+        # one: traces that say otherwise are not all of the split, secret or no secret.
+        seed_of: dict[int, int] = {}
+        task_of: dict[int, int] = {}
         for index, seed in pairs:
             i, s = _whole(index), _whole(seed)
             if i is None or not 0 <= i < PRIVATE_SIZE:
                 problems.append(f"task index {str(index)[:40]} is not one of private_eval's {PRIVATE_SIZE} tasks")
             elif seed is not None and (s is None or not _PRIVATE_MIN_SEED <= s < _SEED_LIMIT):
                 problems.append(f"seed {str(seed)[:40]} of task {i} cannot be a private seed")
+            elif s is not None and seed_of.setdefault(i, s) != s:
+                problems.append(f"task {i} reveals two seeds ({seed_of[i]} and {s})")
+            elif s is not None and task_of.setdefault(s, i) != i:
+                problems.append(f"seed {s} is revealed for tasks {task_of[s]} and {i}")
         proven = "private_eval"
     else:
         problems.append(f"commitment {commitment[:80]} is neither a public seed range's nor a private one")

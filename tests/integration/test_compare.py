@@ -147,6 +147,26 @@ class Refusals(unittest.TestCase):
         self.assertTrue(out.splitlines()[1].startswith("MISMATCHED RUNS (compared anyway, --allow-mismatch): task "
                                                        "parameters"))
 
+    def test_private_runs_revealing_other_seeds_are_other_tasks(self):
+        """Red team, 2026-12-04: a run of tasks its author picked (each trace rebuilt,
+        consistently, on a seed of their choosing under the private run's commitment)
+        compared with the real private run as the same tasks: "B better on 4 of 4 paired
+        tasks", exit 0. Under one commitment task i has one seed: another seed is another task."""
+        from redaction_pressure.task.splits import private_seed
+
+        def other_seed(episodes):
+            for ep in episodes:
+                for t in ep["traces"]:
+                    env = t["info"]["environment"]
+                    env["task_seed"] = private_seed(b"another secret, of the run's author", env["task_index"])
+        with fx.env_var("REDACTION_PRESSURE_PRIVATE_SEED", None):
+            real = fx.private_run()
+            self.refused(real, fx.tampered_run(real, other_seed),
+                         "seeds: 4 task(s) reveal other seeds in A than in B (e.g. task 0): under one commitment that "
+                         "is another task, not the same one")
+            code, _, err = run_cli("compare", real, real)
+            self.assertEqual(code, 0, err)
+
     def test_what_a_run_names_reaches_the_terminal_escaped(self):
         """Red team, 2026-12-03: a model name holding an escape sequence (erase the line,
         print a fake one) and a bidi override, a run name and a recorded split commitment

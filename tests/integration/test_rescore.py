@@ -292,8 +292,46 @@ class Rescore(unittest.TestCase):
         self.assertRegex(lines[0], r"^private_eval-000000 \(line 1\): reward recorded 0\.\d{4}, recomputed 0\.\d{4} \(")
         self.assertEqual(sum(f"private_eval needs the secret in ${PRIVATE_SEED_ENV}" in line for line in lines[1:3]), 2)
         self.assertRegex(lines[-1], r"^0/3 rewards reproduced, mean 0\.\d{3} recorded, 0\.\d{3} recomputed over the 1 "
-                                    r"rescored; 1 differs, 2 not rescored \(NOT CHECKED\); 1 private task rebuilt from "
-                                    r"the seed its trace reveals, not proven the split's \(NOT CHECKED: ")
+                                    r"rescored; 1 differs, 2 not rescored \(NOT CHECKED\); the run's split: labelled "
+                                    r"private_eval, but the split is NOT ESTABLISHED: seed 5 of task 2 cannot be a "
+                                    r"private seed \(NOT CHECKED\); 1 private task rebuilt from the seed its trace "
+                                    r"reveals, not proven the split's \(NOT CHECKED: ")
+        self.assertIn("the trace reveals no private seed to rebuild its task from (task_seed 5, not an integer in "
+                      "2^63..2^64)", out)
+
+    def test_a_run_that_is_not_one_split_is_not_a_pass(self):
+        """Red team, 2026-12-04: with the secret, a private run with dev traces mixed in
+        said "8/8 rewards reproduced", exit 0 (each reproduced on the split it names); a
+        private-labelled trace committing to dev was rebuilt as a private task."""
+        import os
+        from unittest import mock
+
+        from redaction_pressure.task.splits import PRIVATE_SEED_ENV
+        private = Path(self.tmp.name) / "private-mixed"
+        with mock.patch.dict(os.environ, {PRIVATE_SEED_ENV: "s" * 40}):
+            run_policy("private_eval", "baseline", 2, private)
+            mixed = (private / "traces.jsonl").read_text() + (self.run_dir / "traces.jsonl").read_text()
+            (private / "traces.jsonl").write_text(mixed)
+            code, out, err = cli("rescore", str(private))
+        self.assertEqual((code, err), (3, ""))
+        self.assertIn(f"{2 + N}/{2 + N} rewards reproduced, mean ", out)
+        self.assertIn("; the run's split: labelled dev, private_eval, but the split is NOT ESTABLISHED: the traces "
+                      "carry 2 different split commitments (NOT CHECKED)", out)
+
+        def dev_commitment(episode):
+            env = episode["traces"][0]["info"]["environment"]
+            env["split_commitment"] = json.loads((self.run_dir / "traces.jsonl").read_text().splitlines()[0])[
+                "traces"][0]["info"]["environment"]["split_commitment"]
+            episode["traces"][0]["task"]["data"]["identity"]["split_commitment"] = env["split_commitment"]
+        run = Path(self.tmp.name) / "private-dev-commitment"
+        with mock.patch.dict(os.environ, {PRIVATE_SEED_ENV: "s" * 40}):
+            run_policy("private_eval", "baseline", 1, run)
+        _edit(run / "traces.jsonl", 0, dev_commitment)
+        env = {k: v for k, v in os.environ.items() if k != PRIVATE_SEED_ENV}
+        with mock.patch.dict(os.environ, env, clear=True):
+            code, out, err = cli("rescore", str(run))
+        self.assertEqual((code, err), (1, ""))
+        self.assertIn("cannot be rescored: it is labelled private_eval but commits to public-sha256:", out)
 
     def test_a_line_naming_a_key_twice_is_a_difference(self):
         """Readers disagree on such a line's values (Python takes the last key); `audit`

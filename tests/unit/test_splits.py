@@ -119,6 +119,23 @@ class ProveSplit(unittest.TestCase):
         relabelled = prove_split([("dev", *row[1:]) for row in rows])
         self.assertEqual(relabelled.disagreement(), "labelled dev, committed as private_eval")
 
+    def test_private_seeds_no_secret_could_derive_are_no_split(self):
+        """Red team, 2026-12-04: a task revealing two seeds under one commitment, or one
+        seed revealed for every task, passed for private_eval (UNPROVEN, not refused),
+        though HMAC gives task i one seed and no two tasks the same: either is NOT
+        ESTABLISHED without the secret."""
+        secret = b"s" * 40
+        commitment = private_commitment(secret)
+        honest = [("private_eval", commitment, i, private_seed(secret, i)) for i in range(3)]
+        self.assertTrue(prove_split(honest + honest[:1]).agrees)  # a task rolled out twice
+        two = prove_split([*honest, ("private_eval", commitment, 0, private_seed(secret, 7))])
+        self.assertIsNone(two.proven)
+        self.assertIn(f"task 0 reveals two seeds ({private_seed(secret, 0)} and {private_seed(secret, 7)})",
+                      two.disagreement())
+        shared = prove_split([("private_eval", commitment, i, private_seed(secret, 0)) for i in range(3)])
+        self.assertEqual(shared.problems, (f"seed {private_seed(secret, 0)} is revealed for tasks 0 and 1",
+                                           f"seed {private_seed(secret, 0)} is revealed for tasks 0 and 2"))
+
     def test_a_private_split_is_proven_only_when_its_seeds_are_re_derived(self):
         """Attack (red team a19): an invented ``private-sha256:`` commitment with the seeds
         removed (or invented above 2**63) passed for private_eval, and the report's banner
