@@ -45,7 +45,7 @@ from .results.recorded import METRICS, Copies, score_copies
 from .results.stats import estimates
 from .scoring.allowance import DEFAULT_MAX_CPU_S, Allowance
 from .scoring.score import Score, score_completion
-from .task.splits import PRIVATE_SIZE, PrivateSeedError, prove_split
+from .task.splits import PRIVATE_COMMITMENT_PREFIX, PRIVATE_SIZE, PrivateSeedError, is_private_seed, prove_split
 from .task.tasks import RedactionTask, check_params, load_task, task_from_seed
 
 TRACES = "traces.jsonl"
@@ -54,8 +54,6 @@ BUDGET_EXTENSION = 4.0
 TIME_CODES = frozenset({"timeout", "budget_exhausted"})
 MAX_LISTED = 100               # differences printed one by one; the count covers all
 MAX_KEPT = 1000                # differences (and traces not rescored) kept for --json; the counts cover all
-PRIVATE_SEEDS = (1 << 63, 1 << 64)  # every private seed has its top bit set (`splits.private_seed`)
-PRIVATE_COMMITMENT = "private-sha256:"  # how `splits.private_commitment` begins
 
 
 def mean(values: list[float]) -> float:
@@ -257,10 +255,10 @@ def _revealed_task(trace: dict[str, Any], index: int, params: tuple[Any, ...], l
     reveals no private seed is not rescored (``missing`` is raised again)."""
     env = _obj(_obj(trace.get("info")).get("environment"))
     seed, commitment = env.get("task_seed"), env.get("split_commitment")
-    if not (isinstance(seed, int) and not isinstance(seed, bool) and PRIVATE_SEEDS[0] <= seed < PRIVATE_SEEDS[1]):
+    if not is_private_seed(seed):
         raise PrivateSeedError(f"{str(missing).rstrip('.')}, and the trace reveals no private seed to rebuild its "
                                f"task from (task_seed {str(seed)[:40]}, not an integer in 2^63..2^64)")
-    if not (isinstance(commitment, str) and commitment.startswith(PRIVATE_COMMITMENT)):
+    if not (isinstance(commitment, str) and commitment.startswith(PRIVATE_COMMITMENT_PREFIX)):
         raise ValueError(f"it is labelled private_eval but commits to {str(commitment)[:80]}, not to a private split")
     n_shown, n_eval, budget_s = params
     check_params("private_eval", n_shown, n_eval, budget_s, level)

@@ -25,6 +25,7 @@ import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TypeGuard
 
 from ..build.versions import CORPUS_VERSION
 
@@ -52,6 +53,12 @@ class SeedRange:
 
 PUBLIC = {"dev": SeedRange("dev", 100_000, 64), "train": SeedRange("train", 1_000_000, 10_000_000)}
 PRIVATE_SIZE = 1_000_000
+
+
+# Every private seed has its top bit set (`private_seed`), and every private commitment
+# this prefix (`private_commitment`): what a trace must reveal to be rebuilt as private.
+PRIVATE_SEEDS = (1 << 63, 1 << 64)
+PRIVATE_COMMITMENT_PREFIX = "private-sha256:"
 
 
 class PrivateSeedError(RuntimeError):
@@ -88,15 +95,20 @@ def private_seed(secret: bytes, index: int) -> int:
         raise IndexError(f"private_eval has tasks 0..{PRIVATE_SIZE - 1}; got index {index}")
     msg = b"redaction-pressure/private-seed/v1\x00" + CORPUS_VERSION.encode() + b"\x00" + f"{index:012d}".encode()
     digest = hmac.new(secret, msg, hashlib.sha256).digest()
-    return int.from_bytes(digest[:8], "big") | (1 << 63)
+    return int.from_bytes(digest[:8], "big") | PRIVATE_SEEDS[0]
 
 
 def private_commitment(secret: bytes) -> str:
     msg = b"redaction-pressure/private-secret/v1\x00" + secret
-    return "private-sha256:" + hashlib.sha256(msg).hexdigest()
+    return PRIVATE_COMMITMENT_PREFIX + hashlib.sha256(msg).hexdigest()
 
 
-_PRIVATE_MIN_SEED, _SEED_LIMIT = 1 << 63, 1 << 64
+def is_private_seed(value: object) -> TypeGuard[int]:
+    """Whether ``value`` (from an untrusted trace: any type) can be a private seed."""
+    seed = _whole(value)
+    return seed is not None and PRIVATE_SEEDS[0] <= seed < PRIVATE_SEEDS[1]
+
+
 MAX_PROOF_PROBLEMS = 5
 
 
@@ -178,7 +190,7 @@ def prove_split(traces: Iterable[tuple[object, object, object, object]]) -> Spli
             elif seed is not None and s != r.start + i:
                 problems.append(f"seed {str(seed)[:40]} is not {public}'s seed for task {i}")
         proven: str | None = public
-    elif commitment.startswith("private-sha256:"):
+    elif commitment.startswith(PRIVATE_COMMITMENT_PREFIX):
         # Under one secret task i has one seed, HMAC(secret, i), and no two tasks share
         # one: traces that say otherwise are not all of the split, secret or no secret.
         seed_of: dict[int, int] = {}
@@ -187,7 +199,7 @@ def prove_split(traces: Iterable[tuple[object, object, object, object]]) -> Spli
             i, s = _whole(index), _whole(seed)
             if i is None or not 0 <= i < PRIVATE_SIZE:
                 problems.append(f"task index {str(index)[:40]} is not one of private_eval's {PRIVATE_SIZE} tasks")
-            elif seed is not None and (s is None or not _PRIVATE_MIN_SEED <= s < _SEED_LIMIT):
+            elif seed is not None and not is_private_seed(seed):
                 problems.append(f"seed {str(seed)[:40]} of task {i} cannot be a private seed")
             elif s is not None and seed_of.setdefault(i, s) != s:
                 problems.append(f"task {i} reveals two seeds ({seed_of[i]} and {s})")
