@@ -97,9 +97,12 @@ def mismatches(a: Side, b: Side) -> list[str]:
         if clash:
             out.append(f"seeds: {len(clash)} task(s) reveal other seeds in A than in B (e.g. task {clash[0]}): under "
                        "one commitment that is another task, not the same one")
-    pa, pb = {r.params for r in a.records}, {r.params for r in b.records}
+    # Typed: 16 and 16.0 (or 1 and true) are equal in Python but not one parameter;
+    # only the integer is valid, and a rebuild refuses the other.
+    pa, pb = ({tuple((type(v).__name__, v) for v in r.params) for r in s.records} for s in (a, b))
     if pa != pb:
-        out.append(f"task parameters (n_shown, n_eval, budget_s): A {_values(pa)}, B {_values(pb)}")
+        out.append(f"task parameters (n_shown, n_eval, budget_s): A {_values(r.params for r in a.records)}, "
+                   f"B {_values(r.params for r in b.records)}")
     ta, tb = a.by_task(), b.by_task()
     differ = sorted(i for i in set(ta) & set(tb) if {r.level for r in ta[i]} != {r.level for r in tb[i]})
     if differ:

@@ -142,6 +142,13 @@ class Refusals(unittest.TestCase):
                 t["task"]["data"]["identity"]["task_params"]["level"] = 2
         self.refused(base, edited(base, level_two), "level: 16 paired task(s) were run at different levels (e.g. "
                                                     "task 1: A level 1, B level 2)")
+
+        def float_n_eval(t):  # 16.0 == 16 in Python; only the integer is a valid parameter
+            if t["info"]["environment"]["task_index"] % 2:
+                t["info"]["environment"]["task_params"]["n_eval"] = t["task"]["data"]["n_eval"] = 16.0
+                t["task"]["data"]["identity"]["task_params"]["n_eval"] = 16.0
+        self.refused(base, edited(base, float_n_eval), "task parameters (n_shown, n_eval, budget_s): A (8, 16, 2.0), "
+                                                       "B (8, 16, 2.0), (8, 16.0, 2.0)")
         code, out, err = run_cli("compare", base, fx.nonstandard_run(), "--allow-mismatch")
         self.assertEqual(code, 0, err)
         self.assertTrue(out.splitlines()[1].startswith("MISMATCHED RUNS (compared anyway, --allow-mismatch): task "
