@@ -28,6 +28,8 @@ cannot make the verified traces say something else to another reader:
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Iterable
 from typing import Any
 
 from redaction_pressure.contract import DEFAULT_LEVEL, durable_key, task_hash
@@ -111,3 +113,29 @@ def episode_problems(episode: dict[str, Any]) -> list[str]:
             keys.append("data")
         problems.append(f"Episode.task differs from trace {position}'s task at {', '.join(keys[:10])[:300]}")
     return problems
+
+
+def run_record_problems(entries: Iterable[Any], episodes: Iterable[tuple[int, dict[str, Any]]],
+                        traces_name: str) -> tuple[list[str], int]:
+    """Every record problem of a run's schema-valid traces (``entries``: each with its
+    ``trace`` and ``where``) and Episodes (line, Episode), and how many traces, Episodes
+    or idx sets have one: what `audit verify` fails and `audit seal` refuses alike."""
+    problems: list[str] = []
+    differ = 0
+    offsets: defaultdict[int, list[str]] = defaultdict(list)
+    for e in entries:
+        found = trace_record_problems(e.trace)
+        differ += bool(found)
+        problems += [f"{e.where}: {p}" for p in found]
+        offset = idx_offset(e.trace)
+        if offset is not None:
+            offsets[offset].append(e.where)
+    for line, episode in episodes:
+        found = episode_problems(episode)
+        differ += bool(found)
+        problems += [f"{traces_name}:{line}: {p}" for p in found]
+    if len(offsets) > 1:  # one run, one start index
+        differ += 1
+        shown = "; ".join(f"{k} for {len(w)} trace(s) (first {w[0]})" for k, w in sorted(offsets.items()))
+        problems.append(f"task.data.idx is not the tasks' position in one taskset: index − idx is {shown}")
+    return problems, differ

@@ -54,6 +54,7 @@ from ._manifest import (
     run_id_of,
     run_ids,
 )
+from ._records import run_record_problems
 from ._schemas import EPISODE, MANIFEST, STATEMENT, error_lines, schema_errors
 from ._tracefile import TRACES_NAME, TraceFile, parse_trace_bytes, read_trace_file
 
@@ -97,6 +98,11 @@ def _consistency_problems(tf: TraceFile) -> list[str]:
         if (env["split"], env["split_commitment"]) != (split, commitment):
             problems.append(f"{e.where}: split {env['split']} / {env['split_commitment']} differs from the first "
                             f"trace's {split} / {commitment}")
+    # What verifiers records beside the identity (task key, hash, idx, the Episode's task
+    # and flags) is checked as `audit verify` checks it: red team, 2026-12-04, seal signed
+    # runs with a forged task.key, task.data.idx, Episode.task or Episode.ok, which verify
+    # of the same build then failed.
+    problems += run_record_problems(tf.entries, tf.episodes, TRACES_NAME)[0]
     for digest, n in Counter(e.digest for e in tf.entries).items():
         if n > 1:
             dup = next(e for e in tf.entries if e.digest == digest)

@@ -98,7 +98,7 @@ from ._manifest import (
     summarize,
 )
 from ._parallel import Workers, effective_jobs, rescore_all
-from ._records import episode_problems, idx_offset, trace_record_problems
+from ._records import run_record_problems
 from ._rescore import BUDGET_EXTENSION
 from ._schemas import EPISODE, STATEMENT, SchemaError, error_lines, schema_errors
 from ._tracefile import TRACES_NAME, TraceEntry, TraceFile, parse_trace_bytes
@@ -630,8 +630,7 @@ class _Verifier:
                     summary = f"archive built by source digest {a}, installed build is {b}"
                 problems.append(f"{key}: archive has {a!r}, installed build has {b!r}")
         params, levels = self._manifest["task_params"], self._manifest["levels"]
-        params_differ = records_differ = 0
-        offsets: defaultdict[int, list[str]] = defaultdict(list)
+        params_differ = 0
         for e in self._entries:
             env = e.trace["info"]["environment"]
             if not same_json(build_part(env), archived):
@@ -641,20 +640,8 @@ class _Verifier:
             found = task_params_problems(e.trace, params, levels)
             params_differ += bool(found)
             problems += [f"{e.where}: {p}" for p in found]
-            records = trace_record_problems(e.trace)
-            records_differ += bool(records)
-            problems += [f"{e.where}: {p}" for p in records]
-            offset = idx_offset(e.trace)
-            if offset is not None:
-                offsets[offset].append(e.where)
-        for line, episode in self._tracefile.episodes:
-            found = episode_problems(episode)
-            records_differ += bool(found)
-            problems += [f"{TRACES_NAME}:{line}: {p}" for p in found]
-        if len(offsets) > 1:  # one run, one start index
-            records_differ += 1
-            shown = "; ".join(f"{k} for {len(w)} trace(s) (first {w[0]})" for k, w in sorted(offsets.items()))
-            problems.append(f"task.data.idx is not the tasks' position in one taskset: index − idx is {shown}")
+        records, records_differ = run_record_problems(self._entries, self._tracefile.episodes, TRACES_NAME)
+        problems += records
         if problems:
             if summary is None and params_differ:
                 summary = (f"{params_differ} of {len(self._entries)} traces were not scored with the archive's "

@@ -441,7 +441,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise UsageError(refusal)
     start = time.perf_counter()
     try:
-        path, verification = write_report_checked(
+        path, verification, unreproduced = write_report_checked(
             run, out, public_key=args.public_key, verdict=args.verdict, full_text=True if args.full_text else None,
             jobs=args.jobs or available_cpus(), max_budget_s=args.max_budget, max_cpu_s=args.max_cpu,
             strict=args.strict)
@@ -456,6 +456,11 @@ def cmd_report(args: argparse.Namespace) -> int:
         if how.upper().startswith("NOT VERIFIED:"):
             how = how[len("NOT VERIFIED:"):].lstrip()
         print(printable(f"NOT VERIFIED: {how}"), file=sys.stderr)
+        return 1
+    if unreproduced:
+        print(f"NOT REPRODUCED: {unreproduced} rescored episode(s) record a reward this build does not give their "
+              "reply; the page's figures are the run's recorded scores (`redaction-pressure rescore` lists each "
+              "difference)", file=sys.stderr)
         return 1
     return 0
 
@@ -532,12 +537,16 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print(json.dumps(done.as_dict(), indent=2))
     else:
         console = _console()
-        for line in compare_lines(done.comparison, (done.described(0), done.described(1)), done.context(),
-                                  all_classes=args.classes):
+        lines = compare_lines(done.comparison, (done.described(0), done.described(1)), done.context(),
+                              all_classes=args.classes)
+        if done.not_reproduced:
+            lines.insert(1, "NOT REPRODUCED: " + "; ".join(done.not_reproduced) + ": the figures are the runs' "
+                         "recorded rewards (`redaction-pressure rescore RUN` lists each difference)")
+        for line in lines:
             console.print(printable(line), markup=False)
         if html is not None:
             console.print(f"wrote {html}", markup=False)
-    return 1 if done.verification_failed else 0
+    return 1 if done.verification_failed or done.not_reproduced else 0
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -757,10 +766,11 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--jobs", type=int, metavar="N", help="processes for `audit verify` (default: the CPUs this "
                                                           "process may use)")
     c.add_argument("--max-budget", type=float, default=DEFAULT_MAX_BUDGET_S, metavar="S",
-                   help="verification: the most regex budget a trace may state and be rescored "
-                        f"(default: {DEFAULT_MAX_BUDGET_S:g})")
+                   help="verification, and rescoring of a run no key verified: the most regex budget a trace "
+                        f"may state and be rescored (default: {DEFAULT_MAX_BUDGET_S:g})")
     c.add_argument("--max-cpu", type=float, default=DEFAULT_MAX_CPU_S, metavar="S",
-                   help=f"verification: the most scan CPU rescoring may spend (default: {DEFAULT_MAX_CPU_S:g})")
+                   help="verification, and rescoring of a run no key verified: the most scan CPU rescoring may "
+                        f"spend, per run (default: {DEFAULT_MAX_CPU_S:g})")
     c.set_defaults(fn=cmd_compare)
 
     x = sub.add_parser("export", help="write (prompt, reply) pairs from a built-in policy as chat JSONL for "

@@ -18,6 +18,7 @@ from typing import Any
 
 from .report._runfile import Run, RunError, read_run
 from .report._verdict import Verification, read_statement, run_verify
+from .rescore import Outcome, rescore_traces
 from .results.compare import CompareRefused, Comparison, compare, side
 from .results.evaluated import describe as describe_evaluated
 from .results.evaluated import evaluated_of
@@ -31,18 +32,29 @@ class Compared:
     comparison: Comparison
     runs: tuple[Run, Run]
     verifications: tuple[Verification | None, Verification | None]  # None: no key was given for it
+    # This build's rescoring of a run no key verified (`rescore.rescore_traces`); None
+    # for a run verified here (`audit verify` rescored it).
+    rescores: tuple[Outcome | None, Outcome | None] = (None, None)
 
     @property
     def verification_failed(self) -> bool:
         """A verification was asked for and did not pass."""
         return any(v is not None and not v.verified for v in self.verifications)
 
+    @property
+    def not_reproduced(self) -> list[str]:
+        """A line per run whose recorded rewards this build's rescoring contradicts."""
+        return [f"{name} records {o.difference_count} of {o.traces - o.failed_rollouts} reward(s) this build does "
+                f"not give (or cannot rescore)" for name, o in zip("AB", self.rescores, strict=True)
+                if o is not None and o.difference_count]
+
     def run_state(self, k: int) -> str:
-        run, v = self.runs[k], self.verifications[k]
+        run, v, o = self.runs[k], self.verifications[k], self.rescores[k]
+        rescored = "" if o is None else f"; {_rescored(o)}"
         if not run.archive:
-            return "run directory, not sealed"
+            return f"run directory, not sealed{rescored}"
         if v is None:
-            return "sealed archive, NOT VERIFIED here (no --public-key given)"
+            return f"sealed archive, NOT VERIFIED here (no --public-key given){rescored}"
         return f"sealed archive, {'✔ ' if v.verified else '✘ '}{v.how}"
 
     def described(self, k: int) -> str:
@@ -72,9 +84,25 @@ class Compared:
             evaluated, _ = evaluated_of(run.traces, run.runs)
             out[name] = {"path": str(run.path), "archive": run.archive, "verified": bool(v and v.verified),
                          "verification": None if v is None else v.how, "state": self.run_state(k),
+                         "rescored": _rescore_dict(self.rescores[k]),
                          "evaluated": evaluated, "traces": len(run.traces), "problems": run.problems}
         out["context"] = self.context()
         return out
+
+
+def _rescore_dict(o: Outcome | None) -> dict[str, Any] | None:
+    if o is None:
+        return None
+    return {"reproduced": o.reproduced, "differ": o.difference_count, "not_checked": o.not_rescored_count,
+            "failed_rollouts": o.failed_rollouts, "headline": o.headline()}
+
+
+def _rescored(o: Outcome) -> str:
+    scored = o.traces - o.failed_rollouts
+    if o.difference_count:
+        return f"rescored here: NOT REPRODUCED, {o.difference_count} of {scored} reward(s) differ"
+    unchecked = f", {o.not_rescored_count} NOT CHECKED" if o.not_rescored_count else ""
+    return f"rescored here: {o.reproduced}/{scored} rewards reproduced{unchecked}"
 
 
 def _verify(run: Run, counted: int, key: Path | None, jobs: int, max_budget_s: float, max_cpu_s: float,
@@ -101,4 +129,11 @@ def compare_runs(path_a: Path, path_b: Path, *, keys: tuple[Path | None, Path | 
     comparison = compare(side("A", runs[0].traces), side("B", runs[1].traces), allow_mismatch)
     verifications = (_verify(runs[0], len(comparison.a.records), keys[0], jobs, max_budget_s, max_cpu_s, strict),
                      _verify(runs[1], len(comparison.b.records), keys[1], jobs, max_budget_s, max_cpu_s, strict))
-    return Compared(comparison, runs, verifications)
+    # Red team, 2026-12-04: a run whose recorded scores were all raised to 1.0 was "B
+    # better on 64 of 64", exit 0. A run no key verified is rescored here, within the
+    # reader's limits, from the very traces compared.
+    rescores = tuple(None if v is not None else
+                     rescore_traces(((n, 0, t) for n, t in enumerate(run.traces, 1)), max_budget_s,
+                                    max_cpu_s=max_cpu_s)
+                     for run, v in zip(runs, verifications, strict=True))
+    return Compared(comparison, runs, verifications, (rescores[0], rescores[1]))

@@ -32,7 +32,7 @@ reproduce is still found, but that the seed is the split's is NOT CHECKED (exit 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -349,11 +349,23 @@ def _compare(name: str, copies: Copies, score: Score, errors: list[Error]) -> st
 def rescore(path: Path, max_budget_s: float = DEFAULT_MAX_BUDGET_S,
             on_trace: Callable[[], None] = lambda: None, max_cpu_s: float = DEFAULT_MAX_CPU_S) -> Outcome:
     out = Outcome()
+    traces, follow = traces_file(Path(path))
+    rescore_traces(episode_traces(traces, out.differ, follow), max_budget_s, on_trace, max_cpu_s, out)
+    if out.traces == 0 and not out.difference_count:
+        raise RescoreError(f"{traces} holds no traces")
+    return out
+
+
+def rescore_traces(traces: Iterable[tuple[int, int, Any]], max_budget_s: float = DEFAULT_MAX_BUDGET_S,
+                   on_trace: Callable[[], None] = lambda: None, max_cpu_s: float = DEFAULT_MAX_CPU_S,
+                   out: Outcome | None = None) -> Outcome:
+    """`rescore` of traces already read, each with its (line number, position in the
+    line): `compare` rescores the very traces it compares, not the file read again."""
+    out = Outcome() if out is None else out
     allowance = Allowance(max_budget_s, max_cpu_s)
     here = build_identity()["source_digest"]
-    traces, follow = traces_file(Path(path))
     claims: list[tuple[object, object, object, object]] = []  # (label, commitment, index, seed) of each scored trace
-    for number, k, trace in episode_traces(traces, out.differ, follow):
+    for number, k, trace in traces:
         out.traces += 1
         where = f"line {number}" + (f" trace {k}" if k else "")
         try:
@@ -408,8 +420,6 @@ def rescore(path: Path, max_budget_s: float = DEFAULT_MAX_BUDGET_S,
             out.reproduced += 1
         else:
             out.differ(difference)
-    if out.traces == 0 and not out.difference_count:
-        raise RescoreError(f"{traces} holds no traces")
     if claims:
         out.split_problem = prove_split(claims).disagreement() or ""
     return out

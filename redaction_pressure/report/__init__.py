@@ -13,7 +13,7 @@ from __future__ import annotations
 from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from markupsafe import Markup
 
@@ -75,10 +75,23 @@ def render_report(run_path: Path, *, public_key: Path | None = None, verdict: Pa
                                  max_budget_s=max_budget_s, max_cpu_s=max_cpu_s, strict=strict)[0]
 
 
+class Rendered(NamedTuple):
+    page: str
+    verification: Verification  # the verification the page shows
+    unreproduced: int  # rescored episodes whose recorded reward this build does not give (a caller's exit status)
+
+
+class Written(NamedTuple):
+    path: Path
+    verification: Verification
+    unreproduced: int
+
+
 def render_report_checked(run_path: Path, *, public_key: Path | None = None, verdict: Path | None = None,
                           full_text: bool | None = None, jobs: int = 1, max_budget_s: float = DEFAULT_MAX_BUDGET_S,
-                          max_cpu_s: float = DEFAULT_MAX_CPU_S, strict: bool = False) -> tuple[str, Verification]:
-    """The report page of the run at ``run_path``, and the verification it shows. Raises RunError for a path that
+                          max_cpu_s: float = DEFAULT_MAX_CPU_S, strict: bool = False) -> Rendered:
+    """The report page of the run at ``run_path``, the verification it shows, and how
+    many rescored episodes did not reproduce their recorded reward. Raises RunError for a path that
     holds no run, or an unreadable verdict file. ``full_text`` (default: runs of up to
     FULL_TEXT_UP_TO episodes) shows every held-out line; otherwise only lines with a
     leak, destroyed decoy or collateral damage, which keeps a 1,000-episode page under
@@ -112,7 +125,7 @@ def render_report_checked(run_path: Path, *, public_key: Path | None = None, ver
     view["verification"] = verification
     html = _template().render(v=view, version=ENVIRONMENT_VERSION, installed_digest=source_digest(),
                               open_records=len(view["episodes"]) <= OPEN_RECORDS_UP_TO)
-    return html, verification
+    return Rendered(html, verification, view["unreproduced"])
 
 
 def write_report(run_path: Path, out: Path, **kw: Any) -> Path:
@@ -120,18 +133,18 @@ def write_report(run_path: Path, out: Path, **kw: Any) -> Path:
     return write_report_checked(run_path, out, **kw)[0]
 
 
-def write_report_checked(run_path: Path, out: Path, **kw: Any) -> tuple[Path, Verification]:
+def write_report_checked(run_path: Path, out: Path, **kw: Any) -> Written:
     """Renders and writes the page atomically (a half-written page never replaces a good
     one) and never through a link (`boundary.files.replace_file`: the run's directory,
     where the page goes by default, is someone else's); returns where, and the
     verification the page shows (a caller's exit status follows it)."""
     out = Path(out)
     _refuse_linked_out(Path(run_path), out)
-    html, verification = render_report_checked(run_path, **kw)
+    html, verification, unreproduced = render_report_checked(run_path, **kw)
     _refuse_linked_out(Path(run_path), out)  # again: rendering can take seconds
     out.parent.mkdir(parents=True, exist_ok=True)
     replace_file(out, html.encode("utf-8"))
-    return out, verification
+    return Written(out, verification, unreproduced)
 
 
 def _refuse_linked_out(run_path: Path, out: Path) -> None:

@@ -134,7 +134,7 @@ def _episode(n: int, trace: JSON, rollout: int, full_text: bool = True, allowanc
         "rollout": rollout, "scores": s, "fmt": {k: _fmt(s[k]) for k in ("reward", *WEIGHTS)},
         "leak": leak, "coll": bool(s["collateral_chars"]), "err": bool(s["errors"]),
         "episode_errors": [_error(e) for e in s["errors"] if not isinstance(e.get("rule"), int)],
-        "rules": [], "reply": None, "notes": [], "records": [], "unchecked": None,
+        "rules": [], "reply": None, "notes": [], "records": [], "unchecked": None, "unreproduced": False,
     }
     if s["distrust"]:
         ep["notes"].append(f"NOT TRUSTED: {printable(s['distrust'], 600)}. Neither copy is shown or counted in the "
@@ -174,6 +174,7 @@ def _episode(n: int, trace: JSON, rollout: int, full_text: bool = True, allowanc
     if removal is None or task is None:  # the one implies the other
         return ep
     if removal.outcome.reward != s["reward"]:
+        ep["unreproduced"] = s["reward"] is not None
         ep["notes"].append(f"This build rescores the reply to reward {removal.outcome.reward:.4f}; the run recorded "
                            f"{_fmt(s['reward'], 4)}. The marks below show this build's rescoring.")
     if removal.errors and not s["errors"]:
@@ -442,7 +443,20 @@ def build_view(run: Run, verification: Verification, full_text: bool, jobs: int 
                            f"number in [0, 1]; episodes {shown}); their scores are left out of every figure on this "
                            f"page")
     left_out = set(mislabelled) | set(distrusted)
+    # Red team, 2026-12-04: a run whose every recorded score was raised to 1.0 (both
+    # copies, tallies too) headed the page "1.000 mean reward", exit 0, with the
+    # rescoring's disagreement only in notes 64 episodes down.
+    unreproduced = [e["n"] for e in episodes if e["unreproduced"]]
+    if unreproduced:
+        shown = ", ".join(map(str, unreproduced[:20])) + (", …" if len(unreproduced) > 20 else "")
+        other = [b["key"] for b in build if not b["same"]]
+        problems.insert(0, f"NOT REPRODUCED: {len(unreproduced)} of {len(episodes)} episode(s) record a reward this "
+                           f"build does not give their reply (episodes {shown}): the figures on this page are the "
+                           "run's recorded scores, which this build's rescoring contradicts"
+                           + (f" (the run names another build: {', '.join(other)} differ)" if other else "")
+                           + "; `redaction-pressure rescore` lists each difference")
     return {
+        "unreproduced": len(unreproduced),
         "counted": len(traces) - len(left_out),  # traces the figures count
         "title": f"redaction-pressure report — {label}", "split": split or "unknown", "split_label": label,
         "proven_kind": kind, "split_kind": kind if proof.agrees else "unknown",

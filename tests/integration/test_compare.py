@@ -96,7 +96,8 @@ class Paired(unittest.TestCase):
         leaked = {r["class"]: r for r in got["secret_classes"]}
         self.assertEqual(leaked["house_format"]["b_bad"], 0)
         self.assertGreater(leaked["house_format"]["a_bad"], 0)
-        self.assertEqual((got["a"]["state"], got["b"]["verified"]), ("run directory, not sealed", False))
+        self.assertEqual((got["a"]["state"], got["b"]["verified"]),
+                         ("run directory, not sealed; rescored here: 32/32 rewards reproduced", False))
 
     def test_text_shape_and_wins_ties_losses(self):
         mixed = fx.dev_run()  # the mixed policy on 0..7
@@ -111,7 +112,8 @@ class Paired(unittest.TestCase):
         self.assertTrue(all(counts), counts)  # each kind of pair shows up in the line
         self.assertRegex(lines[0], r"^B − A: reward [+-]0\.\d{3} ± 0\.\d{3} \(95% CI .* to .*; bootstrap .*\); "
                                    + "B better on {}, tied on {}, worse on {} of 8 paired tasks$".format(*counts))
-        self.assertTrue(lines[1].startswith(f"A: {self.a} — run directory, not sealed — built-in policy"))
+        self.assertTrue(lines[1].startswith(f"A: {self.a} — run directory, not sealed; rescored here: 32/32 rewards "
+                                            "reproduced — built-in policy"), lines[1])
         self.assertIn("8 tasks paired (24 only in A: not compared)", out)
 
 
@@ -233,7 +235,8 @@ class Refusals(unittest.TestCase):
                                         "pad": pad}]}) + "\n", json.dumps(forged) + "\n"]
         (run / "traces.jsonl").write_text("".join(good + junk))
         code, out, err = run_cli("compare", fx.baseline_run(), run)
-        self.assertEqual(code, 0, err)
+        self.assertEqual(code, 1, err)  # B's recorded rewards do not all hold up: compared, and said
+        self.assertIn("NOT REPRODUCED: B records ", out)
         self.assertIn("4 tasks paired (28 only in A: not compared); skipped 2 unscored trace(s) in B (e.g. its "
                       "recorded scores are malformed: rewards.recall.score is missing or not a number in [0, 1]", out)
         self.assertIn("3 problem(s) reading it, e.g. traces.jsonl line 5 is not JSON", out)
@@ -269,8 +272,9 @@ class Refusals(unittest.TestCase):
         for args in ((fx.baseline_run(), b), (b, b), (b, fx.baseline_run(), "--json")):
             code, out, err = run_cli("compare", *args)
             self.assertNotIn("Traceback", out + err)
-            self.assertEqual(code, 0, err)
+            self.assertEqual(code, 1, err)  # compared, and the traces that do not rescore said
         got = json.loads(out)
+        self.assertEqual((got["a"]["rescored"]["reproduced"], got["a"]["rescored"]["differ"]), (27, 5))
         self.assertEqual(got["unusable_traces"]["a"], 6)  # task 6's absurd tally is left out, its score kept
         self.assertEqual(got["paired_tasks"], 26)
 
@@ -355,3 +359,42 @@ class Page(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+def forged(run: Path) -> Path:
+    """``run`` with every trace's recorded scores (both copies, tallies too) replaced by
+    the oracle's on its task: consistent, and false for the reply it records."""
+    from redaction_pressure import load_task, policies, score_completion
+
+    def edit(t):
+        task = load_task("dev", t["info"]["environment"]["task_index"])
+        fx.record(t, score_completion(task, policies.oracle(task)))
+    return edited(run, edit)
+
+
+class Rescored(unittest.TestCase):
+    """Red team, 2026-12-04: a run whose recorded scores were all raised to the oracle's
+    was "B better on ... of ... paired tasks", exit 0: compare read recorded rewards only.
+    A run no key verified is rescored here, from the very traces compared."""
+
+    def test_a_forged_run_is_not_reproduced_and_exits_1(self):
+        base = fx.dev_run()
+        code, out, err = run_cli("compare", base, forged(base))
+        self.assertEqual(code, 1, err)
+        lines = out.splitlines()
+        self.assertRegex(lines[1], r"^NOT REPRODUCED: B records [1-8] of 8 reward\(s\) this build does not give")
+        self.assertIn("B: ", out)
+        self.assertRegex(out, r"run directory, not sealed; rescored here: NOT REPRODUCED, [1-8] of 8 reward\(s\) "
+                              r"differ")
+        code, out, err = run_cli("compare", base, forged(base), "--json")
+        self.assertEqual(code, 1, err)
+        got = json.loads(out)
+        self.assertGreater(got["b"]["rescored"]["differ"], 0)
+        self.assertEqual(got["a"]["rescored"]["differ"], 0)
+
+    def test_genuine_runs_say_they_were_rescored(self):
+        base = fx.dev_run()
+        code, out, err = run_cli("compare", base, base)
+        self.assertEqual(code, 0, err)
+        self.assertNotIn("NOT REPRODUCED", out)
+        self.assertEqual(out.count("run directory, not sealed; rescored here: 8/8 rewards reproduced"), 2, out)

@@ -1104,6 +1104,36 @@ class Cli(ReportTestCase):
         self.assertIn("does not exist", bad.stderr)
 
 
+class NotReproduced(ReportTestCase):
+    """Red team, 2026-12-04: a run whose recorded scores (both copies, tallies too) were
+    raised headed the page "1.000 mean reward", exit 0; this build's rescoring said
+    otherwise only in a note inside each episode."""
+
+    def test_forged_scores_head_the_page_and_exit_1(self):
+        from tests.support import audit_fixtures as fx
+
+        forged = {t.index for t in self.base_tasks}
+
+        def raise_scores(episodes):
+            for ep in episodes:
+                for t in ep["traces"]:
+                    index = t["info"]["environment"]["task_index"]
+                    if index in forged:
+                        task = load_task("dev", index)
+                        fx.record(t, score_completion(task, policies.oracle(task)))
+        run = fx.tampered_run(self.mixed_run, raise_scores)
+        _, page = self.render(run)
+        self.assertIn(f"NOT REPRODUCED: {len(forged)} of {len(self.mixed_items)} episode(s) record a reward this "
+                      "build does not give their reply (episodes 1, 2, 3, 4)", page.text())
+        self.assertIn(f"recorded: {len(forged)} NOT REPRODUCED", page.text())
+        done = subprocess.run([*CLI, "report", str(run), "--out", str(run / "page.html")], capture_output=True,
+                              text=True, timeout=300)
+        self.assertEqual(done.returncode, 1, done.stderr)
+        self.assertIn(f"NOT REPRODUCED: {len(forged)} rescored episode(s)", done.stderr)
+        # The genuine run: no such line, exit 0 (Cli.test_report_command).
+        self.assertNotIn("NOT REPRODUCED", self.render(self.mixed_run)[1].text())
+
+
 def png_size(data: bytes) -> tuple[int, int]:
     """Width and height from a PNG's IHDR chunk (the first chunk, by the PNG spec)."""
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR", "not a PNG"

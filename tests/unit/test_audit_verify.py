@@ -431,7 +431,7 @@ class SplitAndIdentityTampers(VerifyCase):
                     for ident in (t["info"]["environment"], t["task"]["data"]["identity"]):
                         ident["split"] = "private_eval"
                     t["task"]["data"]["split"] = "private_eval"
-        forged = fx.seal_run(fx.tampered_run(fx.dev_run(), relabel), owner="attacker")
+        forged = fx.signed_anyway(fx.tampered_run(fx.dev_run(), relabel), owner="attacker")
         report = self.verify(forged, owner="attacker")  # even with the attacker's key pinned
         self.assertCheck(report, "signature", PASSED)
         self.assertEqual(report.manifest["summary"]["label"], "private evaluation split")
@@ -449,7 +449,7 @@ class SplitAndIdentityTampers(VerifyCase):
                         ident.update(split="private_eval", split_commitment=fake)
                         t["task"]["data"]["identity"].pop("task_seed", None)
                     t["task"]["data"]["split"] = "private_eval"
-        forged = fx.seal_run(fx.tampered_run(fx.dev_run(), relabel), owner="attacker")
+        forged = fx.signed_anyway(fx.tampered_run(fx.dev_run(), relabel), owner="attacker")
         report = self.verify(forged, owner="attacker")
         self.assertCheck(report, "split-labels", FAILED, "cannot be a private seed (it is dev's public seed")
         self.assertCheck(report, "rescoring", FAILED, "the regenerated task is 'private_eval-000000'")
@@ -480,7 +480,7 @@ class SplitAndIdentityTampers(VerifyCase):
                 for t in ep["traces"]:
                     for ident in (t["info"]["environment"], t["task"]["data"]["identity"]):
                         ident["source_digest"] = "f" * 64
-        forged = fx.seal_run(fx.tampered_run(fx.dev_run(), alter), owner="attacker")
+        forged = fx.signed_anyway(fx.tampered_run(fx.dev_run(), alter), owner="attacker")
         report = self.verify(forged, owner="attacker")
         self.assertOnlyFailures(report, "identity")
         self.assertCheck(report, "identity", FAILED, f"archive built by source digest {'f' * 64}, installed build is")
@@ -804,7 +804,10 @@ class EveryScorerOutputIsRescored(VerifyCase):
     """F5: every metric, per-family tally and error (code, rule) is recomputed."""
 
     def _forged(self, edit):
-        return self.verify(fx.seal_run(fx.tampered_run(fx.dev_run(), edit), owner="attacker"), owner="attacker")
+        """A signer's archive of ``edit``ed traces, signed whatever `audit seal` says of
+        them (it refuses every forgery: `test_seal_refuses_each_forgery`)."""
+        archive = fx.signed_anyway(fx.tampered_run(fx.dev_run(), edit), owner="attacker")
+        return self.verify(archive, owner="attacker")
 
     def test_rewritten_metrics_and_tallies_fail(self):
         def edit(episodes):
@@ -978,9 +981,13 @@ class RecordsBesideTheIdentity(VerifyCase):
     of the task, its ok flag, task.key, task.data.idx) is bound to the identity."""
 
     def _forged(self, edit):
-        return self.verify(fx.seal_run(fx.tampered_run(fx.dev_run(), edit), owner="attacker"), owner="attacker")
+        """A signer's archive of ``edit``ed traces, signed whatever `audit seal` says of
+        them (it refuses every forgery: `test_seal_refuses_each_forgery`)."""
+        archive = fx.signed_anyway(fx.tampered_run(fx.dev_run(), edit), owner="attacker")
+        return self.verify(archive, owner="attacker")
 
-    def test_each_forgery_fails_identity_with_its_reason(self):
+    @staticmethod
+    def _cases():
         other_hash = fx.read_episodes(fx.dev_run() / "traces.jsonl")[1]["task"]["hash"]  # dev task 1's
 
         def each(fn):
@@ -988,7 +995,7 @@ class RecordsBesideTheIdentity(VerifyCase):
                 for ep in episodes:
                     fn(ep, ep["traces"][0])
             return edit
-        cases = {
+        return {
             "the Episode's task in another split": (
                 each(lambda ep, t: ep["task"]["data"].__setitem__("split", "private_eval")),
                 "traces.jsonl:1: Episode.task differs from trace 0's task at data.split"),
@@ -1005,11 +1012,24 @@ class RecordsBesideTheIdentity(VerifyCase):
                 each(lambda ep, t: [task["data"].__setitem__("idx", 63) for task in (t["task"], ep["task"])]),
                 "line 1 trace 0 (dev-000000): task.data.idx is 63: not the task's position in its taskset"),
         }
+
+    def test_each_forgery_fails_identity_with_its_reason(self):
+        cases = self._cases()
         for name, (edit, needle) in cases.items():
             with self.subTest(name):
                 report = self._forged(edit)
                 self.assertOnlyFailures(report, "identity")
                 self.assertCheck(report, "identity", FAILED, needle)
+
+    def test_seal_refuses_each_forgery(self):
+        """Red team, 2026-12-04: `audit seal` signed each forgery above, and `audit verify`
+        of the same build then failed the archive; seal now refuses with verify's reasons."""
+        from audit._seal import SealRefused
+
+        for name, (edit, needle) in self._cases().items():
+            with self.subTest(name), self.assertRaises(SealRefused) as refused:
+                fx.seal_run(fx.tampered_run(fx.dev_run(), edit))
+            self.assertIn(needle, "\n".join(refused.exception.reasons))
 
     def test_task_hash_is_the_hash_of_the_recorded_task_data(self):
         """a task.hash (verifiers' content hash of the row, by which `vf-eval --resume`
@@ -1070,7 +1090,7 @@ class RecordsBesideTheIdentity(VerifyCase):
                     task["data"]["idx"] = task["data"]["index"] - 3 if task["data"]["index"] >= 3 else 0
                     task["hash"] = task_hash(task["data"])
             del episodes[:3]  # tasks 3..7 of a run that started at 3
-        report = self._forged(offset)
+        report = self.verify(fx.seal_run(fx.tampered_run(fx.dev_run(), offset)))  # seal takes it too
         self.assertEqual(report.exit_code, 0, json.dumps(report.as_dict(), indent=1)[:3000])
 
         def uneven(episodes):
