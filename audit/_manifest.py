@@ -152,7 +152,17 @@ def episode_runs(tracefile: TraceFile) -> list[Any]:
 
 
 def dumps(manifest: dict[str, Any]) -> bytes:
-    return tomli_w.dumps(manifest).encode("utf-8")
+    """tomli_w's TOML, with every character Python does not call printable that tomli_w
+    writes raw (bidi overrides, U+2028: it escapes only control characters) written as
+    its escape: ``cat manifest.toml`` shows a run's name as it is, not reordered (red
+    team, 2026-12-04). tomli_w writes every string and quoted key as a basic string, where
+    an escape means the same character, so the parsed manifest is unchanged. A lone
+    surrogate is left for the UTF-8 encoding to refuse."""
+    text = tomli_w.dumps(manifest)
+    if not text.isascii():
+        text = "".join(c if c.isprintable() or c.isascii() or 0xD800 <= ord(c) <= 0xDFFF else
+                       (f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08x}") for c in text)
+    return text.encode("utf-8")
 
 
 def loads(data: bytes) -> dict[str, Any]:

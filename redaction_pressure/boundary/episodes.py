@@ -240,6 +240,10 @@ class EpisodeReader:
     def _line(self, number: int, raw: bytes) -> _Read:
         if not raw.strip():
             return
+        if raw.startswith(b"\xef\xbb\xbf"):  # json.loads of bytes skips it; `audit` refuses it (RFC 8259 §8.1)
+            self.problem(f"{self.where(number)} starts with a byte order mark (U+FEFF), which JSON text must not; "
+                         "it is not read")
+            return
         try:
             episode, oversized, longest = loads_bounded(raw, VALUE_BYTES)
         except NestedTooDeeply as exc:

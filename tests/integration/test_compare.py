@@ -207,10 +207,17 @@ class Refusals(unittest.TestCase):
                    run_cli("rescore", fx.tampered_run(fx.baseline_run(), commitment)),
                    run_cli("compare", fx.baseline_run(), fx.tampered_run(fx.baseline_run(), version))]
         out, err = io.StringIO(), io.StringIO()
+        archive = fx.fresh_dir("archive")
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            audit_main(["seal", str(run), "--key", str(keygen(fx.fresh_dir("keys"))[0]), "--out",
-                        str(fx.fresh_dir("archive"))])
+            audit_main(["seal", str(run), "--key", str(keygen(fx.fresh_dir("keys"))[0]), "--out", str(archive)])
         outputs.append((0, out.getvalue(), err.getvalue()))
+        # The manifest's readable copy too (red team, 2026-12-04): TOML escapes, the same value.
+        import tomllib
+
+        manifest = (archive / "manifest.toml").read_text(encoding="utf-8")
+        self.assertNotIn("\u202e", manifest)
+        self.assertIn("FAKE-LINE\\u202e", manifest)
+        self.assertEqual(tomllib.loads(manifest)["evaluated"]["model"], evil)
         for _code, stdout, stderr in outputs:
             text = stdout + stderr
             self.assertTrue(text.strip())

@@ -347,6 +347,17 @@ class Rescore(unittest.TestCase):
                               r"on its value\); it is not read")
         self.assertTrue(out.strip().splitlines()[-1].startswith(f"{N - 1}/{N - 1} rewards reproduced"), out)
 
+    def test_a_line_opening_with_a_byte_order_mark_is_a_difference(self):
+        """Red team, 2026-12-04: `rescore`, `report` and `compare` read such a line
+        (json.loads of bytes skips the mark) where `audit validate` and `seal` refuse it."""
+        run = self.copy("bom")
+        data = (run / "traces.jsonl").read_bytes()
+        (run / "traces.jsonl").write_bytes(b"\xef\xbb\xbf" + data)
+        code, out, err = cli("rescore", str(run))
+        self.assertEqual((code, err), (1, ""))
+        self.assertIn("line 1 starts with a byte order mark (U+FEFF), which JSON text must not; it is not read", out)
+        self.assertTrue(out.strip().splitlines()[-1].startswith(f"{N - 1}/{N - 1} rewards reproduced"), out)
+
     def test_a_missing_copy_is_a_difference(self):
         """Red team, 2026-12-03: with info.redaction null (or without its scores) rescore
         compared the one copy left and said every reward reproduced, exit 0."""
