@@ -4,7 +4,8 @@
 
 DIR (default: the newest ``benchmarks/data/model-replies-*``, replies to the current
 build: ``model-replies-2026-12-04-env0.20``, environment 0.20.0, corpus-v12, levels-v11,
-level 1 dev 3, 7, ..., 63 and level 5 dev 1, 3, ..., 63; its README) holds files named
+level 1 dev 3, 7, ..., 63 and level 5 dev 1, 3, ..., 63; its README; 0.20.1 changed only the
+system prompt, so they score the same on it) holds files named
 ``L{level}-dev{index}.reply.txt``: each the complete reply a model gave to dev task
 ``index`` at ``level`` when shown only that task's system prompt and prompt (no tools,
 no code execution). Prints each reply's reward, what it leaked or destroyed (by class),

@@ -1,7 +1,12 @@
 """Version strings that name behaviour. Bump one whenever its behaviour changes, in
 the same commit that updates the golden fingerprints in tests/unit/test_corpus.py."""
 
-ENVIRONMENT_VERSION = "0.20.0"
+ENVIRONMENT_VERSION = "0.20.1"
+# 0.20.1 (corpus, levels and reward unchanged): the system prompt says never to write
+# either think tag in prose, and to write the answer last, since a {"rules": ...} object
+# with a rule that is not a placeholder written after it (an example, in prose, inline
+# code or any fence) is read instead. Both were stated only inside one long sentence; a
+# false-zero hunt (2026-12-04) found them the likeliest to catch an honest reply.
 # 0.20.0 (corpus-v12, levels-v11; levels 1-3 byte-identical): a credential that
 # reappears base64-encoded (levels 4-5) is shown in two encodings that differ right past
 # the characters every encoding of it shares, at both ends (`house.encoding_ends`), so

@@ -57,10 +57,13 @@ a single "\\b" or "\\f" is JSON for a backspace or form-feed character, not a re
 escape; a ' needs no backslash ("\\'" is not JSON) and a " needs one (\\"). JSON allows no comments and no \
 trailing commas.
 - Which text is read: only what follows the last </think> (a reply that holds <think> \
-and no </think> has no answer, as verifiers reads it: never write that tag in prose); \
-in it, {ANSWER_CHOICE}. A later block that is not valid JSON and holds no valid \
-{{"rules": ...}} object is skipped, so an earlier draft is read instead. A > that \
-starts a line is text: an object quoted over several lines is not JSON.
+and no </think> has no answer, as verifiers reads it: never write either tag in prose, \
+before or after your answer); in it, {ANSWER_CHOICE}. A later block that is not valid \
+JSON and holds no valid {{"rules": ...}} object is skipped, so an earlier draft is read \
+instead. A > that starts a line is text: an object quoted over several lines is not JSON.
+- So write your answer last: a {{"rules": ...}} object with a rule that is not a \
+placeholder, written after it (an example in prose, in inline code or in any fence), is \
+read instead of it.
 - Any error in the answer voids the whole reply (it scores 0, however good its other \
 rules): text that is not valid JSON, another key in the object or in a rule, a \
 replacement other than the two allowed, a pattern that does not compile, or any limit \

@@ -551,6 +551,28 @@ class NoFalseZeros(unittest.TestCase):
             self.assertRegex(note, r'^the answer was read from the \{"rules": \.\.\.\} object ending on line \d+ '
                                    r"of the reply, written after the ```json block that ends on line 3")
 
+    def test_what_the_prompt_says_of_text_after_the_answer_holds(self):
+        """Fourth false-zero hunt (2026-12-04): text after a correct fenced answer voided
+        it in two ways the prompt stated only inside a long sentence (an example object
+        with a rule, however fenced, is read instead; a </think> in prose leaves nothing
+        to read). The prompt now says each where a model looks for it; both still hold."""
+        self.assertIn("never write either tag in prose, before or after your answer", SYSTEM_PROMPT)
+        self.assertIn('So write your answer last: a {"rules": ...} object with a rule that is not a placeholder, '
+                      "written after it (an example in prose, in inline code or in any fence), is read instead of it",
+                      SYSTEM_PROMPT)
+        answer = "```json\n" + reply([("ghp_[A-Za-z0-9]{36}", "[REDACTED]")]) + "\n```\n"
+        example = reply([("sk_live_[0-9a-zA-Z]{24}", "[REDACTED]")])
+        placeholder = '{"rules": [{"pattern": "<regex>", "replacement": "[REDACTED]"}]}'
+        for name, after in (("prose", "For example, " + example + " removes a key."),
+                            ("inline code", "For example `" + example + "`."), ("tildes", "~~~\n" + example + "\n~~~"),
+                            ("backticks", "```json\n" + example + "\n```")):
+            with self.subTest(after=name):
+                self.assertEqual([r.pattern for r in parse_reply(answer + after)[0]], ["sk_live_[0-9a-zA-Z]{24}"])
+        self.assertEqual([r.pattern for r in parse_reply(answer + "Each rule is " + placeholder)[0]],
+                         ["ghp_[A-Za-z0-9]{36}"])
+        rules, errors = parse_reply(answer + "I ended my reasoning with </think> above.")
+        self.assertEqual((rules, [e.code for e in errors]), ([], ["malformed_json"]))
+
     def test_an_empty_object_in_prose_does_not_replace_a_fenced_answer(self):
         """Review of 2026-12-03, second round: prose after a fenced answer that mentions
         ``{"rules": []}`` ("with no secrets the answer would be ...") replaced the answer
