@@ -138,18 +138,40 @@ def without_failures(tf: TraceFile) -> tuple[TraceFile, dict[str, Any]]:
     unchanged), and what was left out: {rollouts, failed, task_indices, reasons}."""
     if tf.data is None:
         raise SealRefused("internal error: the traces file's bytes were not kept", [])
-    bad_lines = {e.line for e in tf.entries if failed_kind(e.trace) is not None}
+    episode_failed = _failed_episode_lines(tf)
+    bad_lines = {e.line for e in tf.entries if failed_kind(e.trace) is not None} | episode_failed
     left_out = [e.trace for e in tf.entries if e.line in bad_lines]
     kept = b"".join(raw for number, raw in _lines(tf.data) if number not in bad_lines)
-    failed = [t for t in left_out if failed_kind(t) is not None]
+    # every rollout of an Episode marked failed is a failed one (a reader drops it)
+    failed = [e.trace for e in tf.entries if e.line in episode_failed or failed_kind(e.trace) is not None]
     excluded = {"rollouts": len(left_out), "failed": len(failed),
                 "task_indices": sorted({i for i in map(_index_of, left_out) if i is not None}),
-                "reasons": summarise([e.trace for e in tf.entries]) or ""}
+                "reasons": _failed(tf) or ""}
     if not kept.strip():
         return TraceFile(tf.path), excluded
     result = parse_trace_bytes(tf.path, kept)
     result.data = kept
     return result, excluded
+
+
+def _failed_episode_lines(tf: TraceFile) -> set[int]:
+    """Lines whose Episode is marked failed (ok false, or errors) though it may hold a
+    scored trace (verifiers leaves one after an episode-level time-out or a failed
+    finalize): a reader drops the Episode, so it is sealed only as a failed rollout."""
+    return {line for line, episode in tf.episodes if failed_kind(episode) is not None}
+
+
+def _failed(tf: TraceFile) -> str | None:
+    """What failed in the run, by rollout and by Episode, in one line; None if nothing."""
+    traces = summarise([e.trace for e in tf.entries])
+    lines = _failed_episode_lines(tf)
+    if not lines:
+        return traces
+    kinds = [failed_kind(ep) for line, ep in tf.episodes if line in lines]
+    kind, message = next(k for k in kinds if k is not None)
+    episodes = (f"{len(lines)} of {len(tf.episodes)} Episodes marked failed though their traces were scored "
+                f"({kind}{': ' + message if message else ''})")
+    return f"{traces}; {episodes}" if traces else episodes
 
 
 def _run_id(tf: TraceFile) -> str:
@@ -177,7 +199,7 @@ def seal(run_dir: Path, private_key: Ed25519PrivateKey, out_dir: Path,
     # A run directory's member is read as the report, compare and rescore read it: a link
     # there is not followed (what is signed is the run's own file, not one it points at).
     tf = read_trace_file(source, keep_bytes=True, member=True)
-    failed = summarise([e.trace for e in tf.entries])
+    failed = _failed(tf)
     excluded: dict[str, Any] | None = None
     if failed and allow_failed:
         total = len(tf.entries)
@@ -189,7 +211,8 @@ def seal(run_dir: Path, private_key: Ed25519PrivateKey, out_dir: Path,
             raise SealRefused("internal error: the run's traces were not all kept or left out", [])
     problems = _schema_problems(tf)
     if failed and not allow_failed:
-        ok = len(tf.entries) - sum(1 for e in tf.entries if failed_kind(e.trace) is not None)
+        dropped = _failed_episode_lines(tf)
+        ok = sum(1 for e in tf.entries if failed_kind(e.trace) is None and e.line not in dropped)
         hint = (f"`audit seal --allow-failed` seals the {ok} successful rollout{'s' if ok != 1 else ''} as a "
                 f"PARTIAL archive that names what is missing; or run the failed tasks again "
                 f"(`vf-eval @ {run_dir}/configs/resolved/eval.json --resume`)")

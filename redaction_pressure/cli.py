@@ -441,7 +441,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise UsageError(refusal)
     start = time.perf_counter()
     try:
-        path, verification, unreproduced = write_report_checked(
+        path, verification, unreproduced, unchecked = write_report_checked(
             run, out, public_key=args.public_key, verdict=args.verdict, full_text=True if args.full_text else None,
             jobs=args.jobs or available_cpus(), max_budget_s=args.max_budget, max_cpu_s=args.max_cpu,
             strict=args.strict)
@@ -458,10 +458,14 @@ def cmd_report(args: argparse.Namespace) -> int:
         print(printable(f"NOT VERIFIED: {how}"), file=sys.stderr)
         return 1
     if unreproduced:
-        print(f"NOT REPRODUCED: {unreproduced} rescored episode(s) record a reward this build does not give their "
-              "reply; the page's figures are the run's recorded scores (`redaction-pressure rescore` lists each "
-              "difference)", file=sys.stderr)
+        print(f"NOT REPRODUCED: {unreproduced} episode(s) record a reward this build does not give their reply "
+              "(or name a task it cannot rebuild); the page's figures are the run's recorded scores "
+              "(`redaction-pressure rescore` lists each difference)", file=sys.stderr)
         return 1
+    if unchecked and not (args.public_key and verification.verified):
+        print(f"NOT CHECKED: {unchecked} episode(s) were not checked here (beyond --max-budget or --max-cpu, or on "
+              "private seeds the report cannot prove); the page says which", file=sys.stderr)
+        return 3
     return 0
 
 
@@ -539,6 +543,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
         console = _console()
         lines = compare_lines(done.comparison, (done.described(0), done.described(1)), done.context(),
                               all_classes=args.classes)
+        if done.not_checked:
+            lines.insert(1, "NOT CHECKED: " + "; ".join(done.not_checked) + ": the figures are the runs' recorded "
+                         "rewards (raise --max-budget or --max-cpu, or give the private secret)")
         if done.not_reproduced:
             lines.insert(1, "NOT REPRODUCED: " + "; ".join(done.not_reproduced) + ": the figures are the runs' "
                          "recorded rewards (`redaction-pressure rescore RUN` lists each difference)")
@@ -546,7 +553,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             console.print(printable(line), markup=False)
         if html is not None:
             console.print(f"wrote {html}", markup=False)
-    return 1 if done.verification_failed or done.not_reproduced else 0
+    return done.exit_code
 
 
 def cmd_export(args: argparse.Namespace) -> int:

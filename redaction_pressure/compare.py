@@ -18,10 +18,11 @@ from typing import Any
 
 from .report._runfile import Run, RunError, read_run
 from .report._verdict import Verification, read_statement, run_verify
-from .rescore import Outcome, rescore_traces
+from .rescore import BUDGET_EXTENSION, Outcome, rescore_traces
 from .results.compare import CompareRefused, Comparison, compare, side
 from .results.evaluated import describe as describe_evaluated
 from .results.evaluated import evaluated_of
+from .results.recorded import read_recorded
 from .scoring.summary import split_label
 
 __all__ = ["CompareRefused", "Compared", "compare_runs"]
@@ -47,6 +48,28 @@ class Compared:
         return [f"{name} records {o.difference_count} of {o.traces - o.failed_rollouts} reward(s) this build does "
                 f"not give (or cannot rescore)" for name, o in zip("AB", self.rescores, strict=True)
                 if o is not None and o.difference_count]
+
+    @property
+    def not_checked(self) -> list[str]:
+        """A line per run the rescoring could not check whole (`rescore.Outcome.exit_code`
+        3: traces beyond the reader's limits, private seeds not proven, nothing rescored):
+        a comparison of such figures is not a pass."""
+        out = []
+        for name, o in zip("AB", self.rescores, strict=True):
+            if o is None or o.difference_count or o.exit_code != 3:
+                continue
+            why = o.not_rescored[0] if o.not_rescored else (o.unproven_why or o.split_problem or "nothing rescored")
+            out.append(f"{name}: {o.not_rescored_count + o.unproven_seeds or o.traces} of {o.traces} trace(s) not "
+                       f"checked here (e.g. {why[:200]})")
+        return out
+
+    @property
+    def exit_code(self) -> int:
+        """0 only when every run was verified here or rescored whole and reproduced; 1 when
+        a verification failed or a reward did not reproduce; 3 when some were not checked."""
+        if self.verification_failed or self.not_reproduced:
+            return 1
+        return 3 if self.not_checked else 0
 
     def run_state(self, k: int) -> str:
         run, v, o = self.runs[k], self.verifications[k], self.rescores[k]
@@ -102,7 +125,17 @@ def _rescored(o: Outcome) -> str:
     if o.difference_count:
         return f"rescored here: NOT REPRODUCED, {o.difference_count} of {scored} reward(s) differ"
     unchecked = f", {o.not_rescored_count} NOT CHECKED" if o.not_rescored_count else ""
-    return f"rescored here: {o.reproduced}/{scored} rewards reproduced{unchecked}"
+    unproven = f", {o.unproven_seeds} on private seeds NOT CHECKED as the split's" if o.unproven_seeds else ""
+    return f"rescored here: {o.reproduced}/{scored} rewards reproduced{unchecked}{unproven}"
+
+
+def _rescore(run: Run, max_budget_s: float, max_cpu_s: float) -> Outcome:
+    """This build's rescoring of the traces `compare` counts (those with usable recorded
+    scores: the others are skipped and said), each retried up to 4x its budget after a
+    time-out the recording did not have, as `rescore` and `audit verify` tolerate a slower
+    machine."""
+    counted = ((n, 0, t) for n, t in enumerate(run.traces, 1) if read_recorded(t)[0] is not None)
+    return rescore_traces(counted, max_budget_s, max_cpu_s=max_cpu_s, retry_cap_s=max_budget_s * BUDGET_EXTENSION)
 
 
 def _verify(run: Run, counted: int, key: Path | None, jobs: int, max_budget_s: float, max_cpu_s: float,
@@ -132,8 +165,11 @@ def compare_runs(path_a: Path, path_b: Path, *, keys: tuple[Path | None, Path | 
     # Red team, 2026-12-04: a run whose recorded scores were all raised to 1.0 was "B
     # better on 64 of 64", exit 0. A run no key verified is rescored here, within the
     # reader's limits, from the very traces compared.
-    rescores = tuple(None if v is not None else
-                     rescore_traces(((n, 0, t) for n, t in enumerate(run.traces, 1)), max_budget_s,
-                                    max_cpu_s=max_cpu_s)
-                     for run, v in zip(runs, verifications, strict=True))
-    return Compared(comparison, runs, verifications, (rescores[0], rescores[1]))
+    first = None if verifications[0] is not None else _rescore(runs[0], max_budget_s, max_cpu_s)
+    if verifications[1] is not None:
+        second = None
+    elif first is not None and runs[1].shown == runs[0].shown:  # the same bytes: one rescoring
+        second = first
+    else:
+        second = _rescore(runs[1], max_budget_s, max_cpu_s)
+    return Compared(comparison, runs, verifications, (first, second))

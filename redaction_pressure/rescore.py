@@ -90,6 +90,9 @@ class Outcome:
     # establish the split it is labelled (`splits.prove_split`): each trace may reproduce
     # on the split it names, but the run is not one split's (e.g. dev traces in a private run).
     split_problem: str = ""
+    # One per trace, in order: reproduced, differs, not_checked or failed (no reward
+    # recorded); a trace that reproduced on an unproven private seed says "unproven".
+    statuses: list[str] = field(default_factory=list)
 
     def differ(self, line: str) -> None:
         self.difference_count += 1
@@ -358,10 +361,15 @@ def rescore(path: Path, max_budget_s: float = DEFAULT_MAX_BUDGET_S,
 
 def rescore_traces(traces: Iterable[tuple[int, int, Any]], max_budget_s: float = DEFAULT_MAX_BUDGET_S,
                    on_trace: Callable[[], None] = lambda: None, max_cpu_s: float = DEFAULT_MAX_CPU_S,
-                   out: Outcome | None = None) -> Outcome:
+                   out: Outcome | None = None, retry_cap_s: float | None = None) -> Outcome:
     """`rescore` of traces already read, each with its (line number, position in the
-    line): `compare` rescores the very traces it compares, not the file read again."""
+    line): `compare` and `report` rescore the very traces they show, not the file read
+    again. A trace stating a budget above ``max_budget_s`` is NOT CHECKED; a scan that
+    times out here where the recording did not is retried with the budget extended 4x,
+    up to ``retry_cap_s`` (default ``max_budget_s``), as `audit verify` tolerates a
+    slower machine."""
     out = Outcome() if out is None else out
+    cap = max_budget_s if retry_cap_s is None else retry_cap_s
     allowance = Allowance(max_budget_s, max_cpu_s)
     here = build_identity()["source_digest"]
     claims: list[tuple[object, object, object, object]] = []  # (label, commitment, index, seed) of each scored trace
@@ -374,6 +382,7 @@ def rescore_traces(traces: Iterable[tuple[int, int, Any]], max_budget_s: float =
             recorded = _recorded(trace)
             if recorded is None:
                 out.failed_rollouts += 1
+                out.statuses.append("failed")
                 continue
             info = _obj(trace.get("info"))
             env, data = _obj(info.get("environment")), _obj(trace["task"].get("data"))
@@ -384,6 +393,7 @@ def rescore_traces(traces: Iterable[tuple[int, int, Any]], max_budget_s: float =
             if isinstance(budget, (int, float)) and not isinstance(budget, bool) and budget > max_budget_s:
                 out.not_checked(f"{where}: its budget {float(min(budget, 1e9)):g} s is above --max-budget "
                                 f"{max_budget_s:g} s")
+                out.statuses.append("not_checked")
                 continue
             mislabelled = disagreement(trace)
             if mislabelled is not None:
@@ -391,6 +401,7 @@ def rescore_traces(traces: Iterable[tuple[int, int, Any]], max_budget_s: float =
             refusal = allowance.cpu_refusal()
             if refusal is not None:
                 out.not_checked(f"{where}: NOT CHECKED, not rescored because {refusal}")
+                out.statuses.append("not_checked")
                 continue
             recorded_errors = _recorded_errors(info)
             codes = {code for code, _ in recorded_errors}
@@ -400,12 +411,14 @@ def rescore_traces(traces: Iterable[tuple[int, int, Any]], max_budget_s: float =
                 task, unproven = _task(trace)
                 where = f"{task.id} ({where})"
                 _check_revealed(trace, task)
-                score = _score(task, _reply(trace), codes, max_budget_s)
+                score = _score(task, _reply(trace), codes, cap)
         except PrivateSeedError as exc:
             out.not_checked(f"{where}: {exc}")
+            out.statuses.append("not_checked")
             continue
         except (ValueError, TypeError, KeyError, IndexError, LookupError, OverflowError, RecursionError) as exc:
             out.differ(f"{where}: cannot be rescored: {str(exc)[:300]}")
+            out.statuses.append("differs")
             continue
         finally:
             on_trace()
@@ -418,8 +431,10 @@ def rescore_traces(traces: Iterable[tuple[int, int, Any]], max_budget_s: float =
         difference = _compare(where, recorded, score, recorded_errors)
         if difference is None:
             out.reproduced += 1
+            out.statuses.append("reproduced" if unproven is None else "unproven")
         else:
             out.differ(difference)
+            out.statuses.append("differs")
     if claims:
         out.split_problem = prove_split(claims).disagreement() or ""
     return out

@@ -78,13 +78,15 @@ def render_report(run_path: Path, *, public_key: Path | None = None, verdict: Pa
 class Rendered(NamedTuple):
     page: str
     verification: Verification  # the verification the page shows
-    unreproduced: int  # rescored episodes whose recorded reward this build does not give (a caller's exit status)
+    unreproduced: int  # episodes whose recorded reward this build does not give (a caller's exit status)
+    unchecked: int  # episodes this build did not check (beyond the reader's limits, unproven private seeds)
 
 
 class Written(NamedTuple):
     path: Path
     verification: Verification
     unreproduced: int
+    unchecked: int
 
 
 def render_report_checked(run_path: Path, *, public_key: Path | None = None, verdict: Path | None = None,
@@ -125,7 +127,7 @@ def render_report_checked(run_path: Path, *, public_key: Path | None = None, ver
     view["verification"] = verification
     html = _template().render(v=view, version=ENVIRONMENT_VERSION, installed_digest=source_digest(),
                               open_records=len(view["episodes"]) <= OPEN_RECORDS_UP_TO)
-    return Rendered(html, verification, view["unreproduced"])
+    return Rendered(html, verification, view["unreproduced"], view["unchecked"])
 
 
 def write_report(run_path: Path, out: Path, **kw: Any) -> Path:
@@ -140,11 +142,11 @@ def write_report_checked(run_path: Path, out: Path, **kw: Any) -> Written:
     verification the page shows (a caller's exit status follows it)."""
     out = Path(out)
     _refuse_linked_out(Path(run_path), out)
-    html, verification, unreproduced = render_report_checked(run_path, **kw)
+    html, verification, unreproduced, unchecked = render_report_checked(run_path, **kw)
     _refuse_linked_out(Path(run_path), out)  # again: rendering can take seconds
     out.parent.mkdir(parents=True, exist_ok=True)
     replace_file(out, html.encode("utf-8"))
-    return Written(out, verification, unreproduced)
+    return Written(out, verification, unreproduced, unchecked)
 
 
 def _refuse_linked_out(run_path: Path, out: Path) -> None:

@@ -174,7 +174,6 @@ def _episode(n: int, trace: JSON, rollout: int, full_text: bool = True, allowanc
     if removal is None or task is None:  # the one implies the other
         return ep
     if removal.outcome.reward != s["reward"]:
-        ep["unreproduced"] = s["reward"] is not None
         ep["notes"].append(f"This build rescores the reply to reward {removal.outcome.reward:.4f}; the run recorded "
                            f"{_fmt(s['reward'], 4)}. The marks below show this build's rescoring.")
     if removal.errors and not s["errors"]:
@@ -187,6 +186,36 @@ def _episode(n: int, trace: JSON, rollout: int, full_text: bool = True, allowanc
             rec["lines"], rec["omitted"] = _marks.flawed_lines(segs)
         ep["records"].append(rec)
     return ep
+
+
+def _rescored(traces: list[JSON], episodes: list[JSON], allowance: Allowance) -> None:
+    """Marks each episode as `rescore` judges its trace (the one definition of
+    "reproduced": the task rebuilt from what the trace reveals, its prompt matched, the
+    reward, parts and errors compared, a time-out retried with the budget extended 4x):
+    NOT REPRODUCED, or NOT CHECKED (beyond the reader's limits, or a private seed not
+    proven the split's). Red team, 2026-12-04: a forged run whose prompts were edited by
+    a byte could not be rebuilt for the marks, and so was counted nowhere; the marks' own
+    scan has no retry, so an honest run recorded on a faster machine looked forged."""
+    if allowance.withheld is not None:  # an archive that did not verify: nothing is rescored
+        return
+    from ..rescore import BUDGET_EXTENSION, rescore_traces
+
+    outcome = rescore_traces(((n, 0, t) for n, t in enumerate(traces, 1)), allowance.max_budget_s,
+                             max_cpu_s=allowance.max_cpu_s, retry_cap_s=allowance.max_budget_s * BUDGET_EXTENSION)
+    for ep, status in zip(episodes, outcome.statuses, strict=True):
+        if status == "differs":
+            ep["unreproduced"] = True
+            ep["notes"].append("NOT REPRODUCED: this build's rescoring (as `redaction-pressure rescore` does it) does "
+                               "not give the recorded reward, scores or errors for this reply, or cannot rebuild the "
+                               "task the trace names from what it reveals")
+        elif status in ("not_checked", "unproven") and not ep["unchecked"]:
+            ep["unchecked"] = ("this build could not check it: beyond --max-budget or --max-cpu, or on a private "
+                               "seed the report cannot prove the split's (it never reads the private secret)")
+            ep["notes"].append(f"NOT CHECKED: {ep['unchecked']}.")
+        elif status == "reproduced" and any("This build rescores the reply to reward" in n for n in ep["notes"]):
+            ep["notes"] = [n for n in ep["notes"] if "This build rescores the reply to reward" not in n]
+            ep["notes"].append("The marks below are from a scan that ran out of time here; rescored with the budget "
+                               "extended 4x, as `rescore` and `audit verify` retry, the recorded reward reproduces.")
 
 
 def _int(value: object) -> int | None:
@@ -391,6 +420,8 @@ def build_view(run: Run, verification: Verification, full_text: bool, jobs: int 
         kind, label = "unknown", PRIVATE_UNPROVEN_LABEL
         warning = "; ".join(w for w in (PRIVATE_UNPROVEN_WARNING, warning) if w)
     episodes = _episodes(traces, full_text, jobs, allowance or Allowance())
+    if not verification.verified:  # `audit verify` rescored every trace already
+        _rescored(traces, episodes, allowance or Allowance())
     families = _family_classes(episodes)
     _shared_rules(episodes)
     scores = [e["scores"] for e in episodes]

@@ -67,6 +67,7 @@ def view(compared: Compared) -> dict[str, Any]:
     return {
         "headline": c.headline(), "mismatches": [printable(m, 600) for m in c.mismatches],
         "not_reproduced": [printable(m, 600) for m in compared.not_reproduced],
+        "not_checked": [printable(m, 600) for m in compared.not_checked],
         "context": printable(compared.context(), 600), "runs": runs, "paired": len(c.paired),
         "only_a": c.only_a, "only_b": c.only_b,
         "metrics": [{"name": m, "a": _pm(c.a_est[m]), "b": _pm(c.b_est[m]), "diff": _pm(c.diff[m], True),

@@ -7,6 +7,7 @@ import json
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from ..build.identity import build_identity
@@ -189,6 +190,16 @@ def task_from_seed(split: str, index: int, seed: int, commitment: str, n_shown: 
     """Rebuilds a task from a seed a scored trace revealed: how an auditor without the
     private secret regenerates a private episode. It does not check that the seed
     belongs to the split; the audit does that separately."""
+    return _built(split, index, seed, commitment, n_shown, n_eval, budget_s, level)
+
+
+# A task is a pure function of these arguments (typed: 2 and 2.0 are different calls),
+# and nothing changes a built one, so the last few are kept: a reader that shows a trace
+# and judges it (`report`: its marks, then `rescore`'s verdict), or an env server scoring
+# several rollouts of one task, builds it once.
+@lru_cache(maxsize=64, typed=True)
+def _built(split: str, index: int, seed: int, commitment: str, n_shown: int, n_eval: int, budget_s: float,
+           level: int) -> RedactionTask:
     stream = build_stream(seed, n_shown, n_eval, level)
     identity = task_identity(split, index, commitment, n_shown, n_eval, budget_s, level)
     return RedactionTask(

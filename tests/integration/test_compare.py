@@ -173,8 +173,13 @@ class Refusals(unittest.TestCase):
             self.refused(real, fx.tampered_run(real, other_seed),
                          "seeds: 4 task(s) reveal other seeds in A than in B (e.g. task 0): under one commitment that "
                          "is another task, not the same one")
-            code, _, err = run_cli("compare", real, real)
-            self.assertEqual(code, 0, err)
+            code, out, err = run_cli("compare", real, real)
+            # without the secret, that each seed is the split's is not checked: not a pass
+            self.assertEqual(code, 3, err)
+            self.assertRegex(out.splitlines()[1], r"^NOT CHECKED: A: 4 of 4 trace\(s\) not checked here \(e\.g\. ")
+            with fx.env_var("REDACTION_PRESSURE_PRIVATE_SEED", fx.SECRET):
+                code, out, err = run_cli("compare", real, real)
+            self.assertEqual(code, 0, err + out)
 
     def test_what_a_run_names_reaches_the_terminal_escaped(self):
         """Red team, 2026-12-03: a model name holding an escape sequence (erase the line,
@@ -242,8 +247,8 @@ class Refusals(unittest.TestCase):
                                         "pad": pad}]}) + "\n", json.dumps(forged) + "\n"]
         (run / "traces.jsonl").write_text("".join(good + junk))
         code, out, err = run_cli("compare", fx.baseline_run(), run)
-        self.assertEqual(code, 1, err)  # B's recorded rewards do not all hold up: compared, and said
-        self.assertIn("NOT REPRODUCED: B records ", out)
+        self.assertEqual(code, 0, err)  # the usable traces reproduce; the rest are skipped, and said
+        self.assertIn("run directory, not sealed; rescored here: 4/4 rewards reproduced", out)
         self.assertIn("4 tasks paired (28 only in A: not compared); skipped 2 unscored trace(s) in B (e.g. its "
                       "recorded scores are malformed: rewards.recall.score is missing or not a number in [0, 1]", out)
         self.assertIn("3 problem(s) reading it, e.g. traces.jsonl line 5 is not JSON", out)
@@ -279,9 +284,10 @@ class Refusals(unittest.TestCase):
         for args in ((fx.baseline_run(), b), (b, b), (b, fx.baseline_run(), "--json")):
             code, out, err = run_cli("compare", *args)
             self.assertNotIn("Traceback", out + err)
-            self.assertEqual(code, 1, err)  # compared, and the traces that do not rescore said
+            self.assertEqual(code, 0, err)
         got = json.loads(out)
-        self.assertEqual((got["a"]["rescored"]["reproduced"], got["a"]["rescored"]["differ"]), (27, 5))
+        # only what the figures count is rescored (the unusable traces are said, not rescored)
+        self.assertEqual((got["a"]["rescored"]["reproduced"], got["a"]["rescored"]["differ"]), (26, 0))
         self.assertEqual(got["unusable_traces"]["a"], 6)  # task 6's absurd tally is left out, its score kept
         self.assertEqual(got["paired_tasks"], 26)
 
@@ -405,3 +411,37 @@ class Rescored(unittest.TestCase):
         self.assertEqual(code, 0, err)
         self.assertNotIn("NOT REPRODUCED", out)
         self.assertEqual(out.count("run directory, not sealed; rescored here: 8/8 rewards reproduced"), 2, out)
+
+    def test_what_is_not_checked_is_not_a_pass(self):
+        """Red team, 2026-12-04, second round: traces beyond --max-budget (a run at the
+        legal budget of 4 s, compared with the default 2 s) were NOT CHECKED, said only
+        inside a run's line, and compare exited 0."""
+        from redaction_pressure import policies
+        from redaction_pressure.taskset import RedactionConfig
+
+        config = RedactionConfig(id="redaction-pressure", split="dev", budget_s=4.0)
+        run = fx._run("dev", policies.baseline, 3, config=config, tag="-budget4")
+        code, out, err = run_cli("compare", run, run)
+        self.assertEqual(code, 3, err + out)
+        self.assertRegex(out.splitlines()[1], r"^NOT CHECKED: A: 3 of 3 trace\(s\) not checked here \(e\.g\. .*its "
+                                              r"budget 4 s is above --max-budget 2 s")
+        code, out, err = run_cli("compare", run, run, "--max-budget", "4")
+        self.assertEqual(code, 0, err + out)
+
+    def test_a_scan_that_times_out_here_is_retried_as_rescore_retries_it(self):
+        """A slower machine than the recording's: the time-out is retried with the budget
+        extended 4x (up to 4x --max-budget), as `rescore` and `audit verify` do."""
+        from unittest import mock
+
+        import redaction_pressure.rescore as rescore_module
+
+        caps = []
+        real = rescore_module._score
+
+        def spy(task, reply, codes, cap):
+            caps.append(cap)
+            return real(task, reply, codes, cap)
+        with mock.patch.object(rescore_module, "_score", spy):
+            code, _, err = run_cli("compare", fx.dev_run(), fx.dev_run())
+        self.assertEqual(code, 0, err)
+        self.assertEqual(set(caps), {8.0})

@@ -1129,9 +1129,46 @@ class NotReproduced(ReportTestCase):
         done = subprocess.run([*CLI, "report", str(run), "--out", str(run / "page.html")], capture_output=True,
                               text=True, timeout=300)
         self.assertEqual(done.returncode, 1, done.stderr)
-        self.assertIn(f"NOT REPRODUCED: {len(forged)} rescored episode(s)", done.stderr)
+        self.assertIn(f"NOT REPRODUCED: {len(forged)} episode(s) record a reward", done.stderr)
         # The genuine run: no such line, exit 0 (Cli.test_report_command).
         self.assertNotIn("NOT REPRODUCED", self.render(self.mixed_run)[1].text())
+
+    def test_a_forgery_the_marks_cannot_rebuild_is_counted(self):
+        """Red team, 2026-12-04, second round: the forged run with a space added to each
+        recorded prompt could not be rebuilt for the marks, so no episode was counted: the
+        page said "1.000 mean reward", exit 0. `rescore`'s verdict is the page's now."""
+        from tests.support import audit_fixtures as fx
+
+        def forge(episodes):
+            for ep in episodes:
+                for t in ep["traces"]:
+                    task = load_task("dev", t["info"]["environment"]["task_index"])
+                    fx.record(t, score_completion(task, policies.oracle(task)))
+                    for node in t["nodes"]:
+                        for m in node["message"] if isinstance(node.get("message"), list) else [node.get("message")]:
+                            if isinstance(m, dict) and m.get("role") == "user":
+                                m["content"] += " "
+                    t["task"]["data"]["prompt"] += " "
+        run = fx.tampered_run(self.mixed_run, forge)
+        done = subprocess.run([*CLI, "report", str(run), "--out", str(run / "page.html")], capture_output=True,
+                              text=True, timeout=300)
+        self.assertEqual(done.returncode, 1, done.stderr)
+        page = parse((run / "page.html").read_text())
+        n = len(self.mixed_items)
+        self.assertIn(f"NOT REPRODUCED: {n} of {n} episode(s)", page.text())
+        self.assertIn(f"recorded: {n} NOT REPRODUCED", page.text())
+
+    def test_what_is_not_checked_is_not_a_pass(self):
+        """Traces beyond --max-budget are NOT CHECKED: exit 3, never 0."""
+        run = write_run(self.tmp / "budget4", [("dev", 0, policies.baseline(load_task("dev", 0, budget_s=4.0)))],
+                        budget_s=4.0)
+        done = subprocess.run([*CLI, "report", str(run), "--out", str(run / "page.html")], capture_output=True,
+                              text=True, timeout=300)
+        self.assertEqual(done.returncode, 3, done.stderr)
+        self.assertIn("NOT CHECKED: 1 episode(s) were not checked here", done.stderr)
+        done = subprocess.run([*CLI, "report", str(run), "--out", str(run / "page.html"), "--max-budget", "4",
+                               "--force"], capture_output=True, text=True, timeout=300)
+        self.assertEqual(done.returncode, 0, done.stderr)
 
 
 def png_size(data: bytes) -> tuple[int, int]:

@@ -357,6 +357,12 @@ class Rescore(unittest.TestCase):
         self.assertEqual((code, err), (1, ""))
         self.assertIn("line 1 starts with a byte order mark (U+FEFF), which JSON text must not; it is not read", out)
         self.assertTrue(out.strip().splitlines()[-1].startswith(f"{N - 1}/{N - 1} rewards reproduced"), out)
+        # compare and report read runs through the same reader: the line is a problem there too
+        code, out, err = cli("compare", str(run), str(run), "--json")
+        self.assertIn("starts with a byte order mark", json.dumps(json.loads(out)["a"]["problems"]))
+        from redaction_pressure.report import render_report
+
+        self.assertIn("starts with a byte order mark", render_report(run))
 
     def test_a_missing_copy_is_a_difference(self):
         """Red team, 2026-12-03: with info.redaction null (or without its scores) rescore

@@ -26,7 +26,9 @@ def _built(split: str, index: int, level: int) -> tuple[RedactionTask, Stream]:
         stream = build_stream(seed, n_shown, n_eval, level)
         streams.append(stream)
         return stream
-    with mock.patch.object(_tasks, "build_stream", keep):
+    # Built afresh (past load_task's own cache of recent tasks), so the stream is seen.
+    with mock.patch.object(_tasks, "build_stream", keep), \
+            mock.patch.object(_tasks, "_built", _tasks._built.__wrapped__):
         built = load_task(split, index, level=level)
     assert len(streams) == 1
     return built, streams[0]

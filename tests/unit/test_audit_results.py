@@ -153,6 +153,27 @@ class AllowFailed(Case):
         fx.resign(out, manifest)
         self.assertCheck(self.verify(out), "coverage", FAILED, "coverage.label")
 
+    def test_an_episode_marked_failed_is_left_out_like_a_failed_rollout(self):
+        """Red team, 2026-12-04, second round: an Episode with ok false that still holds a
+        scored trace (verifiers leaves one after an episode-level time-out) was refused
+        even with --allow-failed, as "not one result of one build"; a reader drops such
+        an Episode, so it is a failed rollout to the sealer too."""
+        def episode_timed_out(episodes):
+            episodes[2]["ok"] = False
+            episodes[2]["errors"] = [{"type": "EpisodeTimeout", "message": "episode exceeded 600 s"}]
+        run = fx.tampered_run(fx.dev_run(), episode_timed_out)
+        key = fx.keys("owner")[0]
+        refused = fx.audit_in_process("seal", run, "--key", key, "--out", fx.fresh_dir("x"))
+        self.assertEqual(refused.returncode, 1)
+        self.assertIn("1 of 8 Episodes marked failed though their traces were scored (EpisodeTimeout: episode "
+                      "exceeded 600 s)", refused.stderr)
+        self.assertIn("`audit seal --allow-failed` seals the 7 successful rollouts", refused.stderr)
+        out = fx.fresh_dir("partial")
+        r = fx.audit_in_process("seal", run, "--key", key, "--out", out, "--allow-failed")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(fx.manifest_of(out)["coverage"]["excluded"]["task_indices"], [2])
+        self.assertEqual(self.verify(out).exit_code, 0)
+
     def test_nothing_to_seal_when_every_rollout_failed(self):
         run = fx.tampered_run(fx.dev_run(), lambda eps: self.break_rollouts(eps, range(8)))
         r = fx.audit_in_process("seal", run, "--key", fx.keys("owner")[0], "--out", fx.fresh_dir("x"),
