@@ -56,9 +56,23 @@ class _Parser(argparse.ArgumentParser):
 def _console(stderr: bool = False) -> Console:
     from rich.console import Console
 
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:
+            # rich exits 1 here, the code `compare` and `rescore` give a difference: raise
+            # instead, so the command exits with the verdict it reached (`main`).
+            self.quiet = True
+            raise BrokenPipeError
+
     # soft_wrap: the terminal may wrap long lines, but no newline is ever inserted,
     # so text piped to a file or `less` keeps its character positions.
-    return Console(stderr=stderr, highlight=False, soft_wrap=True, emoji=False)
+    return _Console(stderr=stderr, highlight=False, soft_wrap=True, emoji=False)
+
+
+def _verdict(args: argparse.Namespace, code: int) -> int:
+    """``code``, kept as the exit status should printing it fail (`... | head`): a reader
+    that closed the pipe early does not turn a difference into a pass, nor a pass into one."""
+    args.verdict = code
+    return code
 
 
 def _task(args: argparse.Namespace) -> RedactionTask:
@@ -486,9 +500,10 @@ def cmd_rescore(args: argparse.Namespace) -> int:
                               max_cpu_s=args.max_cpu)
         except RescoreError as exc:
             raise UsageError(str(exc)) from None
+    code = _verdict(args, outcome.exit_code)
     if args.json:
         print(json.dumps(outcome.as_dict(), indent=2))
-        return outcome.exit_code
+        return code
     listed = outcome.differences + outcome.not_rescored
     for line in listed[:MAX_LISTED]:
         print(printable(line))
@@ -499,7 +514,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
         print(f"note: {outcome.other_builds} trace(s) were recorded by another build of redaction-pressure "
               "(another source digest); a difference may come from that")
     print(printable(outcome.headline()))
-    return outcome.exit_code
+    return code
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -530,6 +545,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
                             max_cpu_s=args.max_cpu, strict=args.strict)
     except (RunError, CompareRefused) as exc:
         raise UsageError(str(exc)) from None
+    code = _verdict(args, done.exit_code)
     if html is not None:
         from .report.compare_page import write
 
@@ -553,7 +569,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             console.print(printable(line), markup=False)
         if html is not None:
             console.print(f"wrote {html}", markup=False)
-    return done.exit_code
+    return code
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -831,9 +847,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
-        # `... | head` closed the pipe: not an error worth a traceback.
+        # `... | head` closed the pipe: not an error worth a traceback; a command that
+        # had reached a verdict exits with it.
         quiet_stdout()
-        return 0
+        verdict: int = getattr(args, "verdict", 0)
+        return verdict
     except OSError as exc:
         if exc.errno not in _OUTPUT_FAILURES:
             raise

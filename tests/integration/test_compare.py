@@ -445,3 +445,19 @@ class Rescored(unittest.TestCase):
             code, _, err = run_cli("compare", fx.dev_run(), fx.dev_run())
         self.assertEqual(code, 0, err)
         self.assertEqual(set(caps), {8.0})
+
+    def test_a_reader_that_closes_the_pipe_gets_the_verdict(self):
+        """`compare A B | head -1`: rich exits 1 on a broken pipe, the code of a difference,
+        and print() made it 0 (red team, 2026-12-04): the exit status is the verdict."""
+        import subprocess
+        import sys
+
+        base = fx.dev_run()
+        for b, want in ((base, 0), (forged(base), 1)):
+            with self.subTest(want=want):
+                p = subprocess.Popen([sys.executable, "-m", "redaction_pressure.cli", "compare", str(base), str(b)],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                p.stdout.close()  # before anything is written: every write meets a closed pipe
+                err = p.stderr.read()
+                p.stderr.close()
+                self.assertEqual((p.wait(timeout=300), err), (want, b""))
