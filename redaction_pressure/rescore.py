@@ -361,16 +361,18 @@ def rescore(path: Path, max_budget_s: float = DEFAULT_MAX_BUDGET_S,
 
 def rescore_traces(traces: Iterable[tuple[int, int, Any]], max_budget_s: float = DEFAULT_MAX_BUDGET_S,
                    on_trace: Callable[[], None] = lambda: None, max_cpu_s: float = DEFAULT_MAX_CPU_S,
-                   out: Outcome | None = None, retry_cap_s: float | None = None) -> Outcome:
+                   out: Outcome | None = None, retry_cap_s: float | None = None,
+                   allowance: Allowance | None = None) -> Outcome:
     """`rescore` of traces already read, each with its (line number, position in the
     line): `compare` and `report` rescore the very traces they show, not the file read
     again. A trace stating a budget above ``max_budget_s`` is NOT CHECKED; a scan that
     times out here where the recording did not is retried with the budget extended 4x,
     up to ``retry_cap_s`` (default ``max_budget_s``), as `audit verify` tolerates a
-    slower machine."""
+    slower machine. ``allowance``: the CPU a caller grants all its rescoring (the report
+    judges one trace at a time under its own), else one of ``max_cpu_s``."""
     out = Outcome() if out is None else out
     cap = max_budget_s if retry_cap_s is None else retry_cap_s
-    allowance = Allowance(max_budget_s, max_cpu_s)
+    allowance = Allowance(max_budget_s, max_cpu_s) if allowance is None else allowance
     here = build_identity()["source_digest"]
     claims: list[tuple[object, object, object, object]] = []  # (label, commitment, index, seed) of each scored trace
     for number, k, trace in traces:

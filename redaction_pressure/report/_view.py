@@ -124,6 +124,15 @@ def _fmt(x: float | None, digits: int = 3) -> str:
 
 
 def _episode(n: int, trace: JSON, rollout: int, full_text: bool = True, allowance: Allowance | None = None) -> JSON:
+    """An episode's view: its marks, then `rescore`'s verdict on it (the task its marks
+    built is reused)."""
+    grant = allowance or Allowance()
+    ep = _shown(n, trace, rollout, full_text, grant)
+    ep["status"] = _judge(n, trace, grant)
+    return ep
+
+
+def _shown(n: int, trace: JSON, rollout: int, full_text: bool, grant: Allowance) -> JSON:
     env = _dict(_dict(trace.get("info")).get("environment"))
     s = _scores(trace)
     reply = recorded_reply(trace)
@@ -146,7 +155,6 @@ def _episode(n: int, trace: JSON, rollout: int, full_text: bool = True, allowanc
             rule_errors[e["rule"]].append(_error(e))
     if parse_errors or not rules:
         ep["reply"] = printable(reply, MAX_REPLY_SHOWN)
-    grant = allowance or Allowance()
     budget = number_in(_dict(env.get("task_params")).get("budget_s"), 0, MAX_BUDGET_STATED)
     refusal = grant.budget_refusal(budget) if budget is not None else grant.cpu_refusal()
     task: RedactionTask | None = None
@@ -188,21 +196,28 @@ def _episode(n: int, trace: JSON, rollout: int, full_text: bool = True, allowanc
     return ep
 
 
-def _rescored(traces: list[JSON], episodes: list[JSON], allowance: Allowance) -> None:
-    """Marks each episode as `rescore` judges its trace (the one definition of
-    "reproduced": the task rebuilt from what the trace reveals, its prompt matched, the
-    reward, parts and errors compared, a time-out retried with the budget extended 4x):
-    NOT REPRODUCED, or NOT CHECKED (beyond the reader's limits, or a private seed not
-    proven the split's). Red team, 2026-12-04: a forged run whose prompts were edited by
-    a byte could not be rebuilt for the marks, and so was counted nowhere; the marks' own
-    scan has no retry, so an honest run recorded on a faster machine looked forged."""
-    if allowance.withheld is not None:  # an archive that did not verify: nothing is rescored
-        return
+def _judge(n: int, trace: JSON, grant: Allowance) -> str | None:
+    """`rescore`'s verdict on the trace (the one definition of "reproduced": the task
+    rebuilt from what the trace reveals, its prompt matched, the reward, parts and errors
+    compared, a time-out retried with the budget extended 4x), under the reader's
+    allowance; None when the page does not judge (a verified or refused archive).
+    Red team, 2026-12-04: a forged run whose prompts were edited by a byte could not be
+    rebuilt for the marks, and so was counted nowhere; the marks' own scan has no retry,
+    so an honest run recorded on a faster machine looked forged."""
+    if not grant.judge:
+        return None
     from ..rescore import BUDGET_EXTENSION, rescore_traces
 
-    outcome = rescore_traces(((n, 0, t) for n, t in enumerate(traces, 1)), allowance.max_budget_s,
-                             max_cpu_s=allowance.max_cpu_s, retry_cap_s=allowance.max_budget_s * BUDGET_EXTENSION)
-    for ep, status in zip(episodes, outcome.statuses, strict=True):
+    outcome = rescore_traces([(n, 0, trace)], grant.max_budget_s, retry_cap_s=grant.max_budget_s * BUDGET_EXTENSION,
+                             allowance=grant)
+    return outcome.statuses[0] if outcome.statuses else "differs"
+
+
+def _judged(episodes: list[JSON]) -> None:
+    """Each episode marked as its verdict says: NOT REPRODUCED, or NOT CHECKED (beyond the
+    reader's limits, or a private seed not proven the split's)."""
+    for ep in episodes:
+        status = ep.pop("status", None)
         if status == "differs":
             ep["unreproduced"] = True
             ep["notes"].append("NOT REPRODUCED: this build's rescoring (as `redaction-pressure rescore` does it) does "
@@ -419,9 +434,11 @@ def build_view(run: Run, verification: Verification, full_text: bool, jobs: int 
     if proof.private_unproven:  # the report holds no secret: it never derives a private seed
         kind, label = "unknown", PRIVATE_UNPROVEN_LABEL
         warning = "; ".join(w for w in (PRIVATE_UNPROVEN_WARNING, warning) if w)
-    episodes = _episodes(traces, full_text, jobs, allowance or Allowance())
-    if not verification.verified:  # `audit verify` rescored every trace already
-        _rescored(traces, episodes, allowance or Allowance())
+    grant = allowance or Allowance()
+    # `audit verify` rescored every trace already; a failed one leaves them unjudged
+    grant.judge = not verification.verified and grant.withheld is None
+    episodes = _episodes(traces, full_text, jobs, grant)
+    _judged(episodes)
     families = _family_classes(episodes)
     _shared_rules(episodes)
     scores = [e["scores"] for e in episodes]

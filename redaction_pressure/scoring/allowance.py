@@ -43,6 +43,7 @@ class Allowance:
         self._shared: Any = context.Value("d", 0.0) if context is not None else None
         self._spent = 0.0
         self.withheld: str | None = None  # why nothing is rescored at all (set before forking)
+        self.judge = False  # the report: also give each trace `rescore`'s verdict (set before forking)
 
     @property
     def spent(self) -> float:
