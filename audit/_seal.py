@@ -142,7 +142,7 @@ def without_failures(tf: TraceFile) -> tuple[TraceFile, dict[str, Any]]:
     bad_lines = {e.line for e in tf.entries if failed_kind(e.trace) is not None} | episode_failed
     left_out = [e.trace for e in tf.entries if e.line in bad_lines]
     kept = b"".join(raw for number, raw in _lines(tf.data) if number not in bad_lines)
-    # every rollout of an Episode marked failed is a failed one (a reader drops it)
+    # every rollout of an Episode marked failed is a failed one (verifiers' resume runs it again)
     failed = [e.trace for e in tf.entries if e.line in episode_failed or failed_kind(e.trace) is not None]
     excluded = {"rollouts": len(left_out), "failed": len(failed),
                 "task_indices": sorted({i for i in map(_index_of, left_out) if i is not None}),
@@ -157,7 +157,8 @@ def without_failures(tf: TraceFile) -> tuple[TraceFile, dict[str, Any]]:
 def _failed_episode_lines(tf: TraceFile) -> set[int]:
     """Lines whose Episode is marked failed (ok false, or errors) though it may hold a
     scored trace (verifiers leaves one after an episode-level time-out or a failed
-    finalize): a reader drops the Episode, so it is sealed only as a failed rollout."""
+    finalize): verifiers counts the Episode failed (`vf-eval --resume` runs it again), so it is
+    sealed only as a failed rollout; this project's readers still count its scored trace."""
     return {line for line, episode in tf.episodes if failed_kind(episode) is not None}
 
 

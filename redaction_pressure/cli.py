@@ -71,7 +71,7 @@ def _console(stderr: bool = False) -> Console:
 def _verdict(args: argparse.Namespace, code: int) -> int:
     """``code``, kept as the exit status should printing it fail (`... | head`): a reader
     that closed the pipe early does not turn a difference into a pass, nor a pass into one."""
-    args.verdict = code
+    args.exit_status = code
     return code
 
 
@@ -455,7 +455,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise UsageError(refusal)
     start = time.perf_counter()
     try:
-        path, verification, unreproduced, unchecked = write_report_checked(
+        path, verification, unreproduced, unchecked, established = write_report_checked(
             run, out, public_key=args.public_key, verdict=args.verdict, full_text=True if args.full_text else None,
             jobs=args.jobs or available_cpus(), max_budget_s=args.max_budget, max_cpu_s=args.max_cpu,
             strict=args.strict)
@@ -463,8 +463,12 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     except OSError as exc:
         raise UsageError(f"cannot write {out}: {exc}") from None
+    failed = bool(args.public_key or args.verdict) and verification.state == NOT_VERIFIED
+    verified = bool(args.public_key) and verification.verified
+    not_checked = not verified and (unchecked or not established)
+    _verdict(args, 1 if failed or unreproduced else 3 if not_checked else 0)
     print(printable(f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB) in {time.perf_counter() - start:.1f} s"))
-    if (args.public_key or args.verdict) and verification.state == NOT_VERIFIED:
+    if failed:
         # The page says so too; a script that checks the exit status must see it.
         how = verification.how
         if how.upper().startswith("NOT VERIFIED:"):
@@ -476,9 +480,11 @@ def cmd_report(args: argparse.Namespace) -> int:
               "(or name a task it cannot rebuild); the page's figures are the run's recorded scores "
               "(`redaction-pressure rescore` lists each difference)", file=sys.stderr)
         return 1
-    if unchecked and not (args.public_key and verification.verified):
+    if not_checked:
         print(f"NOT CHECKED: {unchecked} episode(s) were not checked here (beyond --max-budget or --max-cpu, or on "
-              "private seeds the report cannot prove); the page says which", file=sys.stderr)
+              "private seeds the report cannot prove); the page says which" if unchecked else
+              "NOT CHECKED: the run's split is not established by its commitments and seeds (the page's banner "
+              "says why)", file=sys.stderr)
         return 3
     return 0
 
@@ -850,8 +856,8 @@ def main(argv: list[str] | None = None) -> int:
         # `... | head` closed the pipe: not an error worth a traceback; a command that
         # had reached a verdict exits with it.
         quiet_stdout()
-        verdict: int = getattr(args, "verdict", 0)
-        return verdict
+        status: int = getattr(args, "exit_status", 0)
+        return status
     except OSError as exc:
         if exc.errno not in _OUTPUT_FAILURES:
             raise

@@ -229,9 +229,10 @@ def _recorded(trace: dict[str, Any]) -> Copies | None:
     return None if copies.rewards is None else copies
 
 
-def _task(trace: dict[str, Any]) -> tuple[RedactionTask, str | None]:
+def _task(trace: dict[str, Any], use_secret: bool = True) -> tuple[RedactionTask, str | None]:
     """The task the trace was scored on, and, for a private task rebuilt from the seed
-    its trace reveals because the secret is not at hand, why that seed is unproven."""
+    its trace reveals because the secret is not at hand (or not to be read), why that
+    seed is unproven."""
     data = trace["task"]["data"]
     if not isinstance(data, dict):
         raise ValueError("it records no task data")
@@ -241,6 +242,9 @@ def _task(trace: dict[str, Any]) -> tuple[RedactionTask, str | None]:
     params = (data.get("n_shown"), data.get("n_eval"), data.get("budget_s"))
     unproven = None
     try:
+        if not use_secret and split == "private_eval":
+            raise PrivateSeedError("this reader never reads the private secret, so no private seed is proven the "
+                                   "split's here")
         task = load_task(str(split)[:40], index, *params, level=data.get("level", 1))  # type: ignore[arg-type]
     except PrivateSeedError as exc:
         task, unproven = _revealed_task(trace, index, params, data.get("level", 1), exc), str(exc)
@@ -349,6 +353,42 @@ def _compare(name: str, copies: Copies, score: Score, errors: list[Error]) -> st
     return f"{name}: reward recorded {recorded['reward']:.4f}, recomputed {score.reward:.4f} ({detail}{why})"
 
 
+_TALLIES = ("secret_families", "decoy_families", "secret_classes", "decoy_classes")
+
+
+def _tallies_differ(name: str, trace: dict[str, Any], score: Score, recorded_codes: set[str]) -> str | None:
+    """Where the counts a trace records beside its scores (``info.redaction``'s tallies
+    by family and class and its counts, ``metrics``) are not the recomputation's: the
+    report's and compare's leak and damage tables are read from them (red team,
+    2026-12-04: a run whose rewards were real and whose tallies said every secret was
+    removed passed `rescore`, `report` and `compare`; `audit verify` failed it). A
+    recording that timed out stopped its scan where its machine did: its counts are not
+    compared (as `audit verify` compares only what does not depend on the scan's progress)."""
+    if TIME_CODES.intersection(recorded_codes):
+        return None
+    info = _obj(_obj(trace.get("info")).get("redaction"))
+    wrong = [k for k in _TALLIES if not _same_json(info.get(k), getattr(score, k))]
+    metrics = score.metrics()
+    wrong += [f"info.redaction.{k}" for k, v in metrics.items() if not _same_json(info.get(k), v)]
+    recorded_metrics = _obj(trace.get("metrics"))
+    wrong += [f"metrics.{k}" for k, v in metrics.items() if not _same_json(recorded_metrics.get(k), float(v))]
+    if not wrong:
+        return None
+    return (f"{name}: reward reproduced ({score.reward:.4f}), but the counts recorded beside it are not: "
+            f"{', '.join(wrong[:6])}{' ...' if len(wrong) > 6 else ''}")
+
+
+def _same_json(recorded: object, now: object) -> bool:
+    """The same JSON value, types included (a count 3.0 is not 3; a list is a tuple's JSON)."""
+    if isinstance(now, (list, tuple)):
+        return isinstance(recorded, list) and len(recorded) == len(now) and all(
+            _same_json(a, b) for a, b in zip(recorded, now, strict=True))
+    if isinstance(now, dict):
+        return isinstance(recorded, dict) and recorded.keys() == now.keys() and all(
+            _same_json(recorded[k], v) for k, v in now.items())
+    return type(recorded) is type(now) and recorded == now
+
+
 def rescore(path: Path, max_budget_s: float = DEFAULT_MAX_BUDGET_S,
             on_trace: Callable[[], None] = lambda: None, max_cpu_s: float = DEFAULT_MAX_CPU_S) -> Outcome:
     out = Outcome()
@@ -362,14 +402,17 @@ def rescore(path: Path, max_budget_s: float = DEFAULT_MAX_BUDGET_S,
 def rescore_traces(traces: Iterable[tuple[int, int, Any]], max_budget_s: float = DEFAULT_MAX_BUDGET_S,
                    on_trace: Callable[[], None] = lambda: None, max_cpu_s: float = DEFAULT_MAX_CPU_S,
                    out: Outcome | None = None, retry_cap_s: float | None = None,
-                   allowance: Allowance | None = None) -> Outcome:
+                   allowance: Allowance | None = None, use_secret: bool = True) -> Outcome:
     """`rescore` of traces already read, each with its (line number, position in the
     line): `compare` and `report` rescore the very traces they show, not the file read
     again. A trace stating a budget above ``max_budget_s`` is NOT CHECKED; a scan that
     times out here where the recording did not is retried with the budget extended 4x,
     up to ``retry_cap_s`` (default ``max_budget_s``), as `audit verify` tolerates a
     slower machine. ``allowance``: the CPU a caller grants all its rescoring (the report
-    judges one trace at a time under its own), else one of ``max_cpu_s``."""
+    judges one trace at a time under its own), else one of ``max_cpu_s``. ``use_secret``
+    False: a private task is always rebuilt from the seed its trace reveals, unproven (the
+    report never reads the private secret: its verdict must not depend on the environment
+    a worker process inherits)."""
     out = Outcome() if out is None else out
     cap = max_budget_s if retry_cap_s is None else retry_cap_s
     allowance = Allowance(max_budget_s, max_cpu_s) if allowance is None else allowance
@@ -410,7 +453,7 @@ def rescore_traces(traces: Iterable[tuple[int, int, Any]], max_budget_s: float =
             # Building the task is charged too: a trace chooses its parameters (up to 64
             # shown and 256 held-out records at level 5), so building costs what it says.
             with allowance.charging(in_process=True):
-                task, unproven = _task(trace)
+                task, unproven = _task(trace, use_secret)
                 where = f"{task.id} ({where})"
                 _check_revealed(trace, task)
                 score = _score(task, _reply(trace), codes, cap)
@@ -430,7 +473,7 @@ def rescore_traces(traces: Iterable[tuple[int, int, Any]], max_budget_s: float =
         out.recorded.append(recorded.rewards["reward"] if recorded.rewards else 0.0)
         out.recomputed.append(score.reward)
         out.tasks.append((task.index, task.level))
-        difference = _compare(where, recorded, score, recorded_errors)
+        difference = _compare(where, recorded, score, recorded_errors) or _tallies_differ(where, trace, score, codes)
         if difference is None:
             out.reproduced += 1
             out.statuses.append("reproduced" if unproven is None else "unproven")

@@ -80,6 +80,7 @@ class Rendered(NamedTuple):
     verification: Verification  # the verification the page shows
     unreproduced: int  # episodes whose recorded reward this build does not give (a caller's exit status)
     unchecked: int  # episodes this build did not check (beyond the reader's limits, unproven private seeds)
+    split_established: bool  # the traces' commitments and seeds prove one split (a private one never, here)
 
 
 class Written(NamedTuple):
@@ -87,6 +88,7 @@ class Written(NamedTuple):
     verification: Verification
     unreproduced: int
     unchecked: int
+    split_established: bool
 
 
 def render_report_checked(run_path: Path, *, public_key: Path | None = None, verdict: Path | None = None,
@@ -127,7 +129,7 @@ def render_report_checked(run_path: Path, *, public_key: Path | None = None, ver
     view["verification"] = verification
     html = _template().render(v=view, version=ENVIRONMENT_VERSION, installed_digest=source_digest(),
                               open_records=len(view["episodes"]) <= OPEN_RECORDS_UP_TO)
-    return Rendered(html, verification, view["unreproduced"], view["unchecked"])
+    return Rendered(html, verification, view["unreproduced"], view["unchecked"], view["split_established"])
 
 
 def write_report(run_path: Path, out: Path, **kw: Any) -> Path:
@@ -142,11 +144,11 @@ def write_report_checked(run_path: Path, out: Path, **kw: Any) -> Written:
     verification the page shows (a caller's exit status follows it)."""
     out = Path(out)
     _refuse_linked_out(Path(run_path), out)
-    html, verification, unreproduced, unchecked = render_report_checked(run_path, **kw)
+    html, verification, unreproduced, unchecked, established = render_report_checked(run_path, **kw)
     _refuse_linked_out(Path(run_path), out)  # again: rendering can take seconds
     out.parent.mkdir(parents=True, exist_ok=True)
     replace_file(out, html.encode("utf-8"))
-    return Written(out, verification, unreproduced, unchecked)
+    return Written(out, verification, unreproduced, unchecked, established)
 
 
 def _refuse_linked_out(run_path: Path, out: Path) -> None:

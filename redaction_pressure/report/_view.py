@@ -209,7 +209,7 @@ def _judge(n: int, trace: JSON, grant: Allowance) -> str | None:
     from ..rescore import BUDGET_EXTENSION, rescore_traces
 
     outcome = rescore_traces([(n, 0, trace)], grant.max_budget_s, retry_cap_s=grant.max_budget_s * BUDGET_EXTENSION,
-                             allowance=grant)
+                             allowance=grant, use_secret=False)
     return outcome.statuses[0] if outcome.statuses else "differs"
 
 
@@ -223,9 +223,14 @@ def _judged(episodes: list[JSON]) -> None:
             ep["notes"].append("NOT REPRODUCED: this build's rescoring (as `redaction-pressure rescore` does it) does "
                                "not give the recorded reward, scores or errors for this reply, or cannot rebuild the "
                                "task the trace names from what it reveals")
-        elif status in ("not_checked", "unproven") and not ep["unchecked"]:
-            ep["unchecked"] = ("this build could not check it: beyond --max-budget or --max-cpu, or on a private "
-                               "seed the report cannot prove the split's (it never reads the private secret)")
+        elif status == "unproven" and not ep["unchecked"]:
+            ep["unchecked"] = ("rescored, and reproduced, on the private seed its trace reveals; that the seed is the "
+                               "split's is not checked (the report never reads the private secret: `audit verify` "
+                               "with it does)")
+            ep["notes"].append(f"NOT CHECKED: {ep['unchecked']}.")
+        elif status == "not_checked" and not ep["unchecked"]:
+            ep["unchecked"] = ("this build could not check it: beyond --max-budget or --max-cpu, or a private trace "
+                               "that reveals no seed")
             ep["notes"].append(f"NOT CHECKED: {ep['unchecked']}.")
         elif status == "reproduced" and any("This build rescores the reply to reward" in n for n in ep["notes"]):
             ep["notes"] = [n for n in ep["notes"] if "This build rescores the reply to reward" not in n]
@@ -504,12 +509,14 @@ def build_view(run: Run, verification: Verification, full_text: bool, jobs: int 
                            + (f" (the run names another build: {', '.join(other)} differ)" if other else "")
                            + "; `redaction-pressure rescore` lists each difference")
     return {
+        "split_established": proof.agrees and not proof.private_unproven and split is not None,
         "unreproduced": len(unreproduced),
         "counted": len(traces) - len(left_out),  # traces the figures count
         "title": f"redaction-pressure report — {label}", "split": split or "unknown", "split_label": label,
         "proven_kind": kind, "split_kind": kind if proof.agrees else "unknown",
         "split_warning": printable(warning, 900),
         "unchecked": sum(unchecked.values()), "unchecked_why": [printable(w, 300) for w in unchecked],
+        "unchecked_hint": any("--max-" in w for w in unchecked),
         "run_path": printable(run.path), "archive": run.archive,
         "manifest": _flat(run.manifest) if run.manifest else [],
         "manifest_problem": run.manifest_problem, "verification": verification, "problems": problems,

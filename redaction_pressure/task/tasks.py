@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
@@ -190,11 +191,13 @@ def task_from_seed(split: str, index: int, seed: int, commitment: str, n_shown: 
     """Rebuilds a task from a seed a scored trace revealed: how an auditor without the
     private secret regenerates a private episode. It does not check that the seed
     belongs to the split; the audit does that separately."""
-    return _built(split, index, seed, commitment, n_shown, n_eval, budget_s, level)
+    built = _built(split, index, seed, commitment, n_shown, n_eval, budget_s, level)
+    # Its two dicts are the caller's own: an edit never reaches the next caller's task.
+    return replace(built, identity=copy.deepcopy(built.identity), attributes=copy.deepcopy(built.attributes))
 
 
 # A task is a pure function of these arguments (typed: 2 and 2.0 are different calls),
-# and nothing changes a built one, so the last few are kept: a reader that shows a trace
+# and its records are frozen (its dicts are copied per caller), so the last few are kept: a reader that shows a trace
 # and judges it (`report`: its marks, then `rescore`'s verdict), or an env server scoring
 # several rollouts of one task, builds it once.
 @lru_cache(maxsize=64, typed=True)

@@ -284,10 +284,10 @@ class Refusals(unittest.TestCase):
         for args in ((fx.baseline_run(), b), (b, b), (b, fx.baseline_run(), "--json")):
             code, out, err = run_cli("compare", *args)
             self.assertNotIn("Traceback", out + err)
-            self.assertEqual(code, 0, err)
+            self.assertEqual(code, 1, err)  # task 6's forged tally is a difference (its score is kept)
         got = json.loads(out)
         # only what the figures count is rescored (the unusable traces are said, not rescored)
-        self.assertEqual((got["a"]["rescored"]["reproduced"], got["a"]["rescored"]["differ"]), (26, 0))
+        self.assertEqual((got["a"]["rescored"]["reproduced"], got["a"]["rescored"]["differ"]), (25, 1))
         self.assertEqual(got["unusable_traces"]["a"], 6)  # task 6's absurd tally is left out, its score kept
         self.assertEqual(got["paired_tasks"], 26)
 
@@ -461,3 +461,22 @@ class Rescored(unittest.TestCase):
                 err = p.stderr.read()
                 p.stderr.close()
                 self.assertEqual((p.wait(timeout=300), err), (want, b""))
+
+    def test_forged_tallies_beside_real_rewards_are_not_reproduced(self):
+        """Red team, 2026-12-04, third round: real rewards, and tallies that say every
+        secret was removed and no decoy destroyed: compare said 64/64 reproduced, exit 0,
+        with B at 0% leaked in its class table (`audit verify` failed the same traces)."""
+        def clean_tallies(t):
+            r = t["info"]["redaction"]
+            for table in ("secret_families", "secret_classes"):
+                for v in r[table].values():
+                    v[1] = v[0]
+            for table in ("decoy_families", "decoy_classes"):
+                for v in r[table].values():
+                    v[1] = 0
+            r["secrets_removed"] = r["secrets_total"]
+            t["metrics"]["secrets_removed"] = float(r["secrets_total"])
+        base = fx.dev_run()
+        code, out, err = run_cli("compare", base, edited(base, clean_tallies))
+        self.assertEqual(code, 1, err + out)
+        self.assertRegex(out.splitlines()[1], r"^NOT REPRODUCED: B records [1-8] of 8 reward\(s\)")

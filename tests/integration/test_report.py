@@ -1072,7 +1072,7 @@ class RescoringCost(ReportTestCase):
         self.assertIn("NOT CHECKED: this reply was not rescored, because its budget of 60 s is more than the 2 s "
                       "this reader grants a trace (--max-budget)", episode)
         self.assertEqual(page.pres, [])  # no marks
-        self.assertIn("NOT CHECKED: 1 of 1 episode(s) were not rescored", " ".join(page.text().split()))
+        self.assertIn("NOT CHECKED: 1 of 1 episode(s) were not checked here", " ".join(page.text().split()))
         with mock.patch.object(_marks, "score_with_masks", wraps=_marks.score_with_masks) as scored:
             _, page = self.render(self.long_run, max_budget_s=60)
         self.assertEqual([c.args[0].budget_s for c in scored.call_args_list], [60.0])  # granted when asked for
@@ -1084,7 +1084,7 @@ class RescoringCost(ReportTestCase):
         n = len(self.mixed_items)
         # the first is rescored for its marks, which spends the CPU: its verdict (`rescore`'s)
         # is then not checked either, and no episode counts as checked
-        self.assertIn(f"NOT CHECKED: {n} of {n} episode(s) were not rescored", text)
+        self.assertIn(f"NOT CHECKED: {n} of {n} episode(s) were not checked here", text)
         self.assertIn("the 1e-09 s of scan CPU this reader grants all traces were spent (--max-cpu)", text)
         marked = [ep for ep, parts in page.episodes.items() if "held-out records:" in "".join(parts)]
         self.assertEqual(marked, ["ep-1"])  # only the first was rescored
@@ -1134,6 +1134,71 @@ class NotReproduced(ReportTestCase):
         self.assertIn(f"NOT REPRODUCED: {len(forged)} episode(s) record a reward", done.stderr)
         # The genuine run: no such line, exit 0 (Cli.test_report_command).
         self.assertNotIn("NOT REPRODUCED", self.render(self.mixed_run)[1].text())
+
+    def test_forged_tallies_beside_real_rewards_are_counted(self):
+        """Red team, 2026-12-04, third round: real rewards, tallies forged to "0 secrets
+        leaked, 0 decoys destroyed": the headline said so, exit 0."""
+        from tests.support import audit_fixtures as fx
+
+        def clean_tallies(episodes):
+            for ep in episodes:
+                for t in ep["traces"]:
+                    r = t["info"]["redaction"]
+                    for v in r["secret_classes"].values():
+                        v[1] = v[0]
+                    for v in r["decoy_classes"].values():
+                        v[1] = 0
+        run = fx.tampered_run(self.mixed_run, clean_tallies)
+        _, page = self.render(run)
+        self.assertRegex(" ".join(page.text().split()), r"NOT REPRODUCED: [1-8] of 8 episode\(s\)")
+
+    def test_the_verdict_never_depends_on_the_secret_the_environment_holds(self):
+        """Red team, 2026-12-04, third round: rescore's verdict read the private secret
+        from the environment, so an honest private run exited 0 with --jobs 1 and the
+        secret set, 3 with --jobs 2 (forked workers scrub it), 1 with another secret. The
+        report never reads it: NOT CHECKED, exit 3, in every case."""
+        from tests.support import audit_fixtures as fx
+
+        from redaction_pressure.report import render_report_checked
+
+        run = fx.private_run()
+        for secret in (None, fx.SECRET, "another secret of the evaluator's, 0123456789abcdef"):
+            with self.subTest(secret=secret), fx.env_var(PRIVATE_SEED_ENV, secret):
+                got = render_report_checked(run, jobs=1)
+                self.assertEqual((got.unreproduced, got.unchecked, got.split_established), (0, 4, False))
+        with fx.env_var(PRIVATE_SEED_ENV, fx.SECRET):
+            done = subprocess.run([*CLI, "report", str(run), "--out", str(self.tmp / "p.html"), "--force"],
+                                  capture_output=True, text=True, timeout=300)
+        self.assertEqual(done.returncode, 3, done.stderr)
+        self.assertIn("NOT CHECKED: 4 episode(s) were not checked here", done.stderr)
+        text = " ".join(parse((self.tmp / "p.html").read_text()).text().split())
+        self.assertIn("rescored, and reproduced, on the private seed its trace reveals", text)
+        self.assertNotIn("Raise --max-budget", text)
+
+    def test_a_run_that_is_not_one_split_is_not_a_pass(self):
+        """Red team, 2026-12-04, third round: dev and train traces in one run exited 0
+        under a red banner (rescore and compare exit 3)."""
+        run = write_run(self.tmp / "two-splits", [("dev", 3, policies.baseline(load_task("dev", 3))),
+                                                  ("train", 3, policies.baseline(load_task("train", 3)))])
+        done = subprocess.run([*CLI, "report", str(run), "--out", str(run / "page.html")], capture_output=True,
+                              text=True, timeout=300)
+        self.assertEqual(done.returncode, 3, done.stderr)
+        self.assertIn("NOT CHECKED: the run's split is not established", done.stderr)
+
+    def test_a_reader_that_closes_the_pipe_gets_the_verdict(self):
+        """Red team, 2026-12-04, third round: `report FORGED | head -c 0` exited 0."""
+        from tests.support import audit_fixtures as fx
+
+        def raise_scores(episodes):
+            for ep in episodes:
+                for t in ep["traces"]:
+                    task = load_task("dev", t["info"]["environment"]["task_index"])
+                    fx.record(t, score_completion(task, policies.oracle(task)))
+        run = fx.tampered_run(self.mixed_run, raise_scores)
+        p = subprocess.Popen([*CLI, "report", str(run), "--out", str(run / "page.html")], stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL)
+        p.stdout.close()
+        self.assertEqual(p.wait(timeout=300), 1)
 
     def test_a_forgery_the_marks_cannot_rebuild_is_counted(self):
         """Red team, 2026-12-04, second round: the forged run with a space added to each

@@ -222,13 +222,18 @@ class Rescore(unittest.TestCase):
         code, out, err = cli("rescore", str(run))
         self.assertEqual((code, err), (1, ""))
         lines = out.strip().splitlines()
-        self.assertEqual(lines[:3], [
+        self.assertEqual(lines[:4], [
             "dev-000005 (line 3): reward reproduced (0.0000), but its errors are not: recorded [malformed_json], "
             "recomputed [invalid_regex (rule 0)]",
+            # line 4's reward and errors match, but its tallies are the replaced reply's (the
+            # counts the report's and compare's tables read): a difference too
+            "dev-000006 (line 4): reward reproduced (0.0000), but the counts recorded beside it are not: "
+            "secret_families, decoy_families, secret_classes, decoy_classes, info.redaction.valid, "
+            "info.redaction.secrets_removed ...",
             "line 5: cannot be rescored: its info.redaction_errors is not a list of error objects with a code",
             "line 6: cannot be rescored: it records rewards but not info.redaction_errors, which the scorer writes "
             "beside them"])
-        self.assertTrue(lines[-1].startswith(f"{N - 3}/{N} rewards reproduced"), lines[-1])  # line 4's matches
+        self.assertTrue(lines[-1].startswith(f"{N - 4}/{N} rewards reproduced"), lines[-1])
 
         # Review of 2026-12-04: the rule counts too (audit compares (code, rule) pairs),
         # and a hostile list of errors is named in a few entries, not printed whole.

@@ -156,7 +156,7 @@ class AllowFailed(Case):
     def test_an_episode_marked_failed_is_left_out_like_a_failed_rollout(self):
         """Red team, 2026-12-04, second round: an Episode with ok false that still holds a
         scored trace (verifiers leaves one after an episode-level time-out) was refused
-        even with --allow-failed, as "not one result of one build"; a reader drops such
+        even with --allow-failed, as "not one result of one build"; verifiers' resume runs such
         an Episode, so it is a failed rollout to the sealer too."""
         def episode_timed_out(episodes):
             episodes[2]["ok"] = False

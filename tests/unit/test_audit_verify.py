@@ -1030,7 +1030,7 @@ class RecordsBesideTheIdentity(VerifyCase):
             with self.subTest(name), self.assertRaises(SealRefused) as refused:
                 fx.seal_run(fx.tampered_run(fx.dev_run(), edit))
             said = refused.exception.summary + "\n" + "\n".join(refused.exception.reasons)
-            # a reader drops an Episode marked failed: seal takes it for a failed rollout
+            # verifiers counts an Episode marked failed as failed: seal takes it for a failed rollout
             self.assertIn("8 of 8 Episodes marked failed though their traces were scored" if name == "Episode.ok false"
                           else needle, said)
 
