@@ -1157,9 +1157,8 @@ class NotReproduced(ReportTestCase):
         from the environment, so an honest private run exited 0 with --jobs 1 and the
         secret set, 3 with --jobs 2 (forked workers scrub it), 1 with another secret. The
         report never reads it: NOT CHECKED, exit 3, in every case."""
-        from tests.support import audit_fixtures as fx
-
         from redaction_pressure.report import render_report_checked
+        from tests.support import audit_fixtures as fx
 
         run = fx.private_run()
         for secret in (None, fx.SECRET, "another secret of the evaluator's, 0123456789abcdef"):
