@@ -284,8 +284,8 @@ def _check_revealed(trace: dict[str, Any], task: RedactionTask) -> None:
                              f"data rebuilds ({str(rebuilt)[:80]})")
 
 
-def _score(task: RedactionTask, reply: str, recorded_codes: set[str], cap: float) -> Score:
-    score = score_completion(task, reply, budget_s=task.budget_s)
+def _score(task: RedactionTask, reply: str, recorded_codes: set[str], cap: float, known: Score | None = None) -> Score:
+    score = known if known is not None else score_completion(task, reply, budget_s=task.budget_s)
     timed_out = bool(TIME_CODES.intersection(e.code for e in score.errors))
     if timed_out and not TIME_CODES.intersection(recorded_codes) and task.budget_s < cap:
         score = score_completion(task, reply, budget_s=min(task.budget_s * BUDGET_EXTENSION, cap))
@@ -402,7 +402,8 @@ def rescore(path: Path, max_budget_s: float = DEFAULT_MAX_BUDGET_S,
 def rescore_traces(traces: Iterable[tuple[int, int, Any]], max_budget_s: float = DEFAULT_MAX_BUDGET_S,
                    on_trace: Callable[[], None] = lambda: None, max_cpu_s: float = DEFAULT_MAX_CPU_S,
                    out: Outcome | None = None, retry_cap_s: float | None = None,
-                   allowance: Allowance | None = None, use_secret: bool = True) -> Outcome:
+                   allowance: Allowance | None = None, use_secret: bool = True,
+                   scored: Callable[[RedactionTask, str], Score | None] | None = None) -> Outcome:
     """`rescore` of traces already read, each with its (line number, position in the
     line): `compare` and `report` rescore the very traces they show, not the file read
     again. A trace stating a budget above ``max_budget_s`` is NOT CHECKED; a scan that
@@ -412,7 +413,9 @@ def rescore_traces(traces: Iterable[tuple[int, int, Any]], max_budget_s: float =
     judges one trace at a time under its own), else one of ``max_cpu_s``. ``use_secret``
     False: a private task is always rebuilt from the seed its trace reveals, unproven (the
     report never reads the private secret: its verdict must not depend on the environment
-    a worker process inherits)."""
+    a worker process inherits). ``scored``: the verdict a caller already has for a (task,
+    reply), if any (the report's marks scored it at the task's budget, as the first try
+    here does); a time-out in it is retried here as any other."""
     out = Outcome() if out is None else out
     cap = max_budget_s if retry_cap_s is None else retry_cap_s
     allowance = Allowance(max_budget_s, max_cpu_s) if allowance is None else allowance
@@ -456,7 +459,9 @@ def rescore_traces(traces: Iterable[tuple[int, int, Any]], max_budget_s: float =
                 task, unproven = _task(trace, use_secret)
                 where = f"{task.id} ({where})"
                 _check_revealed(trace, task)
-                score = _score(task, _reply(trace), codes, cap)
+                reply = _reply(trace)
+                known = scored(task, reply) if scored is not None else None
+                score = _score(task, reply, codes, cap, known)
         except PrivateSeedError as exc:
             out.not_checked(f"{where}: {exc}")
             out.statuses.append("not_checked")

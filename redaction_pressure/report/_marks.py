@@ -22,8 +22,8 @@ from ..corpus.stream import Record
 from ..scoring.answer import RedactionError, parse_reply
 from ..scoring.reward import Outcome
 from ..scoring.scanner import scan
+from ..scoring.score import Score, score_with_masks
 from ..scoring.score import _compile as compile_rules
-from ..scoring.score import score_with_masks
 from ..task.splits import PUBLIC
 from ..task.tasks import RedactionTask, task_from_seed
 
@@ -40,6 +40,7 @@ class Removal:
     errors: tuple[RedactionError, ...]
     removed: list[bytes]  # per held-out record: 1 where the source character is gone
     rule_matches: list[int] | None  # per rule; None when the episode is void
+    score: Score | None = None  # the scorer's whole verdict (the report's judge reuses it)
 
 
 def _int(value: object, lo: int, hi: int, what: str) -> int:
@@ -99,21 +100,21 @@ def removal(task: RedactionTask, reply: str) -> Removal:
     (the verdict is already made)."""
     score, removed = score_with_masks(task, reply)
     if score.errors:
-        return Removal(score.outcome, score.errors, removed, None)
+        return Removal(score.outcome, score.errors, removed, None, score)
     rules = [(r.pattern, r.replacement) for r in parse_reply(reply)[0]]
     slack = time.process_time() + 4 * task.budget_s
     compiled, errors = compile_rules(rules)
     if errors:
-        return Removal(score.outcome, (), removed, None)
+        return Removal(score.outcome, (), removed, None, score)
     counts: list[int] = []
     current = [r.text for r in task.heldout]
     for rule in compiled:
         step = scan([rule], current, slack, time.process_time)
         if step.errors:
-            return Removal(score.outcome, (), removed, None)
+            return Removal(score.outcome, (), removed, None, score)
         counts.append(step.matches)
         current = step.outputs
-    return Removal(score.outcome, (), removed, counts)
+    return Removal(score.outcome, (), removed, counts, score)
 
 
 Segment = tuple[str, str, str]  # (mark class, text, family) of one run of characters

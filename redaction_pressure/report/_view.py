@@ -127,12 +127,14 @@ def _episode(n: int, trace: JSON, rollout: int, full_text: bool = True, allowanc
     """An episode's view: its marks, then `rescore`'s verdict on it (the task its marks
     built is reused)."""
     grant = allowance or Allowance()
-    ep = _shown(n, trace, rollout, full_text, grant)
-    ep["status"] = _judge(n, trace, grant)
+    marked: list[tuple[RedactionTask, str, Any]] = []  # (task, reply, the scorer's verdict) the marks computed
+    ep = _shown(n, trace, rollout, full_text, grant, marked)
+    ep["status"] = _judge(n, trace, grant, marked)
     return ep
 
 
-def _shown(n: int, trace: JSON, rollout: int, full_text: bool, grant: Allowance) -> JSON:
+def _shown(n: int, trace: JSON, rollout: int, full_text: bool, grant: Allowance,
+           marked: list[tuple[RedactionTask, str, Any]]) -> JSON:
     env = _dict(_dict(trace.get("info")).get("environment"))
     s = _scores(trace)
     reply = recorded_reply(trace)
@@ -173,6 +175,8 @@ def _shown(n: int, trace: JSON, rollout: int, full_text: bool, grant: Allowance)
                 ep["notes"].append(f"Held-out records not shown: the task could not be rebuilt "
                                    f"({type(exc).__name__}).")
             removal = _marks.removal(task, reply) if task is not None else None
+            if task is not None and removal is not None and removal.score is not None:
+                marked.append((task, reply, removal.score))
     counts = removal.rule_matches if removal else None
     for i, rule in enumerate(rules):
         ep["rules"].append({"n": i + 1, "pattern": printable(rule.pattern), "replacement": printable(rule.replacement),
@@ -196,7 +200,7 @@ def _shown(n: int, trace: JSON, rollout: int, full_text: bool, grant: Allowance)
     return ep
 
 
-def _judge(n: int, trace: JSON, grant: Allowance) -> str | None:
+def _judge(n: int, trace: JSON, grant: Allowance, marked: list[tuple[RedactionTask, str, Any]]) -> str | None:
     """`rescore`'s verdict on the trace (the one definition of "reproduced": the task
     rebuilt from what the trace reveals, its prompt matched, the reward, parts and errors
     compared, a time-out retried with the budget extended 4x), under the reader's
@@ -208,8 +212,15 @@ def _judge(n: int, trace: JSON, grant: Allowance) -> str | None:
         return None
     from ..rescore import BUDGET_EXTENSION, rescore_traces
 
+    def scored(task: RedactionTask, reply: str) -> Any:
+        """The marks' verdict, when it is of this very task and reply (same task data)."""
+        for t, r, score in marked:
+            if r == reply and (t.id, t.seed, t.params, t.prompt, t.heldout) == \
+                    (task.id, task.seed, task.params, task.prompt, task.heldout):
+                return score
+        return None
     outcome = rescore_traces([(n, 0, trace)], grant.max_budget_s, retry_cap_s=grant.max_budget_s * BUDGET_EXTENSION,
-                             allowance=grant, use_secret=False)
+                             allowance=grant, use_secret=False, scored=scored)
     return outcome.statuses[0] if outcome.statuses else "differs"
 
 

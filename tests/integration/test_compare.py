@@ -438,9 +438,9 @@ class Rescored(unittest.TestCase):
         caps = []
         real = rescore_module._score
 
-        def spy(task, reply, codes, cap):
+        def spy(task, reply, codes, cap, known=None):
             caps.append(cap)
-            return real(task, reply, codes, cap)
+            return real(task, reply, codes, cap, known)
         with mock.patch.object(rescore_module, "_score", spy):
             code, _, err = run_cli("compare", fx.dev_run(), fx.dev_run())
         self.assertEqual(code, 0, err)
