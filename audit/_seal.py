@@ -138,12 +138,10 @@ def without_failures(tf: TraceFile) -> tuple[TraceFile, dict[str, Any]]:
     unchanged), and what was left out: {rollouts, failed, task_indices, reasons}."""
     if tf.data is None:
         raise SealRefused("internal error: the traces file's bytes were not kept", [])
-    episode_failed = _failed_episode_lines(tf)
-    bad_lines = {e.line for e in tf.entries if failed_kind(e.trace) is not None} | episode_failed
+    failed = _failed_entries(tf)
+    bad_lines = {e.line for e in failed}
     left_out = [e.trace for e in tf.entries if e.line in bad_lines]
     kept = b"".join(raw for number, raw in _lines(tf.data) if number not in bad_lines)
-    # every rollout of an Episode marked failed is a failed one (verifiers' resume runs it again)
-    failed = [e.trace for e in tf.entries if e.line in episode_failed or failed_kind(e.trace) is not None]
     excluded = {"rollouts": len(left_out), "failed": len(failed),
                 "task_indices": sorted({i for i in map(_index_of, left_out) if i is not None}),
                 "reasons": _failed(tf) or ""}
@@ -160,6 +158,12 @@ def _failed_episode_lines(tf: TraceFile) -> set[int]:
     finalize): verifiers counts the Episode failed (`vf-eval --resume` runs it again), so it is
     sealed only as a failed rollout; this project's readers still count its scored trace."""
     return {line for line, episode in tf.episodes if failed_kind(episode) is not None}
+
+
+def _failed_entries(tf: TraceFile) -> list[Any]:
+    """The failed rollouts: those marked failed, and every one of an Episode marked failed."""
+    episode_failed = _failed_episode_lines(tf)
+    return [e for e in tf.entries if e.line in episode_failed or failed_kind(e.trace) is not None]
 
 
 def _failed(tf: TraceFile) -> str | None:
@@ -212,8 +216,7 @@ def seal(run_dir: Path, private_key: Ed25519PrivateKey, out_dir: Path,
             raise SealRefused("internal error: the run's traces were not all kept or left out", [])
     problems = _schema_problems(tf)
     if failed and not allow_failed:
-        dropped = _failed_episode_lines(tf)
-        ok = sum(1 for e in tf.entries if failed_kind(e.trace) is None and e.line not in dropped)
+        ok = len(tf.entries) - len(_failed_entries(tf))
         hint = (f"`audit seal --allow-failed` seals the {ok} successful rollout{'s' if ok != 1 else ''} as a "
                 f"PARTIAL archive that names what is missing; or run the failed tasks again "
                 f"(`vf-eval @ {run_dir}/configs/resolved/eval.json --resume`)")

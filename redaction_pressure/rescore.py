@@ -435,9 +435,9 @@ def rescore_traces(traces: Iterable[tuple[int, int, Any]], max_budget_s: float =
             info = _obj(trace.get("info"))
             env, data = _obj(info.get("environment")), _obj(trace["task"].get("data"))
             claims.append((data.get("split"), env.get("split_commitment"), data.get("index"), env.get("task_seed")))
-            if _obj(info.get("environment")).get("source_digest") not in (None, here):
+            if env.get("source_digest") not in (None, here):
                 out.other_builds += 1
-            budget = _obj(trace["task"].get("data")).get("budget_s")
+            budget = data.get("budget_s")
             if isinstance(budget, (int, float)) and not isinstance(budget, bool) and budget > max_budget_s:
                 out.not_checked(f"{where}: its budget {float(min(budget, 1e9)):g} s is above --max-budget "
                                 f"{max_budget_s:g} s")

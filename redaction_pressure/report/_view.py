@@ -127,14 +127,14 @@ def _episode(n: int, trace: JSON, rollout: int, full_text: bool = True, allowanc
     """An episode's view: its marks, then `rescore`'s verdict on it (the task its marks
     built is reused)."""
     grant = allowance or Allowance()
-    marked: list[tuple[RedactionTask, str, Any]] = []  # (task, reply, the scorer's verdict) the marks computed
-    ep = _shown(n, trace, rollout, full_text, grant, marked)
+    ep, marked = _shown(n, trace, rollout, full_text, grant)
     ep["status"] = _judge(n, trace, grant, marked)
     return ep
 
 
-def _shown(n: int, trace: JSON, rollout: int, full_text: bool, grant: Allowance,
-           marked: list[tuple[RedactionTask, str, Any]]) -> JSON:
+def _shown(n: int, trace: JSON, rollout: int, full_text: bool, grant: Allowance) -> tuple[JSON, Any]:
+    """The episode's view with its marks, and (task, scorer's verdict) when the marks
+    rescored its reply (None when they did not)."""
     env = _dict(_dict(trace.get("info")).get("environment"))
     s = _scores(trace)
     reply = recorded_reply(trace)
@@ -146,7 +146,9 @@ def _shown(n: int, trace: JSON, rollout: int, full_text: bool, grant: Allowance,
         "leak": leak, "coll": bool(s["collateral_chars"]), "err": bool(s["errors"]),
         "episode_errors": [_error(e) for e in s["errors"] if not isinstance(e.get("rule"), int)],
         "rules": [], "reply": None, "notes": [], "records": [], "unchecked": None, "unreproduced": False,
+        "marks_note": None,  # the marks' reward where it is not the recorded one (`_judged` says why)
     }
+    marked = None
     if s["distrust"]:
         ep["notes"].append(f"NOT TRUSTED: {printable(s['distrust'], 600)}. Neither copy is shown or counted in the "
                            "figures above.")
@@ -176,7 +178,7 @@ def _shown(n: int, trace: JSON, rollout: int, full_text: bool, grant: Allowance,
                                    f"({type(exc).__name__}).")
             removal = _marks.removal(task, reply) if task is not None else None
             if task is not None and removal is not None and removal.score is not None:
-                marked.append((task, reply, removal.score))
+                marked = (task, removal.score)
     counts = removal.rule_matches if removal else None
     for i, rule in enumerate(rules):
         ep["rules"].append({"n": i + 1, "pattern": printable(rule.pattern), "replacement": printable(rule.replacement),
@@ -184,10 +186,10 @@ def _shown(n: int, trace: JSON, rollout: int, full_text: bool, grant: Allowance,
     for i, errs in sorted(rule_errors.items()):  # errors naming a rule the reply does not parse into
         ep["episode_errors"] += [dict(e, message=f"(rule {i + 1}) {e['message']}") for e in errs]
     if removal is None or task is None:  # the one implies the other
-        return ep
+        return ep, marked
     if removal.outcome.reward != s["reward"]:
-        ep["notes"].append(f"This build rescores the reply to reward {removal.outcome.reward:.4f}; the run recorded "
-                           f"{_fmt(s['reward'], 4)}. The marks below show this build's rescoring.")
+        ep["marks_note"] = (f"This build rescores the reply to reward {removal.outcome.reward:.4f}; the run recorded "
+                            f"{_fmt(s['reward'], 4)}. The marks below show this build's rescoring.")
     if removal.errors and not s["errors"]:
         ep["episode_errors"] += [_error(e.as_dict()) for e in removal.errors]
     for i, (record, gone) in enumerate(zip(task.heldout, removal.removed, strict=False)):
@@ -197,10 +199,10 @@ def _shown(n: int, trace: JSON, rollout: int, full_text: bool, grant: Allowance,
         if not full_text:
             rec["lines"], rec["omitted"] = _marks.flawed_lines(segs)
         ep["records"].append(rec)
-    return ep
+    return ep, marked
 
 
-def _judge(n: int, trace: JSON, grant: Allowance, marked: list[tuple[RedactionTask, str, Any]]) -> str | None:
+def _judge(n: int, trace: JSON, grant: Allowance, marked: tuple[RedactionTask, Any] | None) -> str | None:
     """`rescore`'s verdict on the trace (the one definition of "reproduced": the task
     rebuilt from what the trace reveals, its prompt matched, the reward, parts and errors
     compared, a time-out retried with the budget extended 4x), under the reader's
@@ -213,12 +215,13 @@ def _judge(n: int, trace: JSON, grant: Allowance, marked: list[tuple[RedactionTa
     from ..rescore import BUDGET_EXTENSION, rescore_traces
 
     def scored(task: RedactionTask, reply: str) -> Any:
-        """The marks' verdict, when it is of this very task and reply (same task data)."""
-        for t, r, score in marked:
-            if r == reply and (t.id, t.seed, t.params, t.prompt, t.heldout) == \
-                    (task.id, task.seed, task.params, task.prompt, task.heldout):
-                return score
-        return None
+        """The marks' verdict, when they scored this very reply on the same task data."""
+        if marked is None or reply != recorded_reply(trace):
+            return None
+        t, score = marked
+        same = (t.id, t.seed, t.params, t.prompt, t.heldout) == (task.id, task.seed, task.params, task.prompt,
+                                                                 task.heldout)
+        return score if same else None
     outcome = rescore_traces([(n, 0, trace)], grant.max_budget_s, retry_cap_s=grant.max_budget_s * BUDGET_EXTENSION,
                              allowance=grant, use_secret=False, scored=scored)
     return outcome.statuses[0] if outcome.statuses else "differs"
@@ -228,7 +231,13 @@ def _judged(episodes: list[JSON]) -> None:
     """Each episode marked as its verdict says: NOT REPRODUCED, or NOT CHECKED (beyond the
     reader's limits, or a private seed not proven the split's)."""
     for ep in episodes:
-        status = ep.pop("status", None)
+        status, note = ep.pop("status", None), ep.pop("marks_note", None)
+        if note is not None:
+            # With the verdict reproduced, the marks differ only where their scan (which
+            # has no retry) ran out of time here.
+            ep["notes"].append(note if status != "reproduced" else
+                               "The marks below are from a scan that ran out of time here; rescored with the budget "
+                               "extended 4x, as `rescore` and `audit verify` retry, the recorded reward reproduces.")
         if status == "differs":
             ep["unreproduced"] = True
             ep["notes"].append("NOT REPRODUCED: this build's rescoring (as `redaction-pressure rescore` does it) does "
@@ -243,10 +252,6 @@ def _judged(episodes: list[JSON]) -> None:
             ep["unchecked"] = ("this build could not check it: beyond --max-budget or --max-cpu, or a private trace "
                                "that reveals no seed")
             ep["notes"].append(f"NOT CHECKED: {ep['unchecked']}.")
-        elif status == "reproduced" and any("This build rescores the reply to reward" in n for n in ep["notes"]):
-            ep["notes"] = [n for n in ep["notes"] if "This build rescores the reply to reward" not in n]
-            ep["notes"].append("The marks below are from a scan that ran out of time here; rescored with the budget "
-                               "extended 4x, as `rescore` and `audit verify` retry, the recorded reward reproduces.")
 
 
 def _int(value: object) -> int | None:
