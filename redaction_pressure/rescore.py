@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .boundary.episodes import EpisodeReader
+from .boundary.episodes import EpisodeReader, failed
 from .boundary.files import MAX_TRACES_BYTES, InputFileError, open_regular
 from .build.identity import build_identity
 from .results.labels import disagreement
@@ -73,7 +73,7 @@ class RescoreError(Exception):
 class Outcome:
     traces: int = 0
     reproduced: int = 0
-    failed_rollouts: int = 0       # no reward recorded: nothing to reproduce
+    failed_rollouts: int = 0       # marked failed, or no reward recorded: not counted
     differences: list[str] = field(default_factory=list)  # the first MAX_KEPT
     not_rescored: list[str] = field(default_factory=list)  # the first MAX_KEPT
     recorded: list[float] = field(default_factory=list)
@@ -138,8 +138,8 @@ class Outcome:
         else:
             text += f", mean {mean(self.recorded):.3f}{self._se(self.recorded)}"
         if self.failed_rollouts:
-            text += f" ({self.failed_rollouts} failed rollout{'s' if self.failed_rollouts != 1 else ''} "
-            text += "recorded no reward)"
+            text += f" ({self.failed_rollouts} failed rollout{'s' if self.failed_rollouts != 1 else ''}, "
+            text += "not counted)"
         if not self.reproduced and not self.difference_count and not self.not_rescored_count:
             text += ": nothing was checked (NOT CHECKED)"
         if self.split_problem:
@@ -213,10 +213,13 @@ def _reply(trace: dict[str, Any]) -> str:
 
 
 def _recorded(trace: dict[str, Any]) -> Copies | None:
-    """Both recorded copies of the scores, or None when the rollout recorded none (a
-    failed rollout). Raises ValueError for scores no scorer writes (not a number in
+    """Both recorded copies of the scores, or None for a failed rollout (none recorded,
+    or marked failed: what it may record is not counted, as `audit seal` leaves it out
+    and verifiers' resume runs it again). Raises ValueError for scores no scorer writes (not a number in
     [0, 1], other weights than reward-v1's, info.redaction's without rewards). Copies
     that disagree are compared with the recomputation, each (`_compare`)."""
+    if failed(trace):
+        return None
     copies = score_copies(trace)
     if copies.problems or (copies.rewards is None and copies.redaction):
         raise ValueError(copies.distrust())

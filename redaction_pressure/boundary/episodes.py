@@ -36,6 +36,12 @@ a difference line of its own: 2 MiB of such a line made `report` use 3.1 GB and 
 
 The reader holds the parsed traces (the caller's choice), never one object per entry it
 refused, and problems are passed on as they are found (callers cap how many they keep).
+
+A trace of an Episode marked failed is read as a failed rollout, whatever it records:
+verifiers counts such an Episode failed (`vf-eval --resume` runs it again) and `audit
+seal` leaves it out as one, so no reader of an unsealed run may count its score (red
+team, 2026-12-04: an Episode with ``ok: false`` around a scored trace was refused by the
+sealer and counted by `rescore`, `report` and `compare`).
 """
 
 from __future__ import annotations
@@ -125,6 +131,26 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 _Read = Iterator[tuple[int, int, dict[str, Any], object]]  # (line, position, trace, the Episode's run)
+
+
+def failed(record: object) -> bool:
+    """Whether a trace or an Episode is marked failed: ``ok`` false, or errors recorded
+    (the rule `audit`'s failure summary applies)."""
+    if not isinstance(record, dict):
+        return False
+    errors = record.get("errors")
+    return record.get("ok") is False or (isinstance(errors, list) and bool(errors))
+
+
+def _as_failed(trace: dict[str, Any], episode: dict[str, Any]) -> dict[str, Any]:
+    """A trace of an Episode marked failed, as the failed rollout it is: ``ok`` false,
+    with the Episode's errors where the trace records none of its own."""
+    if failed(trace):
+        return trace
+    errors = episode.get("errors")
+    if not (isinstance(errors, list) and errors):
+        errors = [{"type": "EpisodeFailed", "message": "its Episode is marked failed (ok: false)"}]
+    return {**trace, "ok": False, "errors": errors}
 
 
 class _Digest(Protocol):
@@ -274,6 +300,7 @@ class EpisodeReader:
                          f"more); it is not read")
             return
         run = episode.get("run")
+        episode_failed = failed(episode)
         for k, trace in enumerate(traces):
             if not is_trace(trace):
                 self.not_traces += 1
@@ -283,7 +310,7 @@ class EpisodeReader:
                     self.left, self._first_left = True, number
             else:
                 self.traces += 1
-                yield number, k, trace, run
+                yield number, k, _as_failed(trace, episode) if episode_failed else trace, run
 
     def _summarize(self) -> None:
         if self.short:

@@ -17,6 +17,7 @@ import math
 from collections import Counter, defaultdict
 from typing import TYPE_CHECKING, Any
 
+from ..boundary.episodes import failed
 from ..boundary.launch import fork_context
 from ..boundary.terminal import printable as shown
 from ..build.identity import build_identity
@@ -101,8 +102,9 @@ def _scores(trace: JSON) -> JSON:
     metrics = _dict(trace.get("metrics"))
     copies = score_copies(trace)
     distrust = copies.distrust() or disagreement(trace)
-    out: JSON = dict.fromkeys(METRICS) if distrust else copies.best()
-    out["distrust"] = distrust
+    failure = _failure(trace)
+    out: JSON = dict.fromkeys(METRICS) if distrust or failure else copies.best()
+    out["distrust"], out["failed"] = distrust, failure
     out["valid"] = _count(red.get("valid"), _count(metrics.get("valid")))
     if out["valid"] is not None and out["valid"] > 1:
         out["valid"] = None
@@ -112,7 +114,24 @@ def _scores(trace: JSON) -> JSON:
     out["errors"] = [e for e in errors if isinstance(e, dict)] if isinstance(errors, list) else []
     out["secret_classes"] = trace_tallies(trace, SECRET_CLASSES)
     out["decoy_classes"] = trace_tallies(trace, DECOY_CLASSES)
+    if failure:
+        for name in ("valid", "secrets_total", "secrets_removed", "removed_chars", "collateral_chars", "matches"):
+            out[name] = None
+        out["secret_classes"], out["decoy_classes"] = {}, {}
     return out
+
+
+def _failure(trace: JSON) -> str | None:
+    """``type: message`` of a failed rollout (marked failed itself, or in an Episode
+    marked failed: `boundary.episodes`), else None. What it records is not counted, as
+    `rescore`, `compare` and `audit seal` do not count it."""
+    if not failed(trace):
+        return None
+    errors = trace.get("errors")
+    first = errors[0] if isinstance(errors, list) and errors and isinstance(errors[0], dict) else {}
+    kind, message = first.get("type"), first.get("message")
+    text = kind if isinstance(kind, str) else "failed (no error recorded)"
+    return text + (f": {message}" if isinstance(message, str) and message else "")
 
 
 def _error(e: JSON) -> dict[str, str]:
@@ -138,18 +157,22 @@ def _shown(n: int, trace: JSON, rollout: int, full_text: bool, grant: Allowance)
     env = _dict(_dict(trace.get("info")).get("environment"))
     s = _scores(trace)
     reply = recorded_reply(trace)
-    leak = s["secrets_total"] is None or s["secrets_removed"] is None or s["secrets_removed"] < s["secrets_total"]
+    leak = not s["failed"] and (s["secrets_total"] is None or s["secrets_removed"] is None
+                                or s["secrets_removed"] < s["secrets_total"])
     ep: JSON = {
         "n": n, "task_id": printable(env.get("task_id") or _dict(_dict(trace.get("task")).get("data")).get("id")
                                      or f"episode {n}", 80),
         "rollout": rollout, "scores": s, "fmt": {k: _fmt(s[k]) for k in ("reward", *WEIGHTS)},
-        "leak": leak, "coll": bool(s["collateral_chars"]), "err": bool(s["errors"]),
+        "leak": leak, "coll": bool(s["collateral_chars"]), "err": bool(s["errors"]), "failed": bool(s["failed"]),
         "episode_errors": [_error(e) for e in s["errors"] if not isinstance(e.get("rule"), int)],
         "rules": [], "reply": None, "notes": [], "records": [], "unchecked": None, "unreproduced": False,
         "marks_note": None,  # the marks' reward where it is not the recorded one (`_judged` says why)
     }
     marked = None
-    if s["distrust"]:
+    if s["failed"]:
+        ep["notes"].append(f"FAILED ROLLOUT ({printable(s['failed'], 600)}): verifiers counts it failed (its resume "
+                           "runs it again), so whatever it records is not counted in the figures above.")
+    elif s["distrust"]:
         ep["notes"].append(f"NOT TRUSTED: {printable(s['distrust'], 600)}. Neither copy is shown or counted in the "
                            "figures above.")
     rules, parse_errors = parse_reply(reply)
@@ -187,7 +210,7 @@ def _shown(n: int, trace: JSON, rollout: int, full_text: bool, grant: Allowance)
         ep["episode_errors"] += [dict(e, message=f"(rule {i + 1}) {e['message']}") for e in errs]
     if removal is None or task is None:  # the one implies the other
         return ep, marked
-    if removal.outcome.reward != s["reward"]:
+    if removal.outcome.reward != s["reward"] and not s["failed"]:
         ep["marks_note"] = (f"This build rescores the reply to reward {removal.outcome.reward:.4f}; the run recorded "
                             f"{_fmt(s['reward'], 4)}. The marks below show this build's rescoring.")
     if removal.errors and not s["errors"]:
@@ -511,7 +534,13 @@ def build_view(run: Run, verification: Verification, full_text: bool, jobs: int 
                            f"two copies, rewards and info.redaction, disagree or one is missing, or a value is not a "
                            f"number in [0, 1]; episodes {shown}); their scores are left out of every figure on this "
                            f"page")
-    left_out = set(mislabelled) | set(distrusted)
+    failed_rollouts = [e["n"] for e in episodes if e["scores"]["failed"]]
+    if failed_rollouts:
+        shown = ", ".join(map(str, failed_rollouts[:20])) + (", …" if len(failed_rollouts) > 20 else "")
+        first_failure = printable(episodes[failed_rollouts[0] - 1]["scores"]["failed"], 300)
+        problems.insert(0, f"FAILED: {len(failed_rollouts)} of {len(episodes)} rollout(s) failed (episodes {shown}; "
+                           f"the first: {first_failure}); what they record is left out of every figure on this page")
+    left_out = set(mislabelled) | set(distrusted) | set(failed_rollouts)
     # Red team, 2026-12-04: a run whose every recorded score was raised to 1.0 (both
     # copies, tallies too) headed the page "1.000 mean reward", exit 0, with the
     # rescoring's disagreement only in notes 64 episodes down.

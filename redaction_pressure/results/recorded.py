@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..boundary.episodes import failed
 from ..scoring.reward import WEIGHTS
 from .classes import DECOY_CLASSES, SECRET_CLASSES, trace_tallies
 from .labels import disagreement
@@ -172,8 +173,8 @@ def read_recorded(trace: object) -> tuple[Recorded | None, str | None]:
         return None, why
     if copies.rewards is None:
         return None, "it recorded no rewards (a failed rollout)"
-    if t.get("ok") is False:
-        return None, "its rollout failed (ok: false)"
+    if failed(t):
+        return None, "its rollout failed (ok: false, or errors recorded)"
     mislabelled = disagreement(t)
     if mislabelled is not None:
         return None, mislabelled

@@ -107,7 +107,7 @@ class Rescore(unittest.TestCase):
         self.assertRegex(lines[3], r"^line 7 is not JSON")
         self.assertRegex(lines[4], r"^2/5 rewards reproduced, mean 0\.\d{3} recorded, 0\.\d{3} recomputed over the 4 "
                                    r"rescored; "
-                                   r"4 differ \(1 failed rollout recorded no reward\)$")
+                                   r"4 differ \(1 failed rollout, not counted\)$")
         self.assertEqual(len(lines), 5)
 
     def test_a_run_whose_every_rollout_failed_is_not_a_pass(self):
@@ -126,8 +126,38 @@ class Rescore(unittest.TestCase):
             _edit(traces, line, failed)
         code, out, _ = cli("rescore", str(run))
         self.assertEqual(code, 3)
-        self.assertEqual(out.strip().splitlines()[-1], f"0/0 rewards reproduced, mean 0.000 ({N} failed rollouts "
-                                                        "recorded no reward): nothing was checked (NOT CHECKED)")
+        self.assertEqual(out.strip().splitlines()[-1], f"0/0 rewards reproduced, mean 0.000 ({N} failed rollouts, "
+                                                        "not counted): nothing was checked (NOT CHECKED)")
+
+    def test_a_scored_trace_of_an_episode_marked_failed_is_a_failed_rollout_to_every_reader(self):
+        """Red team, 2026-12-04: an Episode with ok false around a scored trace (verifiers
+        leaves one after an episode-level time-out; its resume runs the Episode again) was
+        a failed rollout to `audit seal` and a counted score to rescore, compare and report."""
+        run = self.copy("episode-failed")
+
+        def timed_out(episode):
+            episode["ok"] = False
+            episode["errors"] = [{"type": "EpisodeTimeout", "message": "episode exceeded 600 s"}]
+
+        _edit(run / "traces.jsonl", 1, timed_out)
+        kept = [r for k, r in enumerate(self.rewards) if k != 1]
+        code, out, _ = cli("rescore", str(run), "--json")
+        outcome = json.loads(out)
+        self.assertEqual((code, outcome["reproduced"], outcome["failed_rollouts"]), (0, N - 1, 1))
+        self.assertEqual(outcome["recorded_rewards"], kept)
+        self.assertIn(f"{N - 1}/{N - 1} rewards reproduced", outcome["headline"])
+        self.assertIn("(1 failed rollout, not counted)", outcome["headline"])
+        code, out, _ = cli("compare", str(self.run_dir), str(run), "--json")
+        self.assertEqual(code, 0, out)
+        self.assertEqual(sorted(t["index"] for t in json.loads(out)["tasks"]), [3, 5, 6, 7, 8])
+        page = Path(self.tmp.name) / "episode-failed.html"
+        code, _, err = cli("report", str(run), "--out", str(page), "--jobs", "1")
+        self.assertEqual(code, 0, err)
+        html = page.read_text()
+        self.assertIn("FAILED: 1 of 6 rollout(s) failed (episodes 2; the first: EpisodeTimeout: episode exceeded "
+                      "600 s); what they record is left out of every figure on this page", html)
+        self.assertIn(f"{math.fsum(kept) / len(kept):.3f}", html)
+        self.assertNotIn(f"{math.fsum(self.rewards) / N:.3f}", html)
 
     def test_nothing_a_run_names_is_run_and_budgets_are_capped(self):
         run = self.copy("hostile")
