@@ -496,14 +496,18 @@ def cmd_rescore(args: argparse.Namespace) -> int:
         raise UsageError("--max-budget must be in (0, 60] seconds")
     if not 0 < args.max_cpu < float("inf"):
         raise UsageError(f"--max-cpu must be a positive number of seconds (got {args.max_cpu:g})")
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError(f"--jobs must be at least 1 (got {args.jobs})")
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from .scoring.scan_pool import available_cpus
 
     with Progress(TextColumn("rescoring"), BarColumn(), TextColumn("{task.completed} traces"), TimeElapsedColumn(),
                   console=_console(stderr=True), disable=not sys.stderr.isatty(), transient=True) as progress:
         bar = progress.add_task("rescore", total=None)
         try:
             outcome = rescore(Path(args.run_dir), args.max_budget, on_trace=lambda: progress.advance(bar),
-                              max_cpu_s=args.max_cpu)
+                              max_cpu_s=args.max_cpu, jobs=args.jobs or available_cpus())
         except RescoreError as exc:
             raise UsageError(str(exc)) from None
     code = _verdict(args, outcome.exit_code)
@@ -762,6 +766,8 @@ def build_parser() -> argparse.ArgumentParser:
     rs.add_argument("--max-cpu", type=float, default=DEFAULT_MAX_CPU_S, metavar="S",
                     help="the most scan CPU all rescoring may spend; traces after that are not rescored, NOT "
                          f"CHECKED (exit 3) (default: {DEFAULT_MAX_CPU_S:g})")
+    rs.add_argument("--jobs", type=int, metavar="N", help="processes rebuilding tasks and rescoring (default: the "
+                                                           "CPUs this process may use)")
     rs.add_argument("--json", action="store_true", help="print the outcome as JSON (default: off)")
     rs.set_defaults(fn=cmd_rescore)
 
@@ -792,8 +798,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--classes", action="store_true", help="list every class whose rates moved (default: those that "
                                                           "moved most, as many as fit in 25 lines)")
     c.add_argument("--json", action="store_true", help="print the comparison as JSON (default: off)")
-    c.add_argument("--jobs", type=int, metavar="N", help="processes for `audit verify` (default: the CPUs this "
-                                                          "process may use)")
+    c.add_argument("--jobs", type=int, metavar="N", help="processes for `audit verify`, or rescoring a run no key "
+                                                          "verified (default: the CPUs this process may use)")
     c.add_argument("--max-budget", type=float, default=DEFAULT_MAX_BUDGET_S, metavar="S",
                    help="verification, and rescoring of a run no key verified: the most regex budget a trace "
                         f"may state and be rescored (default: {DEFAULT_MAX_BUDGET_S:g})")

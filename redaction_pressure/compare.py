@@ -12,13 +12,14 @@ without a key an archive is "not verified", and a run directory is "not sealed".
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .report._runfile import Run, RunError, read_run
 from .report._verdict import Verification, read_statement, run_verify
-from .rescore import BUDGET_EXTENSION, Outcome, rescore_traces
+from .rescore import BUDGET_EXTENSION, Outcome, rescore_in_parallel
 from .results.compare import CompareRefused, Comparison, compare, side
 from .results.evaluated import describe as describe_evaluated
 from .results.evaluated import evaluated_of
@@ -33,7 +34,7 @@ class Compared:
     comparison: Comparison
     runs: tuple[Run, Run]
     verifications: tuple[Verification | None, Verification | None]  # None: no key was given for it
-    # This build's rescoring of a run no key verified (`rescore.rescore_traces`); None
+    # This build's rescoring of a run no key verified (`rescore.rescore_in_parallel`); None
     # for a run verified here (`audit verify` rescored it).
     rescores: tuple[Outcome | None, Outcome | None] = (None, None)
 
@@ -129,13 +130,15 @@ def _rescored(o: Outcome) -> str:
     return f"rescored here: {o.reproduced}/{scored} rewards reproduced{unchecked}{unproven}"
 
 
-def _rescore(run: Run, max_budget_s: float, max_cpu_s: float) -> Outcome:
+def _rescore(run: Run, max_budget_s: float, max_cpu_s: float, jobs: int) -> Outcome:
     """This build's rescoring of the traces `compare` counts (those with usable recorded
     scores: the others are skipped and said), each retried up to 4x its budget after a
     time-out the recording did not have, as `rescore` and `audit verify` tolerate a slower
-    machine."""
-    counted = ((n, 0, t) for n, t in enumerate(run.traces, 1) if read_recorded(t)[0] is not None)
-    return rescore_traces(counted, max_budget_s, max_cpu_s=max_cpu_s, retry_cap_s=max_budget_s * BUDGET_EXTENSION)
+    machine; over ``jobs`` processes."""
+    def counted(_problem: object) -> Iterator[tuple[int, int, Any]]:
+        return ((n, 0, t) for n, t in enumerate(run.traces, 1) if read_recorded(t)[0] is not None)
+    return rescore_in_parallel(counted, jobs, max_budget_s, max_cpu_s=max_cpu_s,
+                               retry_cap_s=max_budget_s * BUDGET_EXTENSION)
 
 
 def _verify(run: Run, counted: int, key: Path | None, jobs: int, max_budget_s: float, max_cpu_s: float,
@@ -165,11 +168,11 @@ def compare_runs(path_a: Path, path_b: Path, *, keys: tuple[Path | None, Path | 
     # Red team, 2026-12-04: a run whose recorded scores were all raised to 1.0 was "B
     # better on 64 of 64", exit 0. A run no key verified is rescored here, within the
     # reader's limits, from the very traces compared.
-    first = None if verifications[0] is not None else _rescore(runs[0], max_budget_s, max_cpu_s)
+    first = None if verifications[0] is not None else _rescore(runs[0], max_budget_s, max_cpu_s, jobs)
     if verifications[1] is not None:
         second = None
     elif first is not None and runs[1].shown == runs[0].shown:  # the same bytes: one rescoring
         second = first
     else:
-        second = _rescore(runs[1], max_budget_s, max_cpu_s)
+        second = _rescore(runs[1], max_budget_s, max_cpu_s, jobs)
     return Compared(comparison, runs, verifications, (first, second))

@@ -33,19 +33,28 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .boundary.episodes import EpisodeReader, failed
 from .boundary.files import MAX_TRACES_BYTES, InputFileError, open_regular
+from .boundary.launch import fork_context, scrub_environment
 from .build.identity import build_identity
 from .results.labels import disagreement
 from .results.recorded import METRICS, Copies, score_copies
 from .results.stats import estimates
 from .scoring.allowance import DEFAULT_MAX_CPU_S, Allowance
 from .scoring.score import Score, score_completion
-from .task.splits import PRIVATE_COMMITMENT_PREFIX, PRIVATE_SIZE, PrivateSeedError, is_private_seed, prove_split
+from .task.splits import (
+    PRIVATE_COMMITMENT_PREFIX,
+    PRIVATE_SEED_ENV,
+    PRIVATE_SIZE,
+    PrivateSeedError,
+    is_private_seed,
+    prove_split,
+)
 from .task.tasks import RedactionTask, check_params, load_task, task_from_seed
 
 TRACES = "traces.jsonl"
@@ -93,6 +102,8 @@ class Outcome:
     # One per trace, in order: reproduced, differs, not_checked or failed (no reward
     # recorded); a trace that reproduced on an unproven private seed says "unproven".
     statuses: list[str] = field(default_factory=list)
+    # (label, commitment, index, seed) of each scored trace: what `split_problem` is of
+    claims: list[tuple[object, object, object, object]] = field(default_factory=list, repr=False)
 
     def differ(self, line: str) -> None:
         self.difference_count += 1
@@ -393,10 +404,15 @@ def _same_json(recorded: object, now: object) -> bool:
 
 
 def rescore(path: Path, max_budget_s: float = DEFAULT_MAX_BUDGET_S,
-            on_trace: Callable[[], None] = lambda: None, max_cpu_s: float = DEFAULT_MAX_CPU_S) -> Outcome:
+            on_trace: Callable[[], None] = lambda: None, max_cpu_s: float = DEFAULT_MAX_CPU_S,
+            jobs: int = 1) -> Outcome:
     out = Outcome()
     traces, follow = traces_file(Path(path))
-    rescore_traces(episode_traces(traces, out.differ, follow), max_budget_s, on_trace, max_cpu_s, out)
+    if jobs > 1:
+        rescore_in_parallel(lambda problem: episode_traces(traces, problem, follow), jobs, max_budget_s, on_trace,
+                            max_cpu_s, out)
+    else:
+        rescore_traces(episode_traces(traces, out.differ, follow), max_budget_s, on_trace, max_cpu_s, out)
     if out.traces == 0 and not out.difference_count:
         raise RescoreError(f"{traces} holds no traces")
     return out
@@ -423,7 +439,7 @@ def rescore_traces(traces: Iterable[tuple[int, int, Any]], max_budget_s: float =
     cap = max_budget_s if retry_cap_s is None else retry_cap_s
     allowance = Allowance(max_budget_s, max_cpu_s) if allowance is None else allowance
     here = build_identity()["source_digest"]
-    claims: list[tuple[object, object, object, object]] = []  # (label, commitment, index, seed) of each scored trace
+    claims = out.claims
     for number, k, trace in traces:
         out.traces += 1
         where = f"line {number}" + (f" trace {k}" if k else "")
@@ -490,4 +506,97 @@ def rescore_traces(traces: Iterable[tuple[int, int, Any]], max_budget_s: float =
             out.statuses.append("differs")
     if claims:
         out.split_problem = prove_split(claims).disagreement() or ""
+    return out
+
+
+PARALLEL_FROM = 64  # traces; below that, starting workers costs more than it saves
+_worker: dict[str, Any] = {}  # a forked worker's allowance and budgets (`_start_worker`)
+
+
+def rescore_in_parallel(read: Callable[[Callable[[str], None]], Iterable[tuple[int, int, Any]]], jobs: int,
+                        max_budget_s: float = DEFAULT_MAX_BUDGET_S, on_trace: Callable[[], None] = lambda: None,
+                        max_cpu_s: float = DEFAULT_MAX_CPU_S, out: Outcome | None = None,
+                        retry_cap_s: float | None = None) -> Outcome:
+    """`rescore_traces` over ``jobs`` forked processes (rebuilding tasks dominates, and
+    each trace's verdict is its own). ``read(problem)`` gives the traces, passing what it
+    cannot read to ``problem``. The Outcome is the serial one, every difference in the
+    same order (each reading problem where the traces read before it put it), but for
+    which traces a spent ``max_cpu_s`` leaves NOT CHECKED: the CPU figure is shared, so
+    the total stops within one trace's cost per job of it (`scoring.allowance`). Serial
+    below `PARALLEL_FROM` traces, or where forking is not safe (`boundary.launch`)."""
+    out = Outcome() if out is None else out
+    problems: list[tuple[int, str]] = []  # (traces read before it, problem), the first MAX_KEPT
+    dropped: list[int] = []  # how many traces had been read at each problem not kept
+    work: list[tuple[int, int, Any]] = []
+
+    def problem(text: str) -> None:
+        if len(problems) < MAX_KEPT:
+            problems.append((len(work), text))
+        else:
+            dropped.append(len(work))
+
+    for item in read(problem):
+        work.append(item)
+    context = fork_context()
+    if jobs <= 1 or len(work) < PARALLEL_FROM or context is None:
+        parts: Iterable[Outcome] = _serially(work, max_budget_s, max_cpu_s, retry_cap_s)
+        return _merged(out, parts, problems, len(dropped), on_trace)
+    allowance = Allowance(max_budget_s, max_cpu_s, shared=True)
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_start_worker,
+                             initargs=(allowance, max_budget_s, retry_cap_s)) as pool:
+        parts = pool.map(_rescore_one, work, chunksize=max(1, len(work) // (4 * jobs)))
+        return _merged(out, parts, problems, len(dropped), on_trace)
+
+
+def _serially(work: list[tuple[int, int, Any]], max_budget_s: float, max_cpu_s: float,
+              retry_cap_s: float | None) -> Iterator[Outcome]:
+    allowance = Allowance(max_budget_s, max_cpu_s)
+    for item in work:
+        yield rescore_traces([item], max_budget_s, allowance=allowance, retry_cap_s=retry_cap_s)
+
+
+def _start_worker(allowance: Allowance, max_budget_s: float, retry_cap_s: float | None) -> None:
+    """Once in each forked worker: the environment of a fresh process, with the private
+    secret if the reader holds it (a private seed is proven with it, as serially)."""
+    scrub_environment(PRIVATE_SEED_ENV)
+    _worker.update(allowance=allowance, max_budget_s=max_budget_s, retry_cap_s=retry_cap_s)
+
+
+def _rescore_one(item: tuple[int, int, Any]) -> Outcome:
+    return rescore_traces([item], _worker["max_budget_s"], allowance=_worker["allowance"],
+                          retry_cap_s=_worker["retry_cap_s"])
+
+
+def _merged(out: Outcome, parts: Iterable[Outcome], problems: list[tuple[int, str]], dropped: int,
+            on_trace: Callable[[], None]) -> Outcome:
+    """``out`` with each trace's Outcome added in trace order, the reading problems
+    between them where they were found, and the split judged over every claim."""
+    pending = iter(problems)
+    next_problem = next(pending, None)
+    for read, part in enumerate(parts):
+        while next_problem is not None and next_problem[0] <= read:
+            out.differ(next_problem[1])
+            next_problem = next(pending, None)
+        for line in part.differences:
+            out.differ(line)
+        for line in part.not_rescored:
+            out.not_checked(line)
+        out.traces += part.traces
+        out.reproduced += part.reproduced
+        out.failed_rollouts += part.failed_rollouts
+        out.other_builds += part.other_builds
+        out.unproven_seeds += part.unproven_seeds
+        out.unproven_why = out.unproven_why or part.unproven_why
+        out.recorded += part.recorded
+        out.recomputed += part.recomputed
+        out.tasks += part.tasks
+        out.statuses += part.statuses
+        out.claims += part.claims
+        on_trace()
+    while next_problem is not None:
+        out.differ(next_problem[1])
+        next_problem = next(pending, None)
+    out.difference_count += dropped
+    if out.claims:
+        out.split_problem = prove_split(out.claims).disagreement() or ""
     return out

@@ -159,6 +159,55 @@ class Rescore(unittest.TestCase):
         self.assertIn(f"{math.fsum(kept) / len(kept):.3f}", html)
         self.assertNotIn(f"{math.fsum(self.rewards) / N:.3f}", html)
 
+    def test_rescoring_in_worker_processes_gives_the_serial_outcome(self):
+        """--jobs spreads the rescoring of `rescore` and `compare` over forked workers:
+        the same outcome, every difference and reading problem in the same order."""
+        import os
+        from unittest import mock
+
+        import redaction_pressure.rescore as rescore_module
+
+        run = self.copy("parallel")
+        traces = run / "traces.jsonl"
+
+        def inflate(episode):
+            episode["traces"][0]["rewards"]["recall"]["score"] = 1.0
+
+        def other_prompt(episode):
+            episode["traces"][0]["task"]["data"]["prompt"] += " "
+
+        def failed(episode):
+            episode["ok"] = False
+
+        for line, change in ((0, inflate), (2, other_prompt), (3, failed)):
+            _edit(traces, line, change)
+        lines = traces.read_text().splitlines(keepends=True)
+        traces.write_text("".join(lines[:2]) + "{not json\n" + "".join(lines[2:]) + "[]\n")
+        pids = Path(self.tmp.name) / "pids"
+        pids.mkdir()
+        real = rescore_module._start_worker
+
+        def start(*args):
+            (pids / str(os.getpid())).touch()
+            real(*args)
+
+        serial = [cli("rescore", str(run), "--json", "--jobs", "1"),
+                  cli("compare", str(self.run_dir), str(run), "--json", "--jobs", "1")]
+        with mock.patch.object(rescore_module, "PARALLEL_FROM", 2), \
+                mock.patch.object(rescore_module, "_start_worker", start):
+            parallel = [cli("rescore", str(run), "--json", "--jobs", "2"),
+                        cli("compare", str(self.run_dir), str(run), "--json", "--jobs", "2")]
+        self.assertEqual(parallel, serial)
+        self.assertEqual(serial[0][0], 1)
+        outcome = json.loads(serial[0][1])
+        self.assertEqual([d.split(":")[0].split(" (")[0] for d in outcome["differences"]],
+                         ["dev-000003", "line 3 is not JSON", "line 4",
+                          "line 8 is not an Episode with a list of traces; it is not read"])
+        self.assertEqual(outcome["failed_rollouts"], 1)
+        workers = {int(p.name) for p in pids.iterdir()}
+        self.assertEqual(len(workers), 6)  # two for rescore, two for each of the runs compare rescored
+        self.assertNotIn(os.getpid(), workers)
+
     def test_nothing_a_run_names_is_run_and_budgets_are_capped(self):
         run = self.copy("hostile")
         marker = Path(self.tmp.name) / "executed"
