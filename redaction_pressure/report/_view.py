@@ -288,13 +288,18 @@ def _task_key(trace: JSON) -> tuple[int, int] | None:
     return None if index is None or index < 0 or level is None else (index, level)
 
 
-def _coverage(traces: list[JSON], split: str | None) -> str:
+def _coverage(traces: list[JSON], split: str | None, failed_rollouts: int = 0) -> str:
+    """Which tasks the run's rollouts cover, failed rollouts left out and named: a task
+    whose only rollout failed is missing, as in the archive `audit seal --allow-failed`
+    makes of the run (so failing the worst episodes cannot pass for a complete run)."""
     indices = [k[0] for k in map(_task_key, traces) if k is not None]
+    failed = f"; {failed_rollouts} failed rollout{'s' if failed_rollouts != 1 else ''} not counted" \
+        if failed_rollouts else ""
     if not indices:
-        return "no task indices recorded"
+        return "no task indices recorded" + failed
     if split is None:
-        return f"{len(set(indices))} tasks of an unestablished split (task indices {ranges(set(indices))})"
-    return f"{coverage_of(split, indices)['label']} (task indices {ranges(set(indices))})"
+        return f"{len(set(indices))} tasks of an unestablished split{failed} (task indices {ranges(set(indices))})"
+    return f"{coverage_of(split, indices)['label']}{failed} (task indices {ranges(set(indices))})"
 
 
 def _uncertainty(traces: list[JSON], scores: list[JSON]) -> tuple[dict[str, Any], list[JSON]]:
@@ -565,7 +570,8 @@ def build_view(run: Run, verification: Verification, full_text: bool, jobs: int 
         "run_path": printable(run.path), "archive": run.archive,
         "manifest": _flat(run.manifest) if run.manifest else [],
         "manifest_problem": run.manifest_problem, "verification": verification, "problems": problems,
-        "coverage": _coverage(traces, split) + (" — as claimed by a private commitment, UNPROVEN"
+        "coverage": _coverage([t for t, e in zip(traces, episodes, strict=True) if not e["failed"]], split,
+                              len(failed_rollouts)) + (" — as claimed by a private commitment, UNPROVEN"
                                                 if proof.private_unproven else ""), "build": build,
         "evaluated": printable(describe_evaluated(evaluated), 600),
         "evaluated_mixed": [printable(m, 300) for m in mixed if traces],
