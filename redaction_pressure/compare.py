@@ -19,7 +19,7 @@ from typing import Any
 
 from .report._runfile import Run, RunError, read_run
 from .report._verdict import Verification, read_statement, run_verify
-from .rescore import BUDGET_EXTENSION, Outcome, rescore_in_parallel
+from .rescore import BUDGET_EXTENSION, Outcome, RescoreError, rescore_in_parallel
 from .results.compare import CompareRefused, Comparison, compare, side
 from .results.evaluated import describe as describe_evaluated
 from .results.evaluated import evaluated_of
@@ -137,8 +137,11 @@ def _rescore(run: Run, max_budget_s: float, max_cpu_s: float, jobs: int) -> Outc
     machine; over ``jobs`` processes."""
     def counted(_problem: object) -> Iterator[tuple[int, int, Any]]:
         return ((n, 0, t) for n, t in enumerate(run.traces, 1) if read_recorded(t)[0] is not None)
-    return rescore_in_parallel(counted, jobs, max_budget_s, max_cpu_s=max_cpu_s,
-                               retry_cap_s=max_budget_s * BUDGET_EXTENSION)
+    try:
+        return rescore_in_parallel(counted, jobs, max_budget_s, max_cpu_s=max_cpu_s,
+                                   retry_cap_s=max_budget_s * BUDGET_EXTENSION)
+    except RescoreError as exc:
+        raise RunError(f"{run.path}: {exc}") from None
 
 
 def _verify(run: Run, counted: int, key: Path | None, jobs: int, max_budget_s: float, max_cpu_s: float,

@@ -37,11 +37,13 @@ a difference line of its own: 2 MiB of such a line made `report` use 3.1 GB and 
 The reader holds the parsed traces (the caller's choice), never one object per entry it
 refused, and problems are passed on as they are found (callers cap how many they keep).
 
-A trace of an Episode marked failed is read as a failed rollout, whatever it records:
-verifiers counts such an Episode failed (`vf-eval --resume` runs it again) and `audit
-seal` leaves it out as one, so no reader of an unsealed run may count its score (red
-team, 2026-12-04: an Episode with ``ok: false`` around a scored trace was refused by the
-sealer and counted by `rescore`, `report` and `compare`).
+A trace of an Episode marked failed, or of an Episode another of whose rollouts failed,
+is read as a failed rollout, whatever it records: verifiers counts such an Episode
+failed (`vf-eval --resume` runs it again) and `audit seal --allow-failed` leaves the whole
+Episode line out, so no reader of an unsealed run may count its score (red team,
+2026-12-04: an Episode with ``ok: false`` around a scored trace was refused by the sealer
+and counted by `rescore`, `report` and `compare`; then a group of rollouts whose worst
+were marked failed read as complete to every reader but the sealer).
 """
 
 from __future__ import annotations
@@ -143,13 +145,14 @@ def failed(record: object) -> bool:
 
 
 def _as_failed(trace: dict[str, Any], episode: dict[str, Any]) -> dict[str, Any]:
-    """A trace of an Episode marked failed, as the failed rollout it is: ``ok`` false,
-    with the Episode's errors where the trace records none of its own."""
+    """A trace of a failed Episode, as the failed rollout it is: ``ok`` false, with the
+    Episode's errors where the trace records none of its own."""
     if failed(trace):
         return trace
     errors = episode.get("errors")
     if not (isinstance(errors, list) and errors):
-        errors = [{"type": "EpisodeFailed", "message": "its Episode is marked failed (ok: false)"}]
+        errors = [{"type": "EpisodeFailed",
+                   "message": "its Episode is marked failed, or another rollout of it failed"}]
     return {**trace, "ok": False, "errors": errors}
 
 
@@ -300,7 +303,7 @@ class EpisodeReader:
                          f"more); it is not read")
             return
         run = episode.get("run")
-        episode_failed = failed(episode)
+        episode_failed = failed(episode) or any(is_trace(t) and failed(t) for t in traces)
         for k, trace in enumerate(traces):
             if not is_trace(trace):
                 self.not_traces += 1

@@ -117,7 +117,7 @@ def _scores(trace: JSON) -> JSON:
     if failure:
         for name in ("valid", "secrets_total", "secrets_removed", "removed_chars", "collateral_chars", "matches"):
             out[name] = None
-        out["secret_classes"], out["decoy_classes"] = {}, {}
+        out["secret_classes"], out["decoy_classes"], out["errors"] = {}, {}, []
     return out
 
 

@@ -138,6 +138,7 @@ class Rescore(unittest.TestCase):
         def timed_out(episode):
             episode["ok"] = False
             episode["errors"] = [{"type": "EpisodeTimeout", "message": "episode exceeded 600 s"}]
+            episode["traces"][0]["info"]["redaction_errors"] = [{"code": "timeout", "message": "timed out"}]
 
         _edit(run / "traces.jsonl", 1, timed_out)
         kept = [r for k, r in enumerate(self.rewards) if k != 1]
@@ -160,6 +161,28 @@ class Rescore(unittest.TestCase):
                       "counted", html)  # as the archive `audit seal --allow-failed` makes of it
         self.assertIn(f"{math.fsum(kept) / len(kept):.3f}", html)
         self.assertNotIn(f"{math.fsum(self.rewards) / N:.3f}", html)
+        self.assertIn("<b>0</b><span>invalid (errors)</span>", html)  # what a failed rollout records is not counted
+
+    def test_every_rollout_of_an_episode_one_of_whose_rollouts_failed_is_left_out(self):
+        """Red team, 2026-12-04, on the above: `seal --allow-failed` leaves out the whole
+        Episode line of a failed rollout, and the readers left out only the failed trace,
+        so a group whose worst rollouts were marked failed read as complete to them."""
+        import copy
+
+        run = self.copy("group-failed")
+
+        def one_of_two_failed(episode):
+            second = copy.deepcopy(episode["traces"][0])
+            second["ok"], second["errors"] = False, [{"type": "ProviderError", "message": "503"}]
+            episode["traces"].append(second)
+
+        _edit(run / "traces.jsonl", 2, one_of_two_failed)
+        code, out, _ = cli("rescore", str(run), "--json")
+        outcome = json.loads(out)
+        self.assertEqual((code, outcome["reproduced"], outcome["failed_rollouts"]), (0, N - 1, 2))
+        page = Path(self.tmp.name) / "group-failed.html"
+        self.assertEqual(cli("report", str(run), "--out", str(page), "--jobs", "1")[0], 0)
+        self.assertIn("missing tasks 0–2, 5, 9–63; 2 failed rollouts not counted", page.read_text())
 
     def test_rescoring_in_worker_processes_gives_the_serial_outcome(self):
         """--jobs spreads the rescoring of `rescore` and `compare` over forked workers:
@@ -196,6 +219,7 @@ class Rescore(unittest.TestCase):
         serial = [cli("rescore", str(run), "--json", "--jobs", "1"),
                   cli("compare", str(self.run_dir), str(run), "--json", "--jobs", "1")]
         with mock.patch.object(rescore_module, "PARALLEL_FROM", 2), \
+                mock.patch.object(rescore_module, "available_cpus", lambda: 2), \
                 mock.patch.object(rescore_module, "_start_worker", start):
             parallel = [cli("rescore", str(run), "--json", "--jobs", "2"),
                         cli("compare", str(self.run_dir), str(run), "--json", "--jobs", "2")]
@@ -209,6 +233,53 @@ class Rescore(unittest.TestCase):
         workers = {int(p.name) for p in pids.iterdir()}
         self.assertEqual(len(workers), 6)  # two for rescore, two for each of the runs compare rescored
         self.assertNotIn(os.getpid(), workers)
+
+    def test_workers_are_capped_read_as_they_work_and_a_dead_one_is_no_verdict(self):
+        """Red team, 2026-12-04: --jobs 200 forked 200 workers; the run was read whole before
+        forking (705 MB for a 158 MB run with 2 jobs); a killed worker gave a traceback and
+        exit 1, the code of a difference."""
+        import os
+        from unittest import mock
+
+        import redaction_pressure.rescore as rescore_module
+
+        pids = Path(tempfile.mkdtemp(dir=self.tmp.name))
+        real = rescore_module._start_worker
+
+        def start(*args):
+            (pids / str(os.getpid())).touch()
+            real(*args)
+
+        traces = list(rescore_module.episode_traces(self.run_dir / "traces.jsonl", print))
+        read_when_first_merged: list[int] = []
+        yielded = [0]
+
+        def read(problem):
+            for item in traces * 4:  # 24 traces: more than a window of 2 workers x 4 chunks of 1
+                yielded[0] += 1
+                yield item
+
+        with mock.patch.object(rescore_module, "PARALLEL_FROM", 2), \
+                mock.patch.object(rescore_module, "CHUNK", 1), \
+                mock.patch.object(rescore_module, "available_cpus", lambda: 2), \
+                mock.patch.object(rescore_module, "_start_worker", start):
+            out = rescore_module.rescore_in_parallel(
+                read, 500, on_trace=lambda: read_when_first_merged.append(yielded[0]))
+        self.assertEqual((out.traces, out.reproduced), (4 * N, 4 * N))
+        self.assertEqual(len(list(pids.iterdir())), 2)  # --jobs 500 on 2 CPUs: 2 workers
+        self.assertLessEqual(read_when_first_merged[0], 2 * 4 + 1)  # a window ahead, not the whole run
+
+        def dies(*args):
+            os._exit(3)
+
+        with mock.patch.object(rescore_module, "PARALLEL_FROM", 2), \
+                mock.patch.object(rescore_module, "available_cpus", lambda: 2), \
+                mock.patch.object(rescore_module, "_start_worker", dies):
+            code, out, err = cli("rescore", str(self.run_dir), "--jobs", "2")
+        self.assertEqual((code, out), (2, ""))
+        self.assertIn("a rescoring worker process died (killed, or out of memory) before giving its verdicts: "
+                      "there is no verdict", err)
+        self.assertNotIn("Traceback", err)
 
     def test_nothing_a_run_names_is_run_and_budgets_are_capped(self):
         run = self.copy("hostile")
