@@ -3,9 +3,8 @@
     uv run python benchmarks/bench_model_replies.py [DIR]
 
 DIR (default: the newest ``benchmarks/data/model-replies-*``, replies to the current
-build: ``model-replies-2026-12-04-env0.20``, environment 0.20.0, corpus-v12, levels-v11,
-level 1 dev 3, 7, ..., 63 and level 5 dev 1, 3, ..., 63; its README; 0.20.1 changed only the
-system prompt, so they score the same on it) holds files named
+build: ``model-replies-2026-12-04-env0.20.2``, fresh single-pass sessions, level 1 dev 3, 7,
+..., 63 and level 5 dev 3, 7, ..., 63; its README) holds files named
 ``L{level}-dev{index}.reply.txt``: each the complete reply a model gave to dev task
 ``index`` at ``level`` when shown only that task's system prompt and prompt (no tools,
 no code execution). Prints each reply's reward, what it leaked or destroyed (by class),
@@ -13,6 +12,10 @@ and per level the mean with its standard error beside `induce` and the oracle on
 same tasks, so the question "does the level separate models?" is answered by a
 script, not by hand.
 
+``model-replies-2026-12-04-env0.20`` holds careful sessions' replies to 0.20.0 (level 1 dev
+3, 7, ..., 63, level 5 dev 1, 3, ..., 63) and, in its ``single-pass*`` folders, single-pass
+ones to 0.20.0 and 0.20.1 (levels 1-5); environments 0.20.1 and 0.20.2 changed only the
+prompts' words, so every one of them scores the same here.
 ``model-replies-2026-12-04-env0.19`` holds the replies to 0.19.0 (levels-v10); its level-1
 replies, and its level-5 ones to the tasks levels-v11 left byte-identical, score the same
 here (they are copied into env0.20), its other level-5 ones were written for other shown

@@ -1,7 +1,13 @@
 """Version strings that name behaviour. Bump one whenever its behaviour changes, in
 the same commit that updates the golden fingerprints in tests/unit/test_corpus.py."""
 
-ENVIRONMENT_VERSION = "0.20.1"
+ENVIRONMENT_VERSION = "0.20.2"
+# 0.20.2 (corpus, levels and reward unchanged): the system prompt says a value's label
+# follows only from what a rule can see (its shape, where it sits, the stated policy),
+# never from a checksum or anything else a regex cannot test, and that an exact answer
+# within the limits exists. Single-pass readers (model rounds of 2026-12-04) saw a key's
+# value labelled in one section and not in another, could not tell "a checksum or the
+# section", and removed both.
 # 0.20.1 (corpus, levels and reward unchanged): the system prompt says never to write
 # either think tag in prose, and to write the answer last, since a {"rules": ...} object
 # with a rule that is not a placeholder written after it (an example, in prose, inline

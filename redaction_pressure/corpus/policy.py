@@ -29,7 +29,12 @@ from .rng import Rng
 
 CATEGORIES = ("email_address", "phone_number", "client_ip", "internal_hostname", "customer_id")
 DESCRIPTIONS = {
-    "email_address": "email addresses",
+    # Only the stream's own mail domains are the category (`Policy.pattern`); said so, since
+    # a service account's address (...@...iam.gserviceaccount.com) and a login (deploy@host)
+    # are kept under every policy (a reader of 2026-12-04 saw a service account's address
+    # unlabelled under a policy that "treats as secret: email addresses"; naming the kinds
+    # kept made the next reader guess which of the company's own addresses they were).
+    "email_address": "email addresses at the company's own mail domains",
     "phone_number": "phone numbers",
     "client_ip": "client IP addresses",
     "internal_hostname": "internal hostnames",

@@ -99,6 +99,13 @@ private-key block from its BEGIN line to its END line) it is the whole value. A 
 may span lines: its span then includes the line breaks and indentation inside it. A \
 key block written inside a quoted string with \\n escapes is the whole string value \
 between its quotes, escapes included.
+- Whether a value is secret is decided only by what a rule can see in the text: the \
+value itself (prefix, alphabet, length) and where it sits (the key, header, flag, \
+section or block around it), with the policy the task states; never by whether a \
+checksum is valid, nor by anything else a regex cannot test. A value left unlabelled \
+beside a labelled one of the same shape differs from it in something a rule can see. \
+Some set of rules within the limits below removes exactly the secrets, and nothing \
+else, from every record of the stream, shown or later.
 
 ## Limits: a reply that breaks any of them scores zero
 - At most {MAX_RULES} rules; each pattern 1 to {MAX_PATTERN_CHARS:,} characters; the \

@@ -124,18 +124,23 @@ ROOT = Path(__file__).resolve().parents[2]
 # golden above holds one, and each holds; train 200 does and pins the new bytes, as
 # level 5 dev 40 does below (the only dev task of levels 1-5 with one: the records,
 # labels and oracles of every other dev 0..63 task hash as under corpus-v11).
+# Environment 0.20.2: every fingerprint here and in GOLDEN_LEVELS moved with the prompts'
+# words alone (the system prompt: labels follow only from what a rule can see, never a
+# checksum, and an exact answer within the limits exists; the policy sentence: email
+# addresses are those at the company's own mail domains); with 0.20.1's words put back,
+# all sixteen are the old values (records, labels, levels and reward are unchanged).
 # Environment 0.20.1: every fingerprint here and in GOLDEN_LEVELS moved with the system
 # prompt alone (never write either think tag in prose; write the answer last: an object
 # with a rule after it is read instead); with 0.20.0's system prompt put back, all
 # sixteen are the old values (the corpus, levels and reward are unchanged).
 GOLDEN = {
-    ("dev", 0): "eb716d04a87433bc91ffb7345aa8e67f50df33189fc8f92d0e7d4755a0e4179a",
-    ("dev", 31): "fcfc9a9c7dc23b0b6fe2083a30aab0b4ab9aaca9e58c304e82f1a9a76b9a77f1",
-    ("dev", 63): "ab40acfc88f71223c2be75c0ac14d7e5a95de7e0cf3448cd25436fcc79b69fdf",
-    ("train", 0): "126ec1e58b0776d2f0a2292aa09f458ee96d1018920952c2768d3ac3fea78094",
-    ("train", 123456): "44204f24a4733926e464b7f013ad220693b2d216e5f9fd656028bd85922eff73",
-    ("train", 3): "33b45ffb39e3b282ce12665fab1719df199a82d56b35ed19262a7e51b3f253e9",
-    ("train", 200): "afecd04b5c88dc3bba177462bde080d6e997570f399a2cc2bb7a6e960229b16b",
+    ("dev", 0): "bee6e3ceb3dfba35f5544e0d0ce2a479c573866b938f8ca6c74b09fcfd19e610",
+    ("dev", 31): "c7ceca1fc2e6520ffc2f5deadd1c251abe6e0fee749240c33dadffbd6cf1326b",
+    ("dev", 63): "6ff53e017ed9817e20ae077431ed4b70672f9facad14b60898cf8ac9b0405d92",
+    ("train", 0): "bfe49f34a32e171c4e6a7f4c35c65600c101f6d499b9371b7eb9ba4cff0e2169",
+    ("train", 123456): "b082b5490dfe96066ae0ec0ea0d9a5e685dc97742a44950c6e8427ee479cdd50",
+    ("train", 3): "5e04fb12c2d193fa1a4ba6fceb7f09566da6727416db61a90dbe941358c445e7",
+    ("train", 200): "91d7d2f9a1c24e38c8d9f1881559e7224ade01048040f9a3df4deae2c87d5cd1",
 }
 
 
@@ -157,15 +162,15 @@ GOLDEN = {
 # held-out records of every dev 0..63 task hash as under levels-v10); levels 1-3 and
 # level 5 dev 0 held.
 GOLDEN_LEVELS = {
-    (2, "dev", 0): "df6c25c0e02b3c0e3d05933e2066f480243517dab4122242b93cc570d37d78ab",
-    (2, "train", 77): "efcab80ca6fdf9951c5191fc19d267921bf49ff4e33ae8032bb6404aba979dfd",
-    (3, "dev", 0): "f308b3d56fade0563baf2a02de4b91081ea00bb5efaec9c7101ae4d1d97cc3e0",
-    (3, "train", 77): "65837bd801eb573b8c361522f82efa04a2d2bd1f844b55495a309baf2fb64526",
-    (4, "dev", 0): "903e6683692460f7e3c8a37e44a3ac870802a16e8ddf44d2087fdc4916169e47",
-    (4, "train", 77): "49724abae6df7942b4adc2f2c566637205dc45747d584dc53950f1a4b849ec0c",
-    (5, "dev", 0): "4269d0a496cedc8a21b7f798fb21ca4cb42aa70404a2aa91c48c73ac2bce3234",
-    (5, "train", 77): "60b53174ef2c92f67f155a58ed6da2ef599f8e719e62d41e0be2990568d53aaf",
-    (5, "dev", 40): "cf6424a185314c3b6ac684be11c3a751783aa584c7c1b0fe27d4bc5611174859",
+    (2, "dev", 0): "9aaca2a289240591b84529c9f5a96494eba2e606968627cda168051cd494bb23",
+    (2, "train", 77): "76ccc2269f8c557f658b055bb03e5b048c1ce88c180fc121728ca57b685718c3",
+    (3, "dev", 0): "784475be7be53c86b692f65ccca0ec74b285608c5b8663a604da2b5067bab4c7",
+    (3, "train", 77): "3c9abb84f77ece8fc4dd2796fa0939729bf949f5afef660660cf1c10d76965e5",
+    (4, "dev", 0): "b306205044e7e8cba10858c8c8ec818e5652c4aebfef9eab5520b9d5381f8748",
+    (4, "train", 77): "852437b27de5fb1136adb4b083a331f1b184f72027043249e25754828a716fea",
+    (5, "dev", 0): "947544aecfd8d2fadde55014283e0766ced17052f46c4a89306bda67c8a34940",
+    (5, "train", 77): "c41b314125c00f79b0e4f8319317262ad1cb7b672f2e8ab7bdef1130c9711a5a",
+    (5, "dev", 40): "70f704deacc3af48210bb33776ca5b598b5cdd3ca3fbe49a5981f5939a36d194",
 }
 
 

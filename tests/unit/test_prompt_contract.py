@@ -206,6 +206,29 @@ class StatedLimitsAreTheValidators(unittest.TestCase):
                        "the last fenced block", "write every backslash twice"):
             self.assertIn(phrase, SYSTEM_PROMPT)
 
+    def test_an_exact_answer_within_the_limits_exists_as_stated(self):
+        """Model rounds of 2026-12-04: single-pass readers saw a key's value labelled in
+        one section and not in another, and, unsure whether "a checksum or the section
+        decides", removed both (a third of the level-4 losses). The prompt now says labels
+        follow only from what a rule can see and that an exact answer within the limits
+        exists; the oracle's own reply is that answer, on the shown records and the later ones."""
+        self.assertIn("never by whether a checksum is valid, nor by anything else a regex cannot test",
+                      SYSTEM_PROMPT)
+        self.assertIn("Some set of rules within the limits below removes exactly the secrets, and nothing else, "
+                      "from every record of the stream, shown or later.", SYSTEM_PROMPT)
+        import dataclasses
+
+        from redaction_pressure import policies
+
+        for level in LEVELS:
+            for index in (0, 1):
+                task = shared.task("dev", index, level)
+                answer = policies.oracle(task)
+                for name, records in (("later", task.heldout), ("shown", task.shown)):
+                    with self.subTest(level=level, index=index, records=name):
+                        score = score_completion(dataclasses.replace(task, heldout=records), answer)
+                        self.assertEqual((score.reward, tuple(score.errors)), (1.0, ()))
+
 
     def test_every_error_code_is_stated_as_voiding_the_reply(self):
         """Review of 2026-12-02: a rule that does not compile and a rule with a
