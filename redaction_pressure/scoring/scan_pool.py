@@ -413,16 +413,22 @@ def shutdown() -> None:
         pool.close()
 
 
+_inherited: list[ScanPool] = []  # a forked child's copies of its parent's pools, never collected
+
+
 def _forget_after_fork() -> None:
     """In a forked child the parent's workers are not ours: drop our copies of their
     pipes (so the parent's workers still see EOF when the parent exits) and start
-    afresh on first use."""
+    afresh on first use. The copies are kept, not collected: collecting one would warn
+    that the parent's live workers are "still running" (a ResourceWarning in every job
+    worker of rescore, compare and the report)."""
     global _pool, _lock, _cpu_lock
     _lock, _cpu_lock = threading.Lock(), threading.Lock()
     pool, _pool = _pool, None
     if pool is not None:
         for worker in pool._idle:
             worker.close_fds()
+        _inherited.append(pool)
 
 
 os.register_at_fork(after_in_child=_forget_after_fork)
