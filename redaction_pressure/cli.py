@@ -402,13 +402,21 @@ def _policy_option(p: argparse.ArgumentParser, default: str | None) -> None:
                        help=f"built-in policy, one of: {names} (default: {default})")
 
 
+def _jobs(args: argparse.Namespace) -> int:
+    """--jobs, checked; when not given, every CPU this process may use."""
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError(f"--jobs must be at least 1 (got {args.jobs})")
+    from .scoring.scan_pool import available_cpus
+
+    return int(args.jobs or available_cpus())
+
+
 def _check_verify_options(args: argparse.Namespace, has_key: bool) -> None:
     """The options `report` and `compare` share for the `audit verify` they may run and
     the rescoring they do."""
     if args.strict and not has_key:
         raise UsageError("--strict applies to the `audit verify` that --public-key runs; give --public-key")
-    if args.jobs is not None and args.jobs < 1:
-        raise UsageError("--jobs must be at least 1")
+    _jobs(args)
     for flag, value in (("--max-budget", args.max_budget), ("--max-cpu", args.max_cpu)):
         if not 0 < value < float("inf"):
             raise UsageError(f"{flag} must be a positive number of seconds (got {value:g})")
@@ -445,8 +453,6 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.public_key and args.verdict:
         raise UsageError("give --public-key (run `audit verify` now) or --verdict (read its --json output), not both")
     _check_verify_options(args, bool(args.public_key))
-    from .scoring.scan_pool import available_cpus
-
     run = Path(args.run_dir)
     out = Path(args.out) if args.out else (run if run.is_dir() else run.parent) / "report.html"
     reads = (run, *(Path(p) for p in (args.public_key, args.verdict) if p))
@@ -457,8 +463,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     try:
         path, verification, unreproduced, unchecked, established = write_report_checked(
             run, out, public_key=args.public_key, verdict=args.verdict, full_text=True if args.full_text else None,
-            jobs=args.jobs or available_cpus(), max_budget_s=args.max_budget, max_cpu_s=args.max_cpu,
-            strict=args.strict)
+            jobs=_jobs(args), max_budget_s=args.max_budget, max_cpu_s=args.max_cpu, strict=args.strict)
     except RunError as exc:
         raise UsageError(str(exc)) from None
     except OSError as exc:
@@ -496,18 +501,15 @@ def cmd_rescore(args: argparse.Namespace) -> int:
         raise UsageError("--max-budget must be in (0, 60] seconds")
     if not 0 < args.max_cpu < float("inf"):
         raise UsageError(f"--max-cpu must be a positive number of seconds (got {args.max_cpu:g})")
-    if args.jobs is not None and args.jobs < 1:
-        raise UsageError(f"--jobs must be at least 1 (got {args.jobs})")
+    jobs = _jobs(args)
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from .scoring.scan_pool import available_cpus
 
     with Progress(TextColumn("rescoring"), BarColumn(), TextColumn("{task.completed} traces"), TimeElapsedColumn(),
                   console=_console(stderr=True), disable=not sys.stderr.isatty(), transient=True) as progress:
         bar = progress.add_task("rescore", total=None)
         try:
             outcome = rescore(Path(args.run_dir), args.max_budget, on_trace=lambda: progress.advance(bar),
-                              max_cpu_s=args.max_cpu, jobs=args.jobs or available_cpus())
+                              max_cpu_s=args.max_cpu, jobs=jobs)
         except RescoreError as exc:
             raise UsageError(str(exc)) from None
     code = _verdict(args, outcome.exit_code)
@@ -547,11 +549,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from .compare import CompareRefused, compare_runs
     from .report import RunError
     from .results.compare_text import compare_lines
-    from .scoring.scan_pool import available_cpus
 
     try:
         done = compare_runs(Path(args.run_a), Path(args.run_b), keys=pair, allow_mismatch=args.allow_mismatch,
-                            jobs=args.jobs or available_cpus(), max_budget_s=args.max_budget,
+                            jobs=_jobs(args), max_budget_s=args.max_budget,
                             max_cpu_s=args.max_cpu, strict=args.strict)
     except (RunError, CompareRefused) as exc:
         raise UsageError(str(exc)) from None
@@ -590,8 +591,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     if args.start + args.n > PUBLIC[args.split].size:
         raise UsageError(f"the {args.split} split has {PUBLIC[args.split].size} tasks; --start {args.start} "
                          f"-n {args.n} runs past its end")
-    if args.jobs is not None and args.jobs < 1:
-        raise UsageError("--jobs must be at least 1")
+    jobs = _jobs(args)
     out = Path(args.out) if args.out else None
     if out is None and sys.stdout.isatty():
         raise UsageError("export writes JSONL; give --out FILE or redirect stdout to a file")
@@ -611,7 +611,6 @@ def cmd_export(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from .export import ExportError, export
-    from .scoring.scan_pool import available_cpus
 
     start = time.perf_counter()
     with Progress(TextColumn(f"exporting {args.split} ({args.policy})"), BarColumn(), MofNCompleteColumn(),
@@ -620,7 +619,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         bar = progress.add_task("export", total=args.n)
         try:
             done = export(args.split, args.policy, args.level, args.start, args.n, out,
-                          args.jobs or available_cpus(), on_line=lambda: progress.advance(bar))
+                          jobs, on_line=lambda: progress.advance(bar))
         except ExportError as exc:
             print(f"redaction-pressure: error: {exc}", file=sys.stderr)
             return 1

@@ -411,13 +411,9 @@ def _same_json(recorded: object, now: object) -> bool:
 def rescore(path: Path, max_budget_s: float = DEFAULT_MAX_BUDGET_S,
             on_trace: Callable[[], None] = lambda: None, max_cpu_s: float = DEFAULT_MAX_CPU_S,
             jobs: int = 1) -> Outcome:
-    out = Outcome()
     traces, follow = traces_file(Path(path))
-    if jobs > 1:
-        rescore_in_parallel(lambda problem: episode_traces(traces, problem, follow), jobs, max_budget_s, on_trace,
-                            max_cpu_s, out)
-    else:
-        rescore_traces(episode_traces(traces, out.differ, follow), max_budget_s, on_trace, max_cpu_s, out)
+    out = rescore_in_parallel(lambda problem: episode_traces(traces, problem, follow), jobs, max_budget_s, on_trace,
+                              max_cpu_s)
     if out.traces == 0 and not out.difference_count:
         raise RescoreError(f"{traces} holds no traces")
     return out
@@ -444,7 +440,6 @@ def rescore_traces(traces: Iterable[tuple[int, int, Any]], max_budget_s: float =
     cap = max_budget_s if retry_cap_s is None else retry_cap_s
     allowance = Allowance(max_budget_s, max_cpu_s) if allowance is None else allowance
     here = build_identity()["source_digest"]
-    claims = out.claims
     for number, k, trace in traces:
         out.traces += 1
         where = f"line {number}" + (f" trace {k}" if k else "")
@@ -458,7 +453,7 @@ def rescore_traces(traces: Iterable[tuple[int, int, Any]], max_budget_s: float =
                 continue
             info = _obj(trace.get("info"))
             env, data = _obj(info.get("environment")), _obj(trace["task"].get("data"))
-            claims.append((data.get("split"), env.get("split_commitment"), data.get("index"), env.get("task_seed")))
+            out.claims.append((data.get("split"), env.get("split_commitment"), data.get("index"), env.get("task_seed")))
             if env.get("source_digest") not in (None, here):
                 out.other_builds += 1
             budget = data.get("budget_s")
@@ -509,8 +504,8 @@ def rescore_traces(traces: Iterable[tuple[int, int, Any]], max_budget_s: float =
         else:
             out.differ(difference)
             out.statuses.append("differs")
-    if claims:
-        out.split_problem = prove_split(claims).disagreement() or ""
+    if out.claims:
+        out.split_problem = prove_split(out.claims).disagreement() or ""
     return out
 
 

@@ -288,6 +288,11 @@ def _task_key(trace: JSON) -> tuple[int, int] | None:
     return None if index is None or index < 0 or level is None else (index, level)
 
 
+def _listed(numbers: list[int]) -> str:
+    """``1, 4, 9, …``: the first 20 episode numbers a problem names."""
+    return ", ".join(map(str, numbers[:20])) + (", …" if len(numbers) > 20 else "")
+
+
 def _coverage(traces: list[JSON], split: str | None, failed_rollouts: int = 0) -> str:
     """Which tasks the run's rollouts cover, failed rollouts left out and named: a task
     whose only rollout failed is missing, as in the archive `audit seal --allow-failed`
@@ -526,7 +531,7 @@ def build_view(run: Run, verification: Verification, full_text: bool, jobs: int 
     standard = all(p == STANDARD_PARAMS for p in params) and (bool(params) or not traces)
     problems = list(run.problems)
     if mislabelled:
-        shown = ", ".join(map(str, mislabelled[:20])) + (", …" if len(mislabelled) > 20 else "")
+        shown = _listed(mislabelled)
         first = label_issues[mislabelled[0] - 1]
         problems.insert(0, f"LABELS DISAGREE: {len(mislabelled)} episode(s) are labelled as tasks other than those "
                            f"their task data rebuilds (episodes {shown}; the first: "
@@ -534,14 +539,14 @@ def build_view(run: Run, verification: Verification, full_text: bool, jobs: int 
                            f"split nor the task parameters shown, and their scores are left out of every figure")
     distrusted = [e["n"] for e in episodes if e["scores"]["distrust"]]
     if distrusted:
-        shown = ", ".join(map(str, distrusted[:20])) + (", …" if len(distrusted) > 20 else "")
+        shown = _listed(distrusted)
         problems.insert(0, f"NOT TRUSTED: {len(distrusted)} episode(s) record scores no reader should trust (the "
                            f"two copies, rewards and info.redaction, disagree or one is missing, or a value is not a "
                            f"number in [0, 1]; episodes {shown}); their scores are left out of every figure on this "
                            f"page")
     failed_rollouts = [e["n"] for e in episodes if e["scores"]["failed"]]
     if failed_rollouts:
-        shown = ", ".join(map(str, failed_rollouts[:20])) + (", …" if len(failed_rollouts) > 20 else "")
+        shown = _listed(failed_rollouts)
         first_failure = printable(episodes[failed_rollouts[0] - 1]["scores"]["failed"], 300)
         problems.insert(0, f"FAILED: {len(failed_rollouts)} of {len(episodes)} rollout(s) failed (episodes {shown}; "
                            f"the first: {first_failure}); what they record is left out of every figure on this page")
@@ -551,7 +556,7 @@ def build_view(run: Run, verification: Verification, full_text: bool, jobs: int 
     # rescoring's disagreement only in notes 64 episodes down.
     unreproduced = [e["n"] for e in episodes if e["unreproduced"]]
     if unreproduced:
-        shown = ", ".join(map(str, unreproduced[:20])) + (", …" if len(unreproduced) > 20 else "")
+        shown = _listed(unreproduced)
         other = [b["key"] for b in build if not b["same"]]
         problems.insert(0, f"NOT REPRODUCED: {len(unreproduced)} of {len(episodes)} episode(s) record a reward this "
                            f"build does not give their reply (episodes {shown}): the figures on this page are the "
