@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import errno
 import json
+import os
 import re
 import sys
 import tempfile
@@ -269,7 +270,7 @@ def _other_problems(task: RedactionTask, reply: str, errors: Sequence[RedactionE
     show up on the next attempt; listing it now saves that round trip. Advisory: the
     reward is what `score_completion` says."""
     from .scoring.answer import MAX_PATTERN_CHARS, MAX_RULES, _load_object, rule_error
-    from .scoring.pattern_guard import Refused, compile_bounded
+    from .scoring.pattern_guard import Refused, compile_bounded, compile_error, refusal
 
     if not errors or any(e.code not in ("bad_entry", "unsafe_replacement", "too_many_rules") for e in errors):
         return []
@@ -287,9 +288,9 @@ def _other_problems(task: RedactionTask, reply: str, errors: Sequence[RedactionE
         try:
             compile_bounded(pattern)
         except Refused as exc:
-            found.append(rule_error("invalid_regex", i, f"refused before compiling: {exc}").as_dict())
+            found.append(rule_error("invalid_regex", i, refusal(pattern, exc)).as_dict())
         except Exception as exc:  # noqa: BLE001 - hostile input may reach any corner of regex's compiler
-            found.append(rule_error("invalid_regex", i, f"does not compile: {exc}"[:300]).as_dict())
+            found.append(rule_error("invalid_regex", i, compile_error(pattern, exc)).as_dict())
     return found
 
 
@@ -461,7 +462,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise UsageError(refusal)
     start = time.perf_counter()
     try:
-        path, verification, unreproduced, unchecked, established = write_report_checked(
+        path, verification, unreproduced, unchecked, established, unread = write_report_checked(
             run, out, public_key=args.public_key, verdict=args.verdict, full_text=True if args.full_text else None,
             jobs=_jobs(args), max_budget_s=args.max_budget, max_cpu_s=args.max_cpu, strict=args.strict)
     except RunError as exc:
@@ -471,7 +472,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     failed = bool(args.public_key or args.verdict) and verification.state == NOT_VERIFIED
     verified = bool(args.public_key) and verification.verified
     not_checked = not verified and (unchecked or not established)
-    _verdict(args, 1 if failed or unreproduced else 3 if not_checked else 0)
+    unread = 0 if verified else unread
+    _verdict(args, 1 if failed or unreproduced or unread else 3 if not_checked else 0)
     print(printable(f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB) in {time.perf_counter() - start:.1f} s"))
     if failed:
         # The page says so too; a script that checks the exit status must see it.
@@ -484,6 +486,13 @@ def cmd_report(args: argparse.Namespace) -> int:
         print(f"NOT REPRODUCED: {unreproduced} episode(s) record a reward this build does not give their reply "
               "(or name a task it cannot rebuild); the page's figures are the run's recorded scores "
               "(`redaction-pressure rescore` lists each difference)", file=sys.stderr)
+        return 1
+    if unread:
+        # Red team, 2026-12-04: `rescore` failed a run with a line it could not read and
+        # the report passed it, though the same reader read both.
+        print(f"NOT READ: {unread} line(s) or trace entries of the run were not read (the page says why at the top: "
+              "not a readable trace, or a copy of another); `redaction-pressure rescore` counts each as a difference",
+              file=sys.stderr)
         return 1
     if not_checked:
         print(f"NOT CHECKED: {unchecked} episode(s) were not checked here (beyond --max-budget or --max-cpu, or on "
@@ -845,11 +854,24 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _scan_workers_setting() -> None:
+    """A bad ``$REDACTION_PRESSURE_SCAN_WORKERS`` is the user's setting, not a run's
+    fault: a usage error before any command reads a run (red team, 2026-12-04: `rescore`
+    called a genuine run "0/8 rewards reproduced", `report` printed a traceback)."""
+    from .scoring.scan_pool import WORKERS_ENV, pool_size
+    if os.environ.get(WORKERS_ENV, "").strip():
+        try:
+            pool_size()
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+
+
 def main(argv: list[str] | None = None) -> int:
     safe_spawned_paths()  # whatever a library spawns for a command never imports from the current directory
     sane_streams()
     args = build_parser().parse_args(argv)
     try:
+        _scan_workers_setting()
         code: int = args.fn(args)
         return code
     except UsageError as exc:

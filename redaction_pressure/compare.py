@@ -12,18 +12,17 @@ without a key an archive is "not verified", and a run directory is "not sealed".
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .report._runfile import Run, RunError, read_run
+from .report._runfile import MAX_PROBLEMS, Run, RunError, read_run
 from .report._verdict import Verification, read_statement, run_verify
 from .rescore import BUDGET_EXTENSION, Outcome, RescoreError, rescore_in_parallel
 from .results.compare import CompareRefused, Comparison, compare, side
 from .results.evaluated import describe as describe_evaluated
 from .results.evaluated import evaluated_of
-from .results.recorded import read_recorded
 from .scoring.summary import split_label
 
 __all__ = ["CompareRefused", "Compared", "compare_runs"]
@@ -46,9 +45,8 @@ class Compared:
     @property
     def not_reproduced(self) -> list[str]:
         """A line per run whose recorded rewards this build's rescoring contradicts."""
-        return [f"{name} records {o.difference_count} of {o.traces - o.failed_rollouts} reward(s) this build does "
-                f"not give (or cannot rescore)" for name, o in zip("AB", self.rescores, strict=True)
-                if o is not None and o.difference_count]
+        return [f"{name} {_differences(o, run.problem_count)}" for name, o, run
+                in zip("AB", self.rescores, self.runs, strict=True) if o is not None and o.difference_count]
 
     @property
     def not_checked(self) -> list[str]:
@@ -74,7 +72,7 @@ class Compared:
 
     def run_state(self, k: int) -> str:
         run, v, o = self.runs[k], self.verifications[k], self.rescores[k]
-        rescored = "" if o is None else f"; {_rescored(o)}"
+        rescored = "" if o is None else f"; {_rescored(o, run.problem_count)}"
         if not run.archive:
             return f"run directory, not sealed{rescored}"
         if v is None:
@@ -121,24 +119,44 @@ def _rescore_dict(o: Outcome | None) -> dict[str, Any] | None:
             "failed_rollouts": o.failed_rollouts, "headline": o.headline()}
 
 
-def _rescored(o: Outcome) -> str:
+def _differences(o: Outcome, unread: int) -> str:
+    """What a rescoring that did not reproduce found: rewards, and lines or entries not
+    read (each fed to the rescoring, so each counts once among its differences)."""
+    rewards = o.difference_count - unread
+    parts = [f"records {rewards} of {o.traces - o.failed_rollouts} reward(s) this build does not give (or cannot "
+             "rescore)"] if rewards else []
+    if unread:
+        parts.append(f"has {unread} line(s) or trace entries not read (copies of a trace, or not readable; each a "
+                     "difference to `rescore`)")
+    return " and ".join(parts)
+
+
+def _rescored(o: Outcome, unread: int) -> str:
     scored = o.traces - o.failed_rollouts
     if o.difference_count:
-        return f"rescored here: NOT REPRODUCED, {o.difference_count} of {scored} reward(s) differ"
+        return f"rescored here: NOT REPRODUCED, the run {_differences(o, unread)}"
     unchecked = f", {o.not_rescored_count} NOT CHECKED" if o.not_rescored_count else ""
     unproven = f", {o.unproven_seeds} on private seeds NOT CHECKED as the split's" if o.unproven_seeds else ""
     return f"rescored here: {o.reproduced}/{scored} rewards reproduced{unchecked}{unproven}"
 
 
 def _rescore(run: Run, max_budget_s: float, max_cpu_s: float, jobs: int) -> Outcome:
-    """This build's rescoring of the traces `compare` counts (those with usable recorded
-    scores: the others are skipped and said), each retried up to 4x its budget after a
-    time-out the recording did not have, as `rescore` and `audit verify` tolerate a slower
-    machine; over ``jobs`` processes."""
-    def counted(_problem: object) -> Iterator[tuple[int, int, Any]]:
-        return ((n, 0, t) for n, t in enumerate(run.traces, 1) if read_recorded(t)[0] is not None)
+    """This build's rescoring of the run as `rescore` rescores it: every trace (one whose
+    recorded scores are unusable, which the comparison skips, is a difference) and every
+    line or entry the reader could not read (a difference too), each trace retried up to
+    4x its budget after a time-out the recording did not have, as `rescore` and `audit
+    verify` tolerate a slower machine; over ``jobs`` processes. Red team, 2026-12-04:
+    compare rescored only the traces it paired and exited 0 on a run that `rescore`
+    failed, so a run could drop the tasks it lost by spoiling their lines."""
+    def everything(problem: Callable[[str], None]) -> Iterator[tuple[int, int, Any]]:
+        listed = min(run.problem_count, MAX_PROBLEMS)
+        for text in run.problems[:listed]:
+            problem(text)
+        for _ in range(run.problem_count - listed):
+            problem("a further problem reading the traces (not listed)")
+        return ((n, 0, t) for n, t in enumerate(run.traces, 1))
     try:
-        return rescore_in_parallel(counted, jobs, max_budget_s, max_cpu_s=max_cpu_s,
+        return rescore_in_parallel(everything, jobs, max_budget_s, max_cpu_s=max_cpu_s,
                                    retry_cap_s=max_budget_s * BUDGET_EXTENSION)
     except RescoreError as exc:
         raise RunError(f"{run.path}: {exc}") from None

@@ -48,6 +48,8 @@ were marked failed read as complete to every reader but the sealer).
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import re
 from collections.abc import Callable, Iterator
@@ -176,6 +178,7 @@ class EpisodeReader:
         self.max_traces = MAX_TRACES if max_traces is None else max_traces
         self.traces = 0  # traces read (yielded)
         self.not_traces = 0  # entries that are not trace objects
+        self._seen: dict[bytes, tuple[int, int]] = {}  # each trace's digest -> where it was first read
         self.left = False  # a trace after the max_traces-th was found, and not read
         self._first_not_trace: int | None = None
         self._first_left: int | None = None
@@ -311,9 +314,25 @@ class EpisodeReader:
             elif self.traces >= self.max_traces:
                 if not self.left:
                     self.left, self._first_left = True, number
+            elif (first := self._first_copy(trace, number, k)) is not None:
+                self.problem(f"{self.where(number)}{f' trace {k}' if k else ''} is the same trace as "
+                             f"{self.where(first[0])}{f' trace {first[1]}' if first[1] else ''} (`audit seal` "
+                             "refuses a trace counted twice); it is not read")
             else:
                 self.traces += 1
                 yield number, k, _as_failed(trace, episode) if episode_failed else trace, run
+
+    def _first_copy(self, trace: dict[str, Any], number: int, k: int) -> tuple[int, int] | None:
+        """Where an identical trace was read before, if one was (red team, 2026-12-04: a
+        trace repeated 51 times was refused by `audit seal` and counted 51 times by
+        `rescore` and the report). Identical means the same canonical JSON, as seal's
+        digest compares; a copy with a fresh id is another rollout, and counts."""
+        key = hashlib.sha256(json.dumps(trace, sort_keys=True, separators=(",", ":")).encode(
+            "utf-8", "surrogatepass")).digest()
+        first = self._seen.get(key)
+        if first is None:
+            self._seen[key] = (number, k)
+        return first
 
     def _summarize(self) -> None:
         if self.short:

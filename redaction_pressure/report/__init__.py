@@ -81,6 +81,7 @@ class Rendered(NamedTuple):
     unreproduced: int  # episodes whose recorded reward this build does not give (a caller's exit status)
     unchecked: int  # episodes this build did not check (beyond the reader's limits, unproven private seeds)
     split_established: bool  # the traces' commitments and seeds prove one split (a private one never, here)
+    unread: int = 0  # lines or entries of the traces the reader could not read (`rescore` counts each a difference)
 
 
 class Written(NamedTuple):
@@ -89,6 +90,7 @@ class Written(NamedTuple):
     unreproduced: int
     unchecked: int
     split_established: bool
+    unread: int = 0
 
 
 def render_report_checked(run_path: Path, *, public_key: Path | None = None, verdict: Path | None = None,
@@ -129,7 +131,8 @@ def render_report_checked(run_path: Path, *, public_key: Path | None = None, ver
     view["verification"] = verification
     html = _template().render(v=view, version=ENVIRONMENT_VERSION, installed_digest=source_digest(),
                               open_records=len(view["episodes"]) <= OPEN_RECORDS_UP_TO)
-    return Rendered(html, verification, view["unreproduced"], view["unchecked"], view["split_established"])
+    return Rendered(html, verification, view["unreproduced"], view["unchecked"], view["split_established"],
+                    run.problem_count)
 
 
 def write_report(run_path: Path, out: Path, **kw: Any) -> Path:
@@ -144,11 +147,11 @@ def write_report_checked(run_path: Path, out: Path, **kw: Any) -> Written:
     verification the page shows (a caller's exit status follows it)."""
     out = Path(out)
     _refuse_linked_out(Path(run_path), out)
-    html, verification, unreproduced, unchecked, established = render_report_checked(run_path, **kw)
+    html, verification, unreproduced, unchecked, established, unread = render_report_checked(run_path, **kw)
     _refuse_linked_out(Path(run_path), out)  # again: rendering can take seconds
     out.parent.mkdir(parents=True, exist_ok=True)
     replace_file(out, html.encode("utf-8"))
-    return Written(out, verification, unreproduced, unchecked, established)
+    return Written(out, verification, unreproduced, unchecked, established, unread)
 
 
 def _refuse_linked_out(run_path: Path, out: Path) -> None:

@@ -110,7 +110,7 @@ def pool_size() -> int:
     if not raw:
         return available_cpus()
     if not raw.isdigit() or not 1 <= int(raw) <= 256:
-        raise ValueError(f"${WORKERS_ENV} must be an integer in 1..256, got {raw!r}")
+        raise ValueError(f"${WORKERS_ENV} must be an integer in 1..256, got {raw[:32]!r}")
     return int(raw)
 
 

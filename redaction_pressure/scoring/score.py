@@ -11,11 +11,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import regex
-
 from ..task.tasks import RedactionTask
 from .answer import RedactionError, Rule, parse_reply, rule_error
-from .pattern_guard import MAX_REPLY_COST, Refused, compile_cached
+from .pattern_guard import MAX_REPLY_COST, Refused, compile_cached, compile_error, refusal
 from .reward import Outcome, evaluate
 from .scan_pool import run_scan
 from .scanner import CompiledRule, scan
@@ -62,13 +60,10 @@ def _compile(rules: Sequence[tuple[str, str]]) -> tuple[list[CompiledRule], list
         try:
             pattern, cost, required = compile_cached(source)
         except Refused as exc:
-            errors.append(rule_error("invalid_regex", i, f"refused before compiling: {exc}"))
-            continue
-        except regex.error as exc:
-            errors.append(rule_error("invalid_regex", i, f"does not compile: {exc}"[:300]))
+            errors.append(rule_error("invalid_regex", i, refusal(source, exc)))
             continue
         except Exception as exc:  # noqa: BLE001 - hostile input may reach any corner of regex's compiler
-            errors.append(rule_error("invalid_regex", i, f"does not compile: {type(exc).__name__}: {exc}"[:300]))
+            errors.append(rule_error("invalid_regex", i, compile_error(source, exc)))
             continue
         total_cost += cost
         if total_cost > MAX_REPLY_COST:

@@ -247,8 +247,12 @@ class Refusals(unittest.TestCase):
                                         "pad": pad}]}) + "\n", json.dumps(forged) + "\n"]
         (run / "traces.jsonl").write_text("".join(good + junk))
         code, out, err = run_cli("compare", fx.baseline_run(), run)
-        self.assertEqual(code, 0, err)  # the usable traces reproduce; the rest are skipped, and said
-        self.assertIn("run directory, not sealed; rescored here: 4/4 rewards reproduced", out)
+        # The usable traces are compared; the rest are skipped, and said. Since 2026-12-04
+        # (red team) the run is rescored as `rescore` rescores it: the forged trace, the
+        # unscored one and the lines not read are differences, and the exit status 1.
+        self.assertEqual(code, 1, err)
+        self.assertIn("run directory, not sealed; rescored here: NOT REPRODUCED, the run records 2 of 6 reward(s) "
+                      "this build does not give (or cannot rescore) and has 3 line(s) or trace entries not read", out)
         self.assertIn("4 tasks paired (28 only in A: not compared); skipped 2 unscored trace(s) in B (e.g. its "
                       "recorded scores are malformed: rewards.recall.score is missing or not a number in [0, 1]", out)
         self.assertIn("3 problem(s) reading it, e.g. traces.jsonl line 5 is not JSON", out)
@@ -286,8 +290,12 @@ class Refusals(unittest.TestCase):
             self.assertNotIn("Traceback", out + err)
             self.assertEqual(code, 1, err)  # task 6's forged tally is a difference (its score is kept)
         got = json.loads(out)
-        # only what the figures count is rescored (the unusable traces are said, not rescored)
-        self.assertEqual((got["a"]["rescored"]["reproduced"], got["a"]["rescored"]["differ"]), (25, 1))
+        # rescored as `rescore` rescores it: every trace, the unusable ones (and the lines
+        # holding numbers too long to read) differences, not only what the figures count
+        self.assertEqual((got["a"]["rescored"]["reproduced"], got["a"]["rescored"]["differ"]), (26, 9))
+        self.assertEqual(run_cli("rescore", b)[1].splitlines()[-1].split(";")[:2],
+                         ["26/32 rewards reproduced, mean 0.169 recorded, 0.169 recomputed over the 27 rescored",
+                          " 9 differ"])
         self.assertEqual(got["unusable_traces"]["a"], 6)  # task 6's absurd tally is left out, its score kept
         self.assertEqual(got["paired_tasks"], 26)
 
@@ -397,8 +405,8 @@ class Rescored(unittest.TestCase):
         lines = out.splitlines()
         self.assertRegex(lines[1], r"^NOT REPRODUCED: B records [1-8] of 8 reward\(s\) this build does not give")
         self.assertIn("B: ", out)
-        self.assertRegex(out, r"run directory, not sealed; rescored here: NOT REPRODUCED, [1-8] of 8 reward\(s\) "
-                              r"differ")
+        self.assertRegex(out, r"run directory, not sealed; rescored here: NOT REPRODUCED, the run records [1-8] of 8 "
+                              r"reward\(s\) this build does not give")
         code, out, err = run_cli("compare", base, forged(base), "--json")
         self.assertEqual(code, 1, err)
         got = json.loads(out)
@@ -480,3 +488,63 @@ class Rescored(unittest.TestCase):
         code, out, err = run_cli("compare", base, edited(base, clean_tallies))
         self.assertEqual(code, 1, err + out)
         self.assertRegex(out.splitlines()[1], r"^NOT REPRODUCED: B records [1-8] of 8 reward\(s\)")
+
+
+class ReadersAgree(unittest.TestCase):
+    """Red team, 2026-12-04: on one spoiled run `rescore` exited 1, `compare` 0 (it
+    rescored only the traces it paired, so a run could drop the tasks it lost by spoiling
+    their lines) and `report` 0 or 1 by the kind of spoiling; a trace repeated 51 times
+    was refused by `audit seal` and counted 51 times by the three readers."""
+
+    def spoiled(self) -> dict[str, Path]:
+        base = fx.dev_run()
+
+        def score_as_text(episodes):
+            episodes[2]["traces"][0]["rewards"]["recall"]["score"] = "1.0"
+
+        def repeated(episodes):
+            episodes.extend([episodes[4]] * 3)
+            episodes[1]["traces"] *= 2
+
+        unreadable = fx.fresh_dir("run")
+        unreadable.mkdir()
+        lines = (base / "traces.jsonl").read_text().splitlines(keepends=True)
+        lines[3] = lines[3].replace('"score":', '"score":NaN,"x":', 1)
+        (unreadable / "traces.jsonl").write_text("".join(lines))
+        return {"score as text": fx.tampered_run(base, score_as_text), "repeated": fx.tampered_run(base, repeated),
+                "unreadable line": unreadable}
+
+    def test_every_reader_fails_what_rescore_fails(self):
+        base = fx.dev_run()
+        for name, run in self.spoiled().items():
+            with self.subTest(run=name):
+                code, out, err = run_cli("rescore", run)
+                self.assertEqual(code, 1, out + err)
+                code, out, err = run_cli("compare", base, run)
+                self.assertEqual(code, 1, out + err)
+                self.assertRegex(out, r"NOT REPRODUCED: B (records|has) [1-9]")
+                code, out, err = run_cli("report", run, "--out", run / "page.html")
+                self.assertEqual(code, 1, out + err)
+                self.assertRegex(err, r"NOT (REPRODUCED|READ): [1-9]")
+
+    def test_a_repeated_trace_is_read_once_and_named(self):
+        run = self.spoiled()["repeated"]
+        code, out, err = run_cli("rescore", run)
+        self.assertIn("line 9 is the same trace as line 5", out + err)
+        self.assertIn("line 2 trace 1 is the same trace as line 2", out + err)
+        self.assertRegex(out + err, r"8/8 rewards reproduced, .*; 4 differ")
+
+    def test_a_bad_scan_worker_setting_is_a_usage_error_not_a_verdict(self):
+        """Red team, 2026-12-04: with $REDACTION_PRESSURE_SCAN_WORKERS=0 `rescore` called
+        a genuine run "0/8 rewards reproduced", `compare` NOT REPRODUCED, `report` a
+        traceback."""
+        from redaction_pressure.scoring.scan_pool import WORKERS_ENV
+
+        base = fx.dev_run()
+        for value in ("0", "-1", "abc", "1e3", "x" * 200):
+            for argv in (("rescore", base), ("compare", base, base), ("report", base, "--out", fx.fresh_dir("p"))):
+                with self.subTest(value=value[:8], command=argv[0]), fx.env_var(WORKERS_ENV, value):
+                    code, out, err = run_cli(*argv)
+                    self.assertEqual((code, out), (2, ""), err)
+                    self.assertIn(f"${WORKERS_ENV} must be an integer in 1..256", err)
+                    self.assertLess(len(err), 200)

@@ -138,13 +138,20 @@ class Readers(unittest.TestCase):
         self.assertEqual(out.count("not rescored because"), N - 1, out)
 
     def test_compare_counts_rounding_as_a_tie(self):
-        """Three copies of each line average to the same rewards up to ~1e-16: ties."""
+        """Three rollouts of each task (a line's copies with their own ids: one trace
+        read thrice is refused) average to the same rewards up to ~1e-16: ties."""
         run = self.tmp / "run"
         run_policy("dev", "baseline", N, run)
         tripled = self.tmp / "tripled"
         tripled.mkdir()
-        lines = (run / "traces.jsonl").read_text().splitlines()
-        (tripled / "traces.jsonl").write_text("".join(line + "\n" for line in lines for _ in range(3)))
+        rollouts = []
+        for line in (run / "traces.jsonl").read_text().splitlines():
+            for k in range(3):
+                episode = json.loads(line)
+                for trace in episode["traces"]:
+                    trace["id"] = f"{trace['id']}-{k}"
+                rollouts.append(json.dumps(episode) + "\n")
+        (tripled / "traces.jsonl").write_text("".join(rollouts))
         code, out, err = cli("compare", str(tripled), str(run))
         self.assertEqual(code, 0, err)
         self.assertIn(f"B better on 0, tied on {N}, worse on 0", out)

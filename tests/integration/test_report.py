@@ -679,9 +679,10 @@ class Hostile(ReportTestCase):
                 run = self.tmp / f"absurd-{k}"
                 run.mkdir(exist_ok=True)
                 eps = []
-                for _ in range(3):
+                for copy in range(3):
                     ep = json.loads(line)
                     edit(ep["traces"][0])
+                    ep["traces"][0]["id"] = f"rollout-{copy}"  # three rollouts, not one trace thrice
                     eps.append(json.dumps(ep))
                 (run / "traces.jsonl").write_text("\n".join(eps) + "\n")
                 _, page = self.render(run)
@@ -703,6 +704,7 @@ class Hostile(ReportTestCase):
         line = '{"traces": [' + ",".join(["{}"] * 100_000) + "]}\n"
         honest = (self.mixed_run / "traces.jsonl").read_text().splitlines(keepends=True)[0]
         padded = json.loads(honest)
+        padded["traces"][0]["id"] = "another-rollout"  # not a copy of the line before
         padded["traces"] += [{}] * 3  # not traces, in a line large enough for its one
         # entries of a few hundred bytes, few values each: past the value bound, under the trace bound
         small = '{"traces": [' + ",".join(['{"info": {}, "pad": "' + "x" * 500 + '"}'] * 100) + "]}\n"
@@ -753,11 +755,10 @@ class Hostile(ReportTestCase):
         trained["traces"][0].update(token_ids=[r.randrange(100, 200_000) for _ in range(9000)],
                                     logprobs=[-r.random() * 5 for _ in range(1200)], mask=[True] * 9000)
         problems: list[str] = []
-        reader = EpisodeReader(problems.append)
         texts = [json.dumps(trained, separators=(",", ":")) + "\n", json.dumps(trained) + "\n"]
         texts += [ln for d in (self.mixed_run, self.oracle_run) for ln in (d / "traces.jsonl").read_text().splitlines()]
-        for text in texts:
-            list(reader._line(1, text.encode()))
+        for text in texts:  # a reader each: the first two are one trace, which one reader reads once
+            list(EpisodeReader(problems.append)._line(1, text.encode()))
         self.assertEqual(problems, [])
 
     def test_the_number_of_traces_read_is_capped(self):
