@@ -1,7 +1,21 @@
 """Version strings that name behaviour. Bump one whenever its behaviour changes, in
 the same commit that updates the golden fingerprints in tests/unit/test_corpus.py."""
 
-ENVIRONMENT_VERSION = "0.20.2"
+ENVIRONMENT_VERSION = "0.21.0"
+# 0.21.0 (corpus-v13; streams drawn as in corpus-v9): records survive the real tool
+# that reads their format, as a realism audit (2026-12-04) found two did not. A .pem
+# file planned with no value (a quiet held-out file, or any .pem of a stream that draws
+# no key block) held comments only, which OpenSSL refuses (5,856 of 11,390 .pem files
+# of train 0..1999 and dev 0..63 at levels 1-5): it holds a public block (a certificate
+# or public key, `public_key_material`, kept by every oracle), and where a held-out one
+# does and no shown record holds one, the first shown .pem takes one too. An app's INI
+# settings (read by ConfigParser() with its default interpolation, as alembic.ini and
+# Paste .ini files are) never hold a lone % (64 of 20,223 INI records did, and reading
+# the value raised); such a value is drawn again rather than written %%, so the text
+# labelled stays the value the app reads. A .pypirc (twine reads it raw) may hold one.
+# Only those files (and that shown one) moved: 9 / 11 / 3 / 4 / 4 of dev 0..63 at levels
+# 1-5 and 103 of train 0..499 at level 1, every other record byte-identical; `induce`,
+# the baseline and the oracle score every dev level to the last digit as on 0.20.2.
 # 0.20.2 (corpus, levels and reward unchanged): the system prompt says a value's label
 # follows only from what a rule can see (its shape, where it sits, the stated policy),
 # never from a checksum or anything else a regex cannot test, and that an exact answer
@@ -108,7 +122,10 @@ ENVIRONMENT_VERSION = "0.20.2"
 # drawn once per stream, so the value a stream tests is the one it shows (corpus-v6 drew
 # it per record: Stripe's sample secret key was tested in streams that showed only its
 # publishable sample, and induce and a model reply both removed it).
-CORPUS_VERSION = "corpus-v12"
+CORPUS_VERSION = "corpus-v13"
+# corpus-v13 (environment 0.21.0): every .pem holds a block, an app's INI file no lone %
+# (see 0.21.0 above); streams keep corpus-v9's draws and every other record's draws, so
+# a stream that holds neither such file holds the records, labels and oracles it held.
 # corpus-v12 (environment 0.19.0): DSA private keys pass OpenSSL's key check (see 0.19.0
 # above); streams keep corpus-v9's draws, so a stream that holds no DSA key holds the
 # records, labels and oracles it held.

@@ -272,10 +272,14 @@ def hcl_quote(value: str) -> tuple[str, str]:
     return '"', '"'
 
 
-def ini_quote(value: str) -> tuple[str, str]:
+def ini_quote(value: str, interpolated: bool = False) -> tuple[str, str]:
     """Bare: configparser (and twine, reading a .pypirc through it) keeps quotes as part
-    of the value, so a quoted value would read back as another value."""
-    if "\n" in value or value != value.strip() or not value or "%(" in value:
+    of the value, so a quoted value would read back as another value. ``interpolated``:
+    the file's reader is ``ConfigParser()`` with its default interpolation (an app's
+    settings, as alembic.ini and Paste/Pyramid .ini files are read), which refuses a
+    lone % on reading the value; such a value is drawn again rather than written %%,
+    so the text labelled is the value the app reads. Twine reads a .pypirc raw."""
+    if "\n" in value or value != value.strip() or not value or "%(" in value or (interpolated and "%" in value):
         raise CannotPlace  # (ConfigParser reads "%(name)s" as a reference to another option)
     return "", ""
 
@@ -435,7 +439,7 @@ def write_ini(template: Template, items: list[Item], r: Rng, world: World) -> Ou
             out.line()
         out.line(f"[{name}]")
         for item in members:
-            out.value_line(style.format(k=item.key), item, ini_quote(item.value))
+            out.value_line(style.format(k=item.key), item, ini_quote(item.value, interpolated=True))
     return out
 
 

@@ -844,6 +844,24 @@ def _beside(r: Rng, shown: list[tuple[Template, list[Instance]]], inst: Instance
     shown[i][1].extend((partner, inst))
 
 
+# The catalogue's certificates and public keys: what a .pem holds when it holds no value.
+_PUBLIC_BLOCK = next(f for f in DECOYS if f.name == "public_key_material")
+
+
+def _public_blocks(plan: list[tuple[Template, list[Instance]]], n_shown: int) -> list[int]:
+    """The records that get a public block: every file that is its blocks planned with
+    none (a quiet held-out .pem, or any .pem of a stream that draws no block value;
+    corpus-v12 wrote 5,856 of 11,390 .pem files with comments only, which OpenSSL
+    refuses). A held-out one tests a decoy the shown records must show kept: when none
+    shows one, the first shown file of that type takes one too. Every other record is
+    planned, and drawn, as before."""
+    bare = [i for i, (t, chosen) in enumerate(plan) if t.holds_block and not chosen]
+    if bare and bare[0] >= n_shown and not any(c.family is _PUBLIC_BLOCK for _, chosen in plan[:n_shown]
+                                               for c in chosen):
+        bare[:0] = [i for i in range(n_shown) if plan[i][0].holds_block][:1]
+    return bare
+
+
 def _weight(template: Template) -> int:
     return 1 if template.required else 3
 
@@ -919,6 +937,12 @@ def build_stream(seed: int, n_shown: int, n_eval: int, level: int = 1) -> Stream
     templates = _pick_templates(mix, n_shown, lv)
     world = draw_world(root.fork("world"), shell=any("shell" in t.contexts for t in templates), lv=lv)
     secrets, decoys, plan, drawn = _plan(root.fork("plan"), n_shown, n_eval, templates, world)
+    blockless = _public_blocks(plan, n_shown)
+    if blockless:
+        public = Instance(_PUBLIC_BLOCK, "", _PUBLIC_BLOCK.keys, _PUBLIC_BLOCK.contexts)
+        for i in blockless:
+            plan[i][1].append(public)
+        decoys.append(public)
     order = {f.name: i for i, f in enumerate(SECRETS)}
     active = sorted({s.family.name: s.family for s in secrets}.values(),
                     key=lambda f: (0, order[f.name]) if f.name in order else (1, 0))

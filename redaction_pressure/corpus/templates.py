@@ -96,6 +96,9 @@ class Template:
     frames: tuple[tuple[str, ...], ...] = ()
     required: str = ""  # a context the template exists for: a stream using it draws a family of it
     capacity: int = 1000  # family values one record holds at most (a service-account file holds one key)
+    # A file that is its blocks (a .pem: OpenSSL reads nothing from one without): one
+    # planned with no value holds a public block (`stream._public_blocks`).
+    holds_block: bool = False
 
     @cached_property  # asked tens of thousands of times per 64 tasks
     def contexts(self) -> frozenset[str]:
@@ -188,7 +191,7 @@ TEMPLATES: tuple[Template, ...] = (
     Template("pem_file", "lines", "lower", _hosts(_BLOCK),
              header=("# {app} TLS material, {date}",),
              fillers=("# owner: {user}", ""),
-             block="{v}"),
+             block="{v}", holds_block=True),
     Template("k8s_secret", "k8s", "keep", _hosts("k8s"), required="k8s"),
     Template("k8s_secret_json", "k8s_json", "keep", _hosts("k8s"), required="k8s"),
     Template("gcp_service_account", "gcp_sa", "keep", _hosts("gcp_sa"), required="gcp_sa", capacity=1),

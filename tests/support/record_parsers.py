@@ -4,10 +4,12 @@
 format): the parser's error, a repeated key (JSON objects, YAML mappings, TOML tables,
 INI sections and options, .env, .npmrc and tfvars keys, module-level Python names), a
 Kubernetes Secret whose type does not match its data or whose data is not base64 of
-what it claims, a .pypirc whose index servers are not its sections, and any labelled
-value that the parser does not return verbatim (escaped values decoded as the format
-decodes them). Log-like templates have no parser; every URL with a userinfo in any
-record must still be valid percent-encoding (`url_problems`).
+what it claims, a .pypirc whose index servers are not its sections, an app's INI
+settings whose value ``ConfigParser()`` refuses to interpolate, a .pem with no block or
+with a block `cryptography` does not load, and any labelled value that the parser does
+not return verbatim (escaped values decoded as the format decodes them). Log-like
+templates have no parser; every URL with a userinfo in any record must still be valid
+percent-encoding (`url_problems`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import ast
 import base64
 import binascii
 import configparser
+import contextlib
 import io
 import itertools
 import json
@@ -28,10 +31,12 @@ from typing import Any
 
 import hcl2
 import yaml
+from cryptography import x509
+from cryptography.hazmat.primitives import serialization
 from dotenv import dotenv_values
 
 STRUCTURED = ("dotenv", "yaml_config", "json_config", "ini_config", "toml_config", "k8s_secret", "k8s_secret_json",
-              "gcp_service_account", "npmrc", "pypirc", "terraform", "python_source", "shell_history")
+              "gcp_service_account", "npmrc", "pypirc", "terraform", "python_source", "shell_history", "pem_file")
 _USERINFO_URL = re.compile(r"[a-z][a-z0-9+.-]*://([^\s/@\"']*)@")
 _BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
 
@@ -86,10 +91,54 @@ def _no_dup(keys: list[str], what: str) -> None:
         raise Problem(f"duplicate {what} {sorted(dups)}")
 
 
-def _ini(text: str, prefix: str = "", **kw: Any) -> list[str]:
-    parser = configparser.ConfigParser(strict=True, interpolation=None, **kw)
+def _ini(text: str, prefix: str = "", interpolation: configparser.Interpolation | None = None, **kw: Any) -> list[str]:
+    """Every value as the file's reader gets it: an app's settings through
+    ``ConfigParser()``'s default interpolation (which refuses a lone % only when a value
+    is read), npm's .npmrc raw."""
+    parser = configparser.ConfigParser(strict=True, interpolation=interpolation, **kw)
     parser.read_string(prefix + text)
     return [v for s in parser.sections() for v in parser[s].values()]
+
+
+def _encrypted_key(data: bytes) -> None:
+    # TypeError: read, and encrypted under a password the file does not hold
+    with contextlib.suppress(TypeError):
+        serialization.load_pem_private_key(data, None)
+
+
+def _private_key(data: bytes) -> None:
+    serialization.load_pem_private_key(data, None)
+
+
+# A .pem's blocks by label, each read as OpenSSL reads it (an OpenSSH key as ssh does).
+_PEM_BLOCK = re.compile(r"^-----BEGIN ([A-Z0-9 ]+)-----\n(.*?)\n-----END \1-----$", re.M | re.S)
+_PEM_LOADERS: dict[str, Callable[[bytes], object]] = {
+    "CERTIFICATE": x509.load_pem_x509_certificate,
+    "PUBLIC KEY": serialization.load_pem_public_key,
+    "RSA PUBLIC KEY": serialization.load_pem_public_key,
+    "ENCRYPTED PRIVATE KEY": _encrypted_key,
+    "OPENSSH PRIVATE KEY": lambda data: serialization.load_ssh_private_key(data, None),
+    **dict.fromkeys(("PRIVATE KEY", "RSA PRIVATE KEY", "EC PRIVATE KEY", "DSA PRIVATE KEY"), _private_key),
+}
+
+
+def _pem(text: str) -> list[str]:
+    """A .pem holds a block (OpenSSL reads nothing from comments alone), each of a
+    known label loads; a stream's own armour is RFC 7468's base64, and OpenPGP armour
+    is left to its own check (test_vendor_values)."""
+    blocks = list(_PEM_BLOCK.finditer(text))
+    if not blocks:
+        raise Problem("no PEM block")
+    for m in blocks:
+        label, load = m.group(1), _PEM_LOADERS.get(m.group(1))
+        try:
+            if load is not None:
+                load(m.group(0).encode())
+            elif not label.startswith("PGP "):
+                base64.b64decode(m.group(2).replace("\n", ""), validate=True)
+        except ValueError as exc:
+            raise Problem(f"{label}: {exc}") from None
+    return [m.group(0) for m in blocks]
 
 
 def _pypirc(text: str) -> list[str]:
@@ -180,7 +229,7 @@ PARSERS: dict[str, Callable[[str], list[str]]] = {
     "dotenv": _dotenv,
     "yaml_config": lambda t: list(_strings(yaml.load(t, Loader=_UniqueKeyLoader))),
     "json_config": lambda t: list(_strings(json.loads(t, object_pairs_hook=_no_dup_pairs))),
-    "ini_config": _ini,
+    "ini_config": lambda t: _ini(t, interpolation=configparser.BasicInterpolation()),
     "toml_config": lambda t: list(_strings(tomllib.loads(t))),
     "k8s_secret": _k8s,
     "k8s_secret_json": _k8s_json,
@@ -190,6 +239,7 @@ PARSERS: dict[str, Callable[[str], list[str]]] = {
     "terraform": _hcl,
     "python_source": _python,
     "shell_history": _shell,
+    "pem_file": _pem,
 }
 
 

@@ -133,6 +133,13 @@ ROOT = Path(__file__).resolve().parents[2]
 # prompt alone (never write either think tag in prose; write the answer last: an object
 # with a rule after it is read instead); with 0.20.0's system prompt put back, all
 # sixteen are the old values (the corpus, levels and reward are unchanged).
+# corpus-v13 (environment 0.21.0; streams still drawn under corpus-v9's label): a .pem
+# planned with no value holds a public block, an app's INI value no lone % (a realism
+# audit: OpenSSL and ConfigParser() refused them). Only records that held comments only
+# or a lone % moved (and, in a stream whose held-out .pem needed a block and no shown
+# record held one, the first shown .pem): no golden above holds one, and each holds;
+# dev 14 (three shown .pem files) and dev 29 (a shown INI file) do and pin the new bytes,
+# as level 2 train 77 and level 5 dev 40 do below.
 GOLDEN = {
     ("dev", 0): "bee6e3ceb3dfba35f5544e0d0ce2a479c573866b938f8ca6c74b09fcfd19e610",
     ("dev", 31): "c7ceca1fc2e6520ffc2f5deadd1c251abe6e0fee749240c33dadffbd6cf1326b",
@@ -141,6 +148,8 @@ GOLDEN = {
     ("train", 123456): "b082b5490dfe96066ae0ec0ea0d9a5e685dc97742a44950c6e8427ee479cdd50",
     ("train", 3): "5e04fb12c2d193fa1a4ba6fceb7f09566da6727416db61a90dbe941358c445e7",
     ("train", 200): "91d7d2f9a1c24e38c8d9f1881559e7224ade01048040f9a3df4deae2c87d5cd1",
+    ("dev", 14): "21f914760d8b5becdb0185e7f7a237de6c17aed3a4d803a775843f263c6ffd6c",
+    ("dev", 29): "555921822f1e2104699c937c93df27785297c5d683a8a2ce6574610ed8ceb1f9",
 }
 
 
@@ -161,22 +170,25 @@ GOLDEN = {
 # train 77, level 5 train 77 and dev 40 hold one and moved with their shown records (the
 # held-out records of every dev 0..63 task hash as under levels-v10); levels 1-3 and
 # level 5 dev 0 held.
+# corpus-v13 (environment 0.21.0): level 2 train 77 (two shown and three held-out .pem
+# files of comments only) and level 5 dev 40 (one shown) moved, each .pem now holding a
+# public block; every other golden here held.
 GOLDEN_LEVELS = {
     (2, "dev", 0): "9aaca2a289240591b84529c9f5a96494eba2e606968627cda168051cd494bb23",
-    (2, "train", 77): "76ccc2269f8c557f658b055bb03e5b048c1ce88c180fc121728ca57b685718c3",
+    (2, "train", 77): "dd864327052a8650ef6ef7edec24ff7c4ee8e5e61f5a4ce8fbde6ec1c0a5af36",
     (3, "dev", 0): "784475be7be53c86b692f65ccca0ec74b285608c5b8663a604da2b5067bab4c7",
     (3, "train", 77): "3c9abb84f77ece8fc4dd2796fa0939729bf949f5afef660660cf1c10d76965e5",
     (4, "dev", 0): "b306205044e7e8cba10858c8c8ec818e5652c4aebfef9eab5520b9d5381f8748",
     (4, "train", 77): "852437b27de5fb1136adb4b083a331f1b184f72027043249e25754828a716fea",
     (5, "dev", 0): "947544aecfd8d2fadde55014283e0766ced17052f46c4a89306bda67c8a34940",
     (5, "train", 77): "c41b314125c00f79b0e4f8319317262ad1cb7b672f2e8ab7bdef1130c9711a5a",
-    (5, "dev", 40): "70f704deacc3af48210bb33776ca5b598b5cdd3ca3fbe49a5981f5939a36d194",
+    (5, "dev", 40): "2484cae41817fe254d6f0a70ad9faadbfb8959e74ca87989197689370d43d09b",
 }
 
 
 class GoldenFingerprints(unittest.TestCase):
     def test_version(self):
-        self.assertEqual(CORPUS_VERSION, "corpus-v12")
+        self.assertEqual(CORPUS_VERSION, "corpus-v13")
 
     def test_golden_fingerprints(self):
         for (split, index), want in GOLDEN.items():

@@ -1,5 +1,6 @@
 """corpus-v3's records are valid files of their formats (issue 21): every structured
-record of dev and 200 train tasks parses with its format's own parser, with no
+record of dev and 200 train tasks parses with its format's own parser (a .pem's blocks
+load with `cryptography`; an app's INI values read through interpolation), with no
 repeated key, a Kubernetes Secret's type matching its data, and every labelled value
 returned verbatim by the parser; every URL's userinfo is valid percent-encoding; no
 oracle touches a placeholder or a documentation value; and every static family
@@ -59,6 +60,24 @@ class RealParsers(unittest.TestCase):
         self.assertTrue(check(type(k8s)(k8s.text.replace("type: Opaque", "type: kubernetes.io/basic-auth"),
                                         k8s.template, k8s.secrets, k8s.decoys)))
 
+    def test_the_real_readers_catch_what_they_check(self):
+        """A realism audit (2026-12-04) found corpus-v12 wrong in both ways: .pem files of
+        comments only (OpenSSL reads no block from them) and an app's INI value with a
+        lone % (``ConfigParser()`` raises on reading it). Each check fails on such a
+        record, and on a block that does not load."""
+        from redaction_pressure.corpus.stream import Record
+
+        pem = next(r for t in TASKS for r in t.shown if r.template == "pem_file" and "CERTIFICATE" in r.text)
+        comments = "\n".join(ln for ln in pem.text.splitlines() if ln.startswith("#")) + "\n"
+        self.assertTrue(check(Record(comments, "pem_file", (), ())))
+        body = pem.text.index("-----BEGIN CERTIFICATE-----\n") + len("-----BEGIN CERTIFICATE-----\n")
+        broken = pem.text[:body] + "AAAA" + pem.text[body + 4:]  # the certificate's DER header
+        self.assertTrue([p for p in check(Record(broken, "pem_file", (), ())) if "CERTIFICATE" in p])
+        ini = next(r for t in TASKS for r in t.shown if r.template == "ini_config")
+        self.assertTrue(check(Record(ini.text + "discount = 10%\n", "ini_config", (), ())))
+        pypirc = next(r for t in TASKS for r in t.shown if r.template == "pypirc")
+        self.assertEqual(check(Record(pypirc.text.replace("username = ", "username = 10%"), "pypirc", (), ())), [],
+                         "twine reads a .pypirc raw")
 
     def test_the_consistency_checks_catch_what_they_check(self):
         """An independent check with real tools (2026-12-03) found corpus-v8 wrong in each
