@@ -11,7 +11,8 @@ a subject of that Statement and must parse to exactly the predicate. It records:
 - the shared task parameters (``task_params``: n_shown, n_eval, budget_s) and the
   difficulty levels covered (``levels``); with anything but the standard benchmark the
   label says so;
-- the summary: means labelled with their split and coverage, each with its standard
+- the summary: means labelled with their split and coverage (means over tasks, each
+  task's rollouts averaged first, so every task weighs the same), each with its standard
   error and 95% intervals (clustered by task; the bootstrap is seeded, so `audit verify`
   recomputes the same bytes), leaks and damage by class; and each level's own figures
   (``by_level``), since a mean over a mix of levels depends on the mix.
@@ -24,6 +25,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import tomllib
+from collections import Counter
 from typing import Any
 
 import tomli_w
@@ -50,6 +52,7 @@ BUILD_KEYS = ("environment_version", "corpus_version", "reward_schema_version", 
 TASK_KEYS = ("split", "split_commitment", "task_index", "task_params", "task_id", "task_seed")
 DEFAULT_LEVEL = 1
 _MEANS = ("traces", "mean_reward", "mean_recall", "mean_precision", "clean_rate", "invalid")
+MEAN_OVER_TASKS = "mean over tasks: each task's rollouts averaged first"
 
 
 class ManifestError(Exception):
@@ -64,6 +67,20 @@ def build_part(environment: dict[str, Any]) -> dict[str, Any]:
 def level_of(trace: dict[str, Any]) -> int:
     level: int = trace["info"]["environment"]["task_params"].get("level", DEFAULT_LEVEL)
     return level
+
+
+def uneven(traces: list[dict[str, Any]]) -> bool:
+    """Whether the traces' tasks (index and level) have different numbers of rollouts:
+    then the summary's means, means over tasks, are not the means over rollouts, and
+    what shows them says so."""
+    counts = Counter((t["info"]["environment"]["task_index"], level_of(t)) for t in traces)
+    return len(set(counts.values())) > 1
+
+
+def mean_note(rollouts: list[int]) -> str:
+    """`` (mean over tasks: …)`` after a mean whose coverage (rollouts per task index)
+    is uneven, else ""."""
+    return f" ({MEAN_OVER_TASKS})" if len(set(rollouts)) > 1 else ""
 
 
 def levels_of(traces: list[dict[str, Any]]) -> list[int]:

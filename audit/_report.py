@@ -32,6 +32,7 @@ from rich.text import Text
 from redaction_pressure.contract import describe_evaluated, printable
 
 from ._labels import STANDARD_LEVELS, STANDARD_TASK_PARAMS, describe_levels, describe_params, is_standard
+from ._manifest import mean_note
 from ._verify import FAILED, INCOMPLETE, PASSED, SKIPPED, V1_MESSAGE, V2_MESSAGE, Report, tolerance_phrases
 
 MAX_HUMAN_DETAILS = 20
@@ -95,7 +96,8 @@ def verdict_line(report: Report) -> tuple[str, str]:
     if m:
         u = m["summary"]["uncertainty"]["reward"]
         tail += f"; mean reward {m['summary']['mean_reward']:.4f}" + (
-            f" ± {u['se']:.4f} (95% CI {u['ci95'][0]:.4f}–{u['ci95'][1]:.4f})" if "se" in u else "")
+            f" ± {u['se']:.4f} (95% CI {u['ci95'][0]:.4f}–{u['ci95'][1]:.4f})" if "se" in u else "") + (
+            mean_note(m["coverage"]["rollouts"]))
     if tolerated:
         return (f"{head} — {'; '.join(tolerated)} (tolerated; --strict refuses it): every check that ran "
                 f"passed — {label}{tail}", "bold yellow")

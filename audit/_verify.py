@@ -88,6 +88,7 @@ from ._labels import (
 )
 from ._manifest import (
     MANIFEST_NAME,
+    MEAN_OVER_TASKS,
     ManifestError,
     build_part,
     episode_runs,
@@ -96,6 +97,7 @@ from ._manifest import (
     loads,
     run_id_of,
     summarize,
+    uneven,
 )
 from ._parallel import Workers, effective_jobs, rescore_all
 from ._records import run_record_problems
@@ -739,8 +741,9 @@ class _Verifier:
         u = s["uncertainty"]["reward"]
         pm = f" ± {u['se']:.4f} (95% CI {u['ci95'][0]:.4f}–{u['ci95'][1]:.4f})" if "se" in u else ""
         tasks = len({e.trace["info"]["environment"]["task_id"] for e in self._entries})
+        over = f" ({MEAN_OVER_TASKS})" if uneven(traces) else ""
         return passed(f"{s['label']}: mean reward {s['mean_reward']:.4f}{pm} over {s['traces']} traces "
-                      f"of {tasks} distinct tasks, task parameters {describe_params(m['task_params'])}, "
+                      f"of {tasks} distinct tasks{over}, task parameters {describe_params(m['task_params'])}, "
                       f"{describe_levels(m['levels'])} (recall {s['mean_recall']:.4f}, precision "
                       f"{s['mean_precision']:.4f}, clean {s['clean_rate']:.4f}, invalid {s['invalid']}); "
                       f"standard errors, intervals and class tables recomputed")

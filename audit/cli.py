@@ -112,6 +112,7 @@ def _seal(args: argparse.Namespace) -> int:
         return INVALID
     from redaction_pressure.contract import describe_evaluated
 
+    from ._manifest import mean_note
     m = sealed.manifest
     s = m["summary"]
     n = m["counts"]["traces"]
@@ -126,7 +127,8 @@ def _seal(args: argparse.Namespace) -> int:
     print(printable(f"evaluated: {describe_evaluated(m['evaluated'])}"))
     reward = s["uncertainty"]["reward"]
     pm = f" ± {reward['se']:.4f}" if "se" in reward else ""
-    print(f"mean reward {s['mean_reward']:.4f}{pm}; signed by key id {sealed.keyid}")
+    print(f"mean reward {s['mean_reward']:.4f}{pm}{mean_note(m['coverage']['rollouts'])}; signed by key id "
+          f"{sealed.keyid}")
     return OK
 
 

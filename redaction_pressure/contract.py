@@ -22,7 +22,8 @@ What an auditor needs, by question:
   parameters `DEFAULT_N_SHOWN`, `DEFAULT_N_EVAL` and `DEFAULT_LEVEL` (of `LEVELS`), and the default CPU budget
   `DEFAULT_BUDGET_S`.
 - *What does the run add up to?* `SPLIT_LABELS` and `summary_means`: the one
-  order-independent (``math.fsum``) mean of a set of traces, used by the CLI and the
+  order-independent (``math.fsum``) mean of a set of traces, over their tasks (each
+  task's rollouts averaged first, so every task weighs the same), used by the CLI and the
   manifest alike; `run_uncertainty` (standard errors and 95% intervals clustered by task,
   with a seeded bootstrap: the same bytes everywhere), `class_summary` (leaks and damage
   by class), `level_summaries` (each level of a run that mixes them), `coverage_of` and

@@ -31,9 +31,8 @@ reproduce is still found, but that the seed is the split's is NOT CHECKED (exit 
 
 from __future__ import annotations
 
-import math
 import signal
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -48,10 +47,11 @@ from .boundary.launch import fork_context, scrub_environment
 from .build.identity import build_identity
 from .results.labels import disagreement
 from .results.recorded import METRICS, Copies, score_copies
-from .results.stats import estimates
+from .results.stats import Estimate, estimates
 from .scoring.allowance import DEFAULT_MAX_CPU_S, Allowance
 from .scoring.scan_pool import available_cpus
 from .scoring.score import Score, score_completion
+from .scoring.summary import MEAN_OVER_TASKS
 from .task.splits import (
     PRIVATE_COMMITMENT_PREFIX,
     PRIVATE_SEED_ENV,
@@ -68,10 +68,6 @@ BUDGET_EXTENSION = 4.0
 TIME_CODES = frozenset({"timeout", "budget_exhausted"})
 MAX_LISTED = 100               # differences printed one by one; the count covers all
 MAX_KEPT = 1000                # differences (and traces not rescored) kept for --json; the counts cover all
-
-
-def mean(values: list[float]) -> float:
-    return math.fsum(values) / len(values) if values else 0.0
 
 
 def _obj(value: object) -> dict[str, Any]:
@@ -144,7 +140,8 @@ class Outcome:
             # recorded mean of none is no figure: review of 2026-12-04 printed 0.000).
             rescored = len(self.recorded)
             if rescored:
-                text += f", mean {mean(self.recorded):.3f} recorded, {mean(self.recomputed):.3f} recomputed"
+                text += (f", mean {self._estimate(self.recorded).mean:.3f} recorded, "
+                         f"{self._estimate(self.recomputed).mean:.3f} recomputed{self._uneven()}")
                 if rescored < scored:
                     text += f" over the {rescored} rescored"
             n = self.difference_count
@@ -152,7 +149,7 @@ class Outcome:
                      f"{self.not_rescored_count} not rescored (NOT CHECKED)" if self.not_rescored_count else ""]
             text += "; " + ", ".join(p for p in parts if p)
         else:
-            text += f", mean {mean(self.recorded):.3f}{self._se(self.recorded)}"
+            text += f", mean {self._estimate(self.recorded).pm()}{self._uneven()}"
         if self.failed_rollouts:
             text += f" ({self.failed_rollouts} failed rollout{'s' if self.failed_rollouts != 1 else ''}, "
             text += "not counted)"
@@ -167,13 +164,16 @@ class Outcome:
                      f"CHECKED: {self.unproven_why.rstrip('.')})")
         return text
 
-    def _se(self, rewards: list[float]) -> str:
-        """`` ± 0.015``: the mean's standard error, clustered by task (`results.stats`)."""
+    def _estimate(self, rewards: list[float]) -> Estimate:
+        """The mean of ``rewards`` over tasks (each task weighs the same, whatever its
+        rollouts) with its standard error, clustered by task (`results.stats`)."""
         clusters: dict[tuple[int, int], list[list[float]]] = {}
         for key, reward in zip(self.tasks, rewards, strict=True):
             clusters.setdefault(key, []).append([reward])
-        se = estimates(clusters, ("reward",))["reward"].se
-        return "" if se is None else f" ± {se:.3f}"
+        return estimates(clusters, ("reward",))["reward"]
+
+    def _uneven(self) -> str:
+        return f" ({MEAN_OVER_TASKS})" if len(set(Counter(self.tasks).values())) > 1 else ""
 
     def as_dict(self) -> dict[str, Any]:
         return {"traces": self.traces, "reproduced": self.reproduced, "failed_rollouts": self.failed_rollouts,

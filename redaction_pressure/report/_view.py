@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..boundary.episodes import failed
@@ -27,12 +28,12 @@ from ..results.evaluated import describe as describe_evaluated
 from ..results.evaluated import evaluated_of
 from ..results.labels import disagreement, label_problems
 from ..results.recorded import METRICS, count_of, number_in, score_copies
-from ..results.stats import METHOD, estimates, spread
+from ..results.stats import METHOD, estimates, even, spread
 from ..scoring.allowance import Allowance
 from ..scoring.answer import parse_reply
 from ..scoring.reward import WEIGHTS
 from ..scoring.scanner import DEFAULT_BUDGET_S
-from ..scoring.summary import split_label
+from ..scoring.summary import MEAN_OVER_TASKS, split_label
 from ..task.splits import prove_split
 from ..task.tasks import DEFAULT_LEVEL, DEFAULT_N_EVAL, DEFAULT_N_SHOWN
 from . import _marks
@@ -327,7 +328,8 @@ def _uncertainty(traces: list[JSON], scores: list[JSON]) -> tuple[dict[str, Any]
                           "interval": found["reward"].interval(),
                           "cells": {m: found[m].pm() for m in names}})
     several = spread({k: [row[0] for row in v] for k, v in clusters.items()})
-    return {"estimates": overall, "spread": several.line() if several else None}, per_level
+    return {"estimates": overall, "spread": several.line() if several else None,
+            "uneven": not even(list(clusters.values()))}, per_level
 
 
 def _histogram(rewards: list[float]) -> JSON:
@@ -367,7 +369,7 @@ def _distinct(traces: list[JSON], key: str) -> list[str]:
     return sorted({printable(_dict(_dict(t.get("info")).get("environment")).get(key), 200) for t in traces})
 
 
-def _mean(values: list[float | None]) -> float | None:
+def _mean(values: Sequence[float | None]) -> float | None:
     present = [v for v in values if v is not None]
     return math.fsum(present) / len(present) if present else None
 
@@ -512,14 +514,17 @@ def build_view(run: Run, verification: Verification, full_text: bool, jobs: int 
     rewards = [s["reward"] for s in scores if s["reward"] is not None]
     est = figures["estimates"]
 
-    def pm(metric: str, mean: float | None) -> str:
-        se = est[metric].se
-        return _fmt(mean) + (f" ± {se:.3f}" if se is not None and mean is not None else "")
+    def pm(metric: str, values: Sequence[float | None]) -> str:
+        """The metric's mean over tasks with its standard error (the figures the intervals
+        are about); the bare mean of the recorded values when no trace names its task."""
+        found = est[metric]
+        mean = found.mean if found.tasks else _mean(values)
+        return _fmt(mean) + (f" ± {found.se:.3f}" if found.se is not None and mean is not None else "")
     headline = {
-        "episodes": len(episodes), "mean_reward": pm("reward", _mean(rewards)),
-        "mean_recall": pm("recall", _mean([s["recall"] for s in scores])),
-        "mean_precision": pm("precision", _mean([s["precision"] for s in scores])),
-        "clean_rate": pm("clean", _mean([s["clean"] for s in scores])),
+        "episodes": len(episodes), "mean_reward": pm("reward", rewards),
+        "mean_recall": pm("recall", [s["recall"] for s in scores]),
+        "mean_precision": pm("precision", [s["precision"] for s in scores]),
+        "clean_rate": pm("clean", [s["clean"] for s in scores]),
         "intervals": {m: est[m].interval() for m in est},
         "invalid": sum(1 for s in scores if s["errors"] or s["valid"] == 0),
         "with_leaks": sum(e["leak"] for e in episodes), "with_collateral": sum(e["coll"] for e in episodes),
@@ -581,6 +586,7 @@ def build_view(run: Run, verification: Verification, full_text: bool, jobs: int 
         "evaluated": printable(describe_evaluated(evaluated), 600),
         "evaluated_mixed": [printable(m, 300) for m in mixed if traces],
         "levels": per_level, "spread": figures["spread"], "method": METHOD,
+        "mean_over_tasks": MEAN_OVER_TASKS if figures["uneven"] else "",
         "task_params": [printable(", ".join(f"{k}={v}" for k, v in p.items()) or "none recorded", 300)
                         for p in params[:5]], "standard_params": standard, "headline": headline,
         "histogram": _histogram(rewards), "secret_classes": secrets, "decoy_classes": decoys,

@@ -7,6 +7,16 @@ unit of sampling is the task: rollouts of one task share its records and are not
 independent, so figures are clustered by task (the cluster-robust standard error of a
 mean; with one rollout per task it is the familiar s/sqrt(n)).
 
+Each task weighs the same, whatever its number of rollouts: a run's mean is the mean
+over tasks of each task's mean (`task_mean`). A mean over rollouts would let whoever
+ran the tasks pull it toward the tasks they liked by rolling those out more (red team,
+2026-12-04: 50 more rollouts of one good task moved a signed, verified 8-task mean from
+0.134 to 0.320, outside its own interval). When every task has the same number of
+rollouts, the standard case, the two means are the same number, and every figure is
+computed exactly as before, to the bit, so archives sealed before still verify; with
+uneven counts each task is first replaced by its mean and the figures are those of one
+value per task (standard error: sd of task means / sqrt(tasks)).
+
 Two 95% intervals: the analytic one (mean ± 1.96 standard errors, clipped to the
 metric's range [0, 1]) and a percentile bootstrap that resamples tasks with
 replacement. The bootstrap is seeded with a fixed integer and draws from SplitMix64
@@ -31,6 +41,8 @@ TAIL = 50  # order statistics cut from each end: 2.5% of BOOTSTRAP_REPLICATES
 # this many tasks it is left out, the analytic interval (as good there) stands alone, and a
 # hostile unsealed run of 20,000 tasks no longer costs a reader minutes per figure.
 MAX_BOOTSTRAP_TASKS = 2000
+# Signed into every manifest's summary: unchanged when means became task means, so archives
+# sealed before verify; it holds for both (uneven counts are clustered to one value per task).
 METHOD = (f"clustered by task; analytic: mean ± {Z95:.2f} standard errors (cluster-robust), clipped to [0, 1]; "
           f"bootstrap (at most {MAX_BOOTSTRAP_TASKS:,} tasks): {BOOTSTRAP_REPLICATES} resamples of tasks "
           f"(SplitMix64, seed {BOOTSTRAP_SEED}), order statistics {TAIL} and {BOOTSTRAP_REPLICATES - TAIL + 1} of "
@@ -122,10 +134,36 @@ def _sorted_clusters(clusters: Clusters) -> list[Sequence[float]]:
     return [clusters[k] for k in sorted(clusters, key=lambda k: (repr(type(k)), repr(k)))]
 
 
+def even(groups: Sequence[Sequence[object]]) -> bool:
+    """Whether every group has as many values as the others: the case in which a mean
+    over values is already a mean over groups, and figures keep their old bits."""
+    return len({len(g) for g in groups}) <= 1
+
+
+def task_mean(groups: Sequence[Sequence[float]]) -> float:
+    """The mean over groups (tasks) of each group's mean. With even counts it is the mean
+    of all values, summed at once as it always was (the same bits as before); 0.0 for none."""
+    groups = [g for g in groups if g]
+    if not groups:
+        return 0.0
+    if even(groups):
+        return math.fsum(v for g in groups for v in g) / sum(map(len, groups))
+    return math.fsum(math.fsum(g) / len(g) for g in groups) / len(groups)
+
+
+def _weighed(groups: list[Sequence[float]]) -> list[Sequence[float]]:
+    """``groups`` as the figures weigh them: unchanged with even counts, else each group
+    replaced by its mean (one value per task, so each task weighs the same)."""
+    return groups if even(groups) else [[math.fsum(g) / len(g)] for g in groups]
+
+
 def clustered_se(clusters: Clusters) -> float | None:
-    """The cluster-robust standard error of the mean of all values: sqrt(G / (G - 1) *
-    sum over clusters of (sum of its residuals)^2) / N, with G clusters and N values."""
-    groups = [g for g in _sorted_clusters(clusters) if g]
+    """The standard error of `task_mean`. With even counts, the cluster-robust one of the
+    mean of all values: sqrt(G / (G - 1) * sum over clusters of (sum of its residuals)^2)
+    / N, with G clusters and N values, which is sd of task means / sqrt(G); with uneven
+    counts the same formula over the task means (one value per task), which is that sd
+    again. Computed as before with even counts, so its bits are the old ones."""
+    groups = _weighed([g for g in _sorted_clusters(clusters) if g])
     g, n = len(groups), sum(len(x) for x in groups)
     if g < 2:
         return None
@@ -142,7 +180,10 @@ def bootstrap_means(columns: Sequence[Sequence[float]], counts: Sequence[int],
                     replicates: int = BOOTSTRAP_REPLICATES, seed: int = BOOTSTRAP_SEED) -> list[list[float]]:
     """For each column of per-cluster totals, the means of ``replicates`` resamples of the
     clusters (each resample draws len(counts) clusters with replacement; all columns use
-    the same draws). ``counts`` are the values per cluster."""
+    the same draws). ``counts`` are the values per cluster. A resample's mean is its
+    total over its count, which weighs clusters by their counts: `estimates` passes
+    per-task totals and counts only when counts are even (then it is the mean of the
+    resampled task means), and task means with counts of 1 otherwise."""
     rng = SplitMix64(seed)
     g = len(counts)
     out: list[list[float]] = [[] for _ in columns]
@@ -165,19 +206,21 @@ def estimates(clusters: Mapping[Any, Sequence[Sequence[float]]], names: Sequence
               lo: float = 0.0, hi: float = 1.0) -> dict[str, Estimate]:
     """One `Estimate` per metric of ``names``: ``clusters`` maps a task to its rollouts,
     each a row of values in ``names`` order. The bootstrap draws once for all metrics.
-    ``lo``, ``hi``: the metrics' range (a difference of two rewards spans [-1, 1])."""
+    ``lo``, ``hi``: the metrics' range (a difference of two rewards spans [-1, 1]).
+    Means are `task_mean`s (each task weighs the same), and so are the bootstrap's."""
     keys = sorted(clusters, key=lambda k: (repr(type(k)), repr(k)))
     rows = [clusters[k] for k in keys if clusters[k]]
-    counts = [len(r) for r in rows]
-    n = sum(counts)
+    n = sum(map(len, rows))
+    weighed = rows if even(rows) else [[_row_mean(r, len(names))] for r in rows]
+    counts = [len(r) for r in weighed]
     out: dict[str, Estimate] = {}
-    totals = [[math.fsum(row[m] for row in r) for r in rows] for m in range(len(names))]
+    totals = [[math.fsum(row[m] for row in r) for r in weighed] for m in range(len(names))]
     boots = bootstrap_means(totals, counts) if 2 <= len(rows) <= MAX_BOOTSTRAP_TASKS else None
     for m, name in enumerate(names):
         if not rows:
             out[name] = Estimate(0.0, 0, 0)
             continue
-        mean = math.fsum(row[m] for r in rows for row in r) / n  # as `summary_means` sums: every value at once
+        mean = task_mean([[row[m] for row in r] for r in rows])  # as `summary_means` computes it
         se = clustered_se({i: [row[m] for row in r] for i, r in enumerate(rows)})
         if se is None:
             out[name] = Estimate(mean, n, len(rows))
@@ -185,6 +228,10 @@ def estimates(clusters: Mapping[Any, Sequence[Sequence[float]]], names: Sequence
         ci = (_clip(mean - Z95 * se, lo, hi), _clip(mean + Z95 * se, lo, hi))
         out[name] = Estimate(mean, n, len(rows), se, ci, None if boots is None else _percentiles(boots[m]))
     return out
+
+
+def _row_mean(rows: Sequence[Sequence[float]], width: int) -> list[float]:
+    return [math.fsum(row[m] for row in rows) / len(rows) for m in range(width)]
 
 
 @dataclass(frozen=True)

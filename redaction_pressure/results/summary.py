@@ -15,25 +15,13 @@ from collections.abc import Hashable
 from pathlib import Path
 from typing import Any
 
-from ..scoring.summary import proven_label, summary_means, trace_reward
+from ..scoring.summary import level_of, proven_label, summary_means, task_key, trace_reward
 from ..task.splits import prove_split
 from .classes import class_summary
 from .coverage import coverage_of
 from .stats import METHOD, Spread, estimates, spread
 
 METRICS = ("reward", "recall", "precision", "clean")
-DEFAULT_LEVEL = 1
-
-
-def level_of(trace: dict[str, Any]) -> int:
-    """The trace's difficulty level (absent: level 1, as before levels existed)."""
-    level: int = trace["info"]["environment"]["task_params"].get("level", DEFAULT_LEVEL)
-    return level
-
-
-def task_key(trace: dict[str, Any]) -> tuple[int, int]:
-    """What makes two rollouts the same task within one run: its index and level."""
-    return trace["info"]["environment"]["task_index"], level_of(trace)
 
 
 def metric_row(trace: dict[str, Any]) -> list[float]:
@@ -54,6 +42,15 @@ def uncertainty(traces: list[dict[str, Any]]) -> dict[str, Any]:
     if spread_ is not None:
         out["rollouts"] = spread_.as_dict()
     return out
+
+
+def uneven_counts(summary: dict[str, Any]) -> bool:
+    """Whether a `summarize`d run's tasks have different numbers of rollouts: unless
+    every task has one, even counts mean every task is in the spread, with one count."""
+    if summary["traces"] == summary["tasks"]:
+        return False
+    spread_ = summary["uncertainty"].get("rollouts")
+    return not spread_ or spread_["tasks"] != summary["tasks"] or spread_["min_rollouts"] != spread_["max_rollouts"]
 
 
 def rollout_spread(clusters: dict[Hashable, list[list[float]]]) -> Spread | None:

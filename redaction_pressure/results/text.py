@@ -11,8 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..scoring.summary import MEAN_OVER_TASKS
 from .stats import MAX_BOOTSTRAP_TASKS
-from .summary import METRICS, headline
+from .summary import METRICS, headline, uneven_counts
 
 MAX_LINES = 25
 _MEAN_KEYS = {"reward": "mean_reward", "recall": "mean_recall", "precision": "mean_precision", "clean": "clean_rate"}
@@ -104,6 +105,8 @@ def eval_lines(summary: dict[str, Any], traces_path: str | Path, policy: str, se
             "over tasks (the same figures on every machine)" if booted else
             "± one standard error, clustered by task; 95% intervals: normal approximation (no bootstrap: it runs "
             f"for at most {MAX_BOOTSTRAP_TASKS:,} tasks)", first]
+    if uneven_counts(summary):
+        foot.insert(0, f"uneven rollouts per task: every figure is a {MEAN_OVER_TASKS}")
     if all_classes or families:
         body = class_lines(summary, None, None) + (family_lines(summary) if families else [])
         return [line.rstrip() for line in head + body + foot]

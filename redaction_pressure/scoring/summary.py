@@ -6,12 +6,14 @@ a run (uncertainty, classes, levels) is `results.summary`."""
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable
+from collections.abc import Callable, Hashable
 from typing import Any
 
+from ..results.stats import task_mean
 from ..task.splits import SplitProof
 from .reward import WEIGHTS
+
+DEFAULT_LEVEL = 1
 
 SPLIT_LABELS = {
     "dev": "public dev split (not a private evaluation)",
@@ -31,20 +33,45 @@ def trace_reward(trace: dict[str, Any]) -> float:
     return reward
 
 
+def level_of(trace: dict[str, Any]) -> int:
+    """The trace's difficulty level (absent: level 1, as before levels existed)."""
+    level: int = trace["info"]["environment"]["task_params"].get("level", DEFAULT_LEVEL)
+    return level
+
+
+def task_key(trace: dict[str, Any]) -> tuple[int, int]:
+    """What makes two rollouts the same task within one run: its index and level."""
+    return trace["info"]["environment"]["task_index"], level_of(trace)
+
+
+def by_task(traces: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """The traces grouped by `task_key`, in order of first appearance."""
+    groups: dict[Hashable, list[dict[str, Any]]] = {}
+    for t in traces:
+        groups.setdefault(task_key(t), []).append(t)
+    return list(groups.values())
+
+
+MEAN_OVER_TASKS = "mean over tasks: each task's rollouts averaged first"
+
+
 def summary_means(traces: list[dict]) -> dict:  # type: ignore[type-arg]  # the contract's pinned signature text (tests/unit/test_contract.py)
     """The figures every summary of a run reports, the CLI's and the signed manifest's
-    alike. Means use math.fsum, so they do not depend on the order of the traces."""
-    n = len(traces)
+    alike. Each mean is `results.stats.task_mean` over the traces' tasks (`task_key`):
+    every task weighs the same, so more rollouts of a good task cannot raise it; with
+    even counts it is the mean of all traces, to the bit. Means use math.fsum, so they
+    do not depend on the order of the traces."""
+    groups = by_task(traces)
 
-    def mean(values: Iterable[float]) -> float:
-        return math.fsum(values) / n if n else 0.0
+    def mean(value: Callable[[dict[str, Any]], float]) -> float:
+        return task_mean([[value(t) for t in g] for g in groups])
 
     return {
-        "traces": n,
-        "mean_reward": mean(trace_reward(t) for t in traces),
-        "mean_recall": mean(t["rewards"]["recall"]["score"] for t in traces),
-        "mean_precision": mean(t["rewards"]["precision"]["score"] for t in traces),
-        "clean_rate": mean(t["rewards"]["clean"]["score"] for t in traces),
+        "traces": len(traces),
+        "mean_reward": mean(trace_reward),
+        "mean_recall": mean(lambda t: t["rewards"]["recall"]["score"]),
+        "mean_precision": mean(lambda t: t["rewards"]["precision"]["score"]),
+        "clean_rate": mean(lambda t: t["rewards"]["clean"]["score"]),
         "invalid": sum(1 for t in traces if t["info"]["redaction_errors"]),
     }
 

@@ -5,13 +5,18 @@ them, what was evaluated, and rollouts left out by `seal --allow-failed`."""
 from __future__ import annotations
 
 import json
+import random
+import shutil
+import statistics
 import unittest
+import uuid
 
 from audit import _dsse, _statement
 from audit._report import render_json
 from audit._verify import FAILED, PASSED, verify_archive
 from redaction_pressure.results.summary import summarize
 from redaction_pressure.results.text import eval_lines
+from redaction_pressure.scoring.summary import trace_reward
 from tests.support import audit_fixtures as fx
 
 human = fx.human
@@ -224,6 +229,80 @@ class MixedLevels(Case):
         report = self.verify(archive)
         self.assertOnlyFailures(report, "summary")
         self.assertCheck(report, "summary", FAILED, "by_level: level 2's figures are not its traces'")
+
+
+def _padded(episodes: list[dict], task: int, copies: int = 50) -> None:
+    """``copies`` more rollouts of the Episode of dev task ``task``: genuine copies, each
+    with fresh Episode and trace ids and the same run id, appended to the file."""
+    rng = random.Random(2026_12_04)
+    source = next(ep for ep in episodes if ep["traces"][0]["info"]["environment"]["task_index"] == task)
+    for _ in range(copies):
+        ep = json.loads(json.dumps(source))
+        ep["id"] = uuid.UUID(int=rng.getrandbits(128)).hex
+        for trace in ep["traces"]:
+            trace["id"] = uuid.UUID(int=rng.getrandbits(128)).hex
+        episodes.append(ep)
+
+
+class TaskWeightedMean(Case):
+    """Red team, 2026-12-04 (MEDIUM): the mean counted rollouts, so 50 more genuine
+    rollouts of a good task raised a verified, sealed, rescored and reported mean (an
+    8-task baseline run went from 0.134 to 0.320, outside its own interval). Every task
+    now weighs the same: the padded run shows the honest run's figures."""
+
+    @classmethod
+    def setUpClass(cls):
+        honest = fx.dev_run()
+        traces = [t for ep in fx.read_episodes(honest / "traces.jsonl") for t in ep["traces"]]
+        cls.honest = summarize(traces)
+        best = max(traces, key=trace_reward)["info"]["environment"]["task_index"]
+        cls.padded = fx.tampered_run(honest, lambda episodes: _padded(episodes, best))
+        shutil.copytree(honest / "configs", cls.padded / "configs")
+        cls.archive = fx.seal_run(cls.padded)
+
+    def assertHonest(self, mean, interval=None):
+        want = self.honest["mean_reward"]
+        self.assertAlmostEqual(mean, want, places=12)
+        if interval is not None:
+            self.assertLessEqual(interval[0], want)
+            self.assertLessEqual(want, interval[1])
+
+    def test_the_sealed_and_verified_mean_is_the_mean_over_tasks(self):
+        summary = fx.manifest_of(self.archive)["summary"]
+        self.assertEqual(summary["traces"], 58)
+        self.assertLess(summary["mean_reward"], statistics.fmean(
+            trace_reward(t) for ep in fx.read_episodes(self.padded / "traces.jsonl") for t in ep["traces"]))
+        reward = summary["uncertainty"]["reward"]
+        self.assertEqual((reward["n"], reward["tasks"]), (58, 8))
+        self.assertHonest(summary["mean_reward"], reward["ci95"])
+        self.assertHonest(reward["mean"], reward["bootstrap95"])
+        # the honest run's figures, but for an ulp: 51 copies of a reward need not average to it to the bit
+        want = self.honest["uncertainty"]["reward"]
+        for found, expected in zip([reward["se"], *reward["ci95"], *reward["bootstrap95"]],
+                                   [want["se"], *want["ci95"], *want["bootstrap95"]], strict=True):
+            self.assertAlmostEqual(found, expected, places=12)
+        report = self.verify(self.archive)
+        self.assertEqual(report.exit_code, 0)
+        self.assertCheck(report, "summary", PASSED, f"mean reward {self.honest['mean_reward']:.4f}",
+                         "mean over tasks: each task's rollouts averaged first")
+        self.assertIn(f"mean reward {self.honest['mean_reward']:.4f}", human(report))
+
+    def test_the_run_summary_rescore_and_report_show_the_mean_over_tasks(self):
+        from redaction_pressure.report import render_report
+        from redaction_pressure.rescore import rescore
+
+        traces = [t for ep in fx.read_episodes(self.padded / "traces.jsonl") for t in ep["traces"]]
+        summary = summarize(traces)
+        self.assertHonest(summary["mean_reward"], summary["uncertainty"]["reward"]["ci95"])
+        self.assertIn("uneven rollouts per task", "\n".join(eval_lines(summary, "t", "p", 0.0)))
+        headline = rescore(self.padded).headline()
+        self.assertIn(f"58/58 rewards reproduced, mean {self.honest['mean_reward']:.3f}", headline)
+        self.assertIn("mean over tasks", headline)
+        page = render_report(self.archive, jobs=1)  # figures from the traces; `verify` is tested above
+        est = self.honest["uncertainty"]["reward"]
+        self.assertIn(f"{self.honest['mean_reward']:.3f} ± {est['se']:.3f}", page)
+        self.assertIn(f"bootstrap {est['bootstrap95'][0]:.3f} to {est['bootstrap95'][1]:.3f}", page)
+        self.assertIn("Uneven rollouts per task", page)
 
 
 if __name__ == "__main__":

@@ -3,10 +3,12 @@ independently, and the bootstrap's are the same bits on every run and interprete
 
 from __future__ import annotations
 
+import dataclasses
 import glob
 import json
 import math
 import os
+import random
 import shutil
 import statistics
 import subprocess
@@ -43,6 +45,26 @@ GOLDEN = {
               "precision": ("0x1.d6802f6101d9cp-2", "0x1.18e2a4f8da71cp-1"),
               "clean": ("0x1.d3537441428a9p-2", "0x1.194c55fcfb5bep-1")},
 }
+
+
+def rollout_weighted(clusters: dict[int, list[list[float]]]) -> dict[str, dict]:
+    """The figures as they were computed before means became task means (2026-12-04):
+    every rollout weighing the same. Kept here to hold even counts to those bits."""
+    rows = [clusters[k] for k in sorted(clusters, key=lambda k: (repr(type(k)), repr(k)))]
+    counts = [len(r) for r in rows]
+    n, g = sum(counts), len(rows)
+    totals = [[math.fsum(row[m] for row in r) for r in rows] for m in range(len(NAMES))]
+    boots = stats.bootstrap_means(totals, counts)
+    out = {}
+    for m, name in enumerate(NAMES):
+        mean = math.fsum(row[m] for r in rows for row in r) / n
+        residuals = [math.fsum(row[m] - mean for row in r) for r in rows]
+        se = math.sqrt(g / (g - 1) * math.fsum(x * x for x in residuals)) / n
+        ordered = sorted(boots[m])
+        out[name] = {"mean": mean, "n": n, "tasks": g, "se": se,
+                     "ci95": [min(1.0, max(0.0, mean - Z95 * se)), min(1.0, max(0.0, mean + Z95 * se))],
+                     "bootstrap95": [ordered[stats.TAIL - 1], ordered[len(ordered) - stats.TAIL]]}
+    return out
 
 
 def bootstrap_hex(tasks: int, rollouts: int) -> dict[str, tuple[str, str]]:
@@ -105,16 +127,50 @@ class Analytic(unittest.TestCase):
         naive = statistics.stdev([r[0] for rows in data.values() for r in rows]) / math.sqrt(72)
         self.assertNotAlmostEqual(e.se, naive, places=4)
 
-    def test_uneven_clusters_follow_the_cluster_robust_formula(self):
+    def test_uneven_clusters_weigh_each_task_the_same(self):
+        """Red team, 2026-12-04: a mean over rollouts let 50 more rollouts of one good task
+        raise a verified mean. With uneven counts the mean is the mean of task means, its
+        standard error sd(task means) / sqrt(tasks)."""
         data = {0: [[0.0], [1.0], [1.0]], 1: [[0.5]], 2: [[0.25], [0.75]], 3: [[1.0]]}
         e = estimates(data, ("x",))["x"]
-        values = [v[0] for rows in data.values() for v in rows]
-        mean = sum(values) / len(values)
-        residuals = [sum(v[0] - mean for v in rows) for rows in data.values()]
-        g = len(data)
-        want = math.sqrt(g / (g - 1) * sum(r * r for r in residuals)) / len(values)
-        self.assertAlmostEqual(e.mean, mean, places=15)
-        self.assertAlmostEqual(e.se, want, places=15)
+        means = [statistics.fmean(v[0] for v in rows) for rows in data.values()]
+        self.assertEqual((e.n, e.tasks), (7, 4))
+        self.assertAlmostEqual(e.mean, statistics.fmean(means), places=15)
+        self.assertAlmostEqual(e.se, statistics.stdev(means) / math.sqrt(len(means)), places=15)
+
+    def test_more_rollouts_of_one_task_do_not_move_the_figures(self):
+        """Uneven counts give the figures of one value per task, each task's mean: the
+        bootstrap resamples tasks and averages their means."""
+        data = dataset(12, 1)
+        padded = {**data, 4: data[4] * 51}
+        self.assertNotEqual(estimates(padded, NAMES)["reward"].mean,
+                            statistics.fmean(r[0] for rows in padded.values() for r in rows))
+        for name, e in estimates(padded, NAMES).items():
+            self.assertEqual(e, dataclasses.replace(estimates(data, NAMES)[name], n=62))
+        halves = {k: v * (1 + k % 2) for k, v in dataset(9, 2).items()}  # 2 or 4 rollouts, same task means
+        for name, e in estimates(halves, NAMES).items():
+            want = estimates(dataset(9, 2), NAMES)[name]
+            self.assertEqual((e.tasks, e.n), (9, 26))
+            self.assertAlmostEqual(e.mean, want.mean, places=15)
+            self.assertAlmostEqual(e.se, want.se, places=15)
+
+    def test_even_counts_keep_their_old_bits(self):
+        """With the same number of rollouts per task, the mean over tasks is the mean over
+        rollouts: the figures must be today's to the bit (archives sealed before verify)."""
+        rng = random.Random(20261204)
+        for tasks, rollouts in ((2, 1), (8, 1), (40, 1), (7, 2), (24, 3), (13, 5), (64, 4)):
+            for _ in range(3):
+                data = {rng.randrange(10_000): [[rng.random() for _ in NAMES] for _ in range(rollouts)]
+                        for _ in range(tasks)}
+                with self.subTest(tasks=len(data), rollouts=rollouts):
+                    found = estimates(data, NAMES)
+                    self.assertEqual({m: e.as_dict() for m, e in found.items()}, rollout_weighted(data))
+                    self.assertEqual({m: found[m].mean.hex() for m in NAMES},
+                                     {m: v["mean"].hex() for m, v in rollout_weighted(data).items()})
+                    for m in range(len(NAMES)):
+                        values = [[row[m] for row in rows] for rows in data.values()]
+                        self.assertEqual(stats.task_mean(values).hex(),
+                                         (math.fsum(v for g in values for v in g) / (len(data) * rollouts)).hex())
 
     def test_intervals_are_clipped_to_the_metrics_range(self):
         e = estimates({0: [[1.0]], 1: [[1.0]], 2: [[0.0]]}, ("x",))["x"]
