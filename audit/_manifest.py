@@ -188,8 +188,10 @@ def loads(data: bytes) -> dict[str, Any]:
         return loads_toml(decode_utf8(data, "the manifest"))
     except StrictJSONError as exc:  # decode_utf8's error; nothing JSON about it here
         raise ManifestError(str(exc)) from None
-    except (tomllib.TOMLDecodeError, RecursionError, ValueError) as exc:
+    except (tomllib.TOMLDecodeError, RecursionError) as exc:
         raise ManifestError(f"the manifest is not valid TOML: {str(exc)[:300]}") from None
+    except ValueError as exc:  # past loads_toml's bounds
+        raise ManifestError(f"the manifest is not read: {str(exc)[:300]}") from None
 
 
 def jsonable(value: Any) -> Any:

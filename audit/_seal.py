@@ -35,7 +35,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from redaction_pressure.contract import ENVIRONMENT_VERSION, evaluated_of
+from redaction_pressure.contract import ENVIRONMENT_VERSION, MAX_MANIFEST_BYTES, evaluated_of
 
 from . import _dsse, _statement
 from ._failures import failed_kind, summarise
@@ -44,6 +44,7 @@ from ._keys import keyid
 from ._labels import shared_params, task_params_problems
 from ._manifest import (
     MANIFEST_NAME,
+    ManifestError,
     build_manifest,
     build_part,
     dumps,
@@ -187,6 +188,19 @@ def _run_id(tf: TraceFile) -> str:
     return run_id
 
 
+def _readable(source: Path, manifest_toml: bytes) -> dict[str, Any]:
+    """The manifest as its readers parse it: one that report or `audit validate` would
+    refuse (too large, or more tables and values than `loads_toml` reads) is not
+    written, so no archive is sealed that its own tools cannot show."""
+    try:
+        if len(manifest_toml) > MAX_MANIFEST_BYTES:
+            raise ManifestError(f"it would be {len(manifest_toml):,} bytes; at most {MAX_MANIFEST_BYTES:,} are read")
+        return loads(manifest_toml)
+    except ManifestError as exc:
+        raise SealRefused(f"{source} has too many traces for one archive",
+                          [f"its {MANIFEST_NAME}: {exc}: seal the run in parts"]) from None
+
+
 def seal(run_dir: Path, private_key: Ed25519PrivateKey, out_dir: Path,
          created: dt.datetime | None = None, allow_failed: bool = False) -> Sealed:
     """Raises FileNotFoundError (no traces.jsonl), MemberError (traces.jsonl is a link or
@@ -236,9 +250,10 @@ def seal(run_dir: Path, private_key: Ed25519PrivateKey, out_dir: Path,
         raise SealRefused(f"{source} cannot be sealed", [
             "a string the manifest records (the run's name or id, the model, a sampling setting) holds a lone "
             "surrogate (an escaped \\ud800-\\udfff with no pair), which no UTF-8 file can hold"]) from None
+    parsed = _readable(source, manifest_toml)
     statement = _statement.build(manifest, hashlib.sha256(manifest_toml).hexdigest())
     payload = _statement.dumps(statement)
-    errors = schema_errors(MANIFEST, jsonable(loads(manifest_toml))) + schema_errors(STATEMENT, statement)
+    errors = schema_errors(MANIFEST, jsonable(parsed)) + schema_errors(STATEMENT, statement)
     if errors:  # a bug here, not the user's input; still never sign an invalid manifest
         raise SealRefused("internal error: the manifest built for this run is not valid", [str(e) for e in errors])
     envelope_bytes = _dsse.sign(payload, private_key).to_json()

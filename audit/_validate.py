@@ -9,13 +9,16 @@ release verifies them.
 
 Files are read as archive members: not through a symbolic link, regular files only,
 with the same bounds as `audit verify` (an envelope of at most 64 MiB and few JSON
-values, a manifest of at most its base64-decoded size); schema errors are listed up to
-a limit per file, then the output says collecting stopped."""
+values) and a manifest with the report's (`MAX_MANIFEST_BYTES`, then `loads_toml`'s
+counts: an unsigned manifest costs no more here than in `report`); schema errors are
+listed up to a limit per file, then the output says collecting stopped."""
 
 from __future__ import annotations
 
 import binascii
 from pathlib import Path
+
+from redaction_pressure.contract import MAX_MANIFEST_BYTES
 
 from . import _dsse, _statement
 from ._files import MemberError, member_kind, read_member
@@ -33,8 +36,6 @@ from ._schemas import (
 )
 from ._tracefile import TRACES_NAME, read_trace_file
 from ._verify import V1_MESSAGE, V2_MESSAGE
-
-MAX_MANIFEST_BYTES = _dsse.MAX_ENVELOPE_BYTES * 3 // 4  # the most a 64 MiB envelope's base64 can hold
 
 
 class UsageError(Exception):

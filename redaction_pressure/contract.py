@@ -51,8 +51,9 @@ What an auditor needs, by question:
   `VALUE_BYTES` (raising `TooManyValues`): the one bound every traces reader applies, so
   `audit verify` accepts no line the report, `rescore` or `compare` would leave unread;
   and below `MIN_TRACE_BYTES` a line holds no trace, for every reader alike;
-  `loads_toml` (dotted keys and nesting bounded before `tomllib`): a fixed bound, read
-  off the text, so no reader's verdict depends on its stack.
+  `loads_toml` (dotted keys, nesting, and the tables, keys and values a text may make
+  bounded before `tomllib`): fixed bounds, read off the text, so no reader's verdict
+  depends on its stack; `MAX_MANIFEST_BYTES`, the one cap on an unsigned manifest.
 - *How is a file's text shown?* `printable`: every character that could rewrite a
   terminal or reorder a line written as its escape; `sane_streams`: a character the
   terminal's encoding lacks is written as its escape too, never raised; `quiet_stdout`:
@@ -62,7 +63,15 @@ What an auditor needs, by question:
 from __future__ import annotations
 
 from .boundary.episodes import MIN_TRACE_BYTES, VALUE_BYTES
-from .boundary.files import MAX_TRACES_BYTES, InputFileError, file_kind, open_regular, read_bounded, write_new
+from .boundary.files import (
+    MAX_MANIFEST_BYTES,
+    MAX_TRACES_BYTES,
+    InputFileError,
+    file_kind,
+    open_regular,
+    read_bounded,
+    write_new,
+)
 from .boundary.launch import fork_context, scrub_environment
 from .boundary.parse_bounds import NestedTooDeeply, TooManyValues, check_json_density, check_json_nesting, loads_toml
 from .boundary.terminal import printable, quiet_stdout, sane_streams
@@ -116,6 +125,7 @@ __all__ = [
     "DEFAULT_N_SHOWN",
     "ENVIRONMENT_VERSION",
     "LEVELS",
+    "MAX_MANIFEST_BYTES",
     "MAX_TRACES_BYTES",
     "MIN_TRACE_BYTES",
     "PRIVATE_SIZE",

@@ -31,6 +31,12 @@ from typing import BinaryIO
 # A traces.jsonl of the standard task holds ~27 KB per trace, so this is ~38,000 traces:
 # more than anyone renders or seals in one piece (seal such a run in parts).
 MAX_TRACES_BYTES = 1 << 30
+# A manifest takes ~185 bytes per trace (`audit._manifest.build_manifest`: its digest,
+# task id and coverage entries), so a traces file at the cap, of traces of 18 KB (the
+# least a real one holds), makes one of ~11 MB: 16 MiB is above any manifest `audit seal`
+# writes (it refuses to write a larger one). Read by report, compare and `audit validate`
+# alike; `audit verify` caps its copy of the signed predicate by the predicate's size.
+MAX_MANIFEST_BYTES = 16 << 20
 
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)

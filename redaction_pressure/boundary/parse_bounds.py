@@ -7,11 +7,13 @@ depends on the caller's stack: a trace nested 982 deep was signed by `audit seal
 refused by `audit verify` of the same build, and read by `rescore` but not by the
 report (red team, 2026-12-03). `tomllib` also takes time and memory quadratic in the
 parts of one dotted key: a 48 KB manifest line ``a.a.a…`` of 20,000 parts cost 22 s
-and 1.6 GB in `report`, 40,000 parts 6.3 GB, before any signature was checked. Every
-reader of files from outside applies these bounds first; each is never below what the
-parser reaches, up to the parser's first error (both read the same strings and
-brackets until then). No pattern here repeats a group per character: `regex` keeps
-state per repetition, and such a pattern ran out of memory on a 16 MB string.
+and 1.6 GB in `report`, 40,000 parts 6.3 GB, before any signature was checked; and
+what it makes costs it ~1 KB a table, so the tables, keys and values a text may make
+are counted too (red team, 2026-12-04). Every reader of files from outside applies
+these bounds first; each is never below what the parser reaches, up to the parser's
+first error (both read the same strings and brackets until then). No pattern here
+repeats a group per character: `regex` keeps state per repetition, and such a pattern
+ran out of memory on a 16 MB string.
 """
 
 from __future__ import annotations
@@ -35,6 +37,15 @@ MAX_FILE_JSON_NESTING = 64
 MAX_TOML_NESTING = 8
 MAX_TOML_KEY_PARTS = 8
 MAX_TOML_RESULT_DEPTH = 32
+# Within those bounds tomllib still spends ~0.9 KB and ~10 us on every table it makes,
+# ~2 us on every key part or value: 16 MB of fresh 8-part table headers cost the report
+# 81 s and 5.9 GB (red team, 2026-12-04). A manifest makes one table and ten keys and
+# values per trace (its [[traces]] entry, its task in the coverage lists), so the
+# largest one `audit seal` writes (1 GiB of 18 KB traces: ~60,000) needs ~60,000 tables
+# and ~600,000 items; a recipe under 100 and 400. At these bounds the costliest text
+# takes ~2 s and ~240 MB (tables) or ~5 s and ~220 MB (keys) on a loaded 2-core machine.
+MAX_TOML_TABLES = 200_000
+MAX_TOML_ITEMS = 1_000_000
 
 _JSON_STRING = regex.compile(r'"[^"]*+"')  # once escapes are plain (`_escapes_out`)
 _NOT_BRACKET = regex.compile(r"[^\[\]{}]++")
@@ -134,27 +145,59 @@ _TOML_SKIP = regex.compile(
 # dot: its dots bound the parts of any key inside it. Runs without a dot are skipped by
 # the engine, not by a Python step per line.
 _KEY_RUN = regex.compile(r"[A-Za-z0-9_ \t-]*+\.[A-Za-z0-9_. \t-]*+")
+# A table header starts its line: tomllib reads nothing but a comment or the end of
+# the line after a key's value.
+_HEADER = regex.compile(r"^[ \t]*+\[", regex.MULTILINE)
 
 
 def toml_shape(text: str) -> tuple[int, int]:
     """(a bound on the parts of any dotted key, a bound on how deeply arrays and
     inline tables nest) of a TOML text: a string is one part and holds no bracket."""
-    plain = _TOML_SKIP.sub("Q", _escapes_out(text))
+    return _shape(_toml_plain(text))
+
+
+def toml_size(text: str) -> tuple[int, int]:
+    """(a bound on the tables, a bound on the tables, keys, values and arrays) that
+    `tomllib` makes of a TOML text: what it holds in memory, and most of its time."""
+    return _size(_toml_plain(text))
+
+
+def _toml_plain(text: str) -> str:
+    return _TOML_SKIP.sub("Q", _escapes_out(text))
+
+
+def _shape(plain: str) -> tuple[int, int]:
     parts = max((m.group().count(".") + 1 for m in _KEY_RUN.finditer(plain)), default=1)
-    depth = max(max(accumulate(map(_STEP.__getitem__, _NOT_BRACKET.sub("", plain))), default=0), 0)
-    return parts, depth
+    return parts, _bracket_depth(plain)
+
+
+def _size(plain: str) -> tuple[int, int]:
+    """A table is made by a header, by a dotted key's part before a dot, or by "{"; a
+    key part follows a header's "[", a dot or a "=" it is the key of, a value a "=" or
+    an array's "[" or ","."""
+    dots = plain.count(".")
+    tables = dots + plain.count("{") + _HEADER.subn("", plain)[1]  # a count, not a list of matches
+    return tables, dots + plain.count("{") + plain.count("[") + plain.count("=") + plain.count(",")
 
 
 def loads_toml(text: str) -> dict[str, Any]:
     """``tomllib.loads`` of a text from outside, refused (ValueError, with the numbers)
     when a run of dotted parts may be longer than MAX_TOML_KEY_PARTS, arrays and inline
-    tables nest deeper than MAX_TOML_NESTING, or the result deeper than
-    MAX_TOML_RESULT_DEPTH."""
-    parts, depth = toml_shape(text)
+    tables nest deeper than MAX_TOML_NESTING, it may make more than MAX_TOML_TABLES
+    tables or MAX_TOML_ITEMS tables, keys, values and arrays, or the result nests deeper
+    than MAX_TOML_RESULT_DEPTH."""
+    plain = _toml_plain(text)
+    parts, depth = _shape(plain)
     if parts > MAX_TOML_KEY_PARTS:
         raise ValueError(f"a key of {parts:,} dotted parts; at most {MAX_TOML_KEY_PARTS} are read")
     if depth > MAX_TOML_NESTING:
         raise ValueError(f"arrays or inline tables nested {depth:,} deep; at most {MAX_TOML_NESTING} are read")
+    tables, items = _size(plain)
+    if tables > MAX_TOML_TABLES:
+        raise ValueError(f"it may make {tables:,} tables; at most {MAX_TOML_TABLES:,} are read")
+    if items > MAX_TOML_ITEMS:
+        raise ValueError(f"it may make {items:,} tables, keys, values and arrays; at most {MAX_TOML_ITEMS:,} are read")
+    del plain
     value = tomllib.loads(text)
     depth = _depth(value)
     if depth > MAX_TOML_RESULT_DEPTH:

@@ -22,13 +22,12 @@ from pathlib import Path
 from typing import Any
 
 from ..boundary.episodes import EpisodeReader
-from ..boundary.files import MAX_TRACES_BYTES, InputFileError, open_regular, read_bounded
+from ..boundary.files import MAX_MANIFEST_BYTES, MAX_TRACES_BYTES, InputFileError, open_regular, read_bounded
 from ..boundary.parse_bounds import loads_toml
 
 TRACES = "traces.jsonl"
 MANIFEST = "manifest.toml"
 ENVELOPE = "manifest.dsse.json"
-MAX_MANIFEST_BYTES = 16 << 20
 MAX_PROBLEMS = 50  # listed; `problem_count` counts them all
 
 

@@ -1053,6 +1053,19 @@ class FilesFromOutside(ReportTestCase):
         _, page = self.render(archive)
         self.assertIn("manifest.toml could not be read: manifest.toml is 8,589,934,592 bytes", page.text())
 
+    def test_a_manifest_of_many_tables_is_a_problem_on_the_page(self):
+        """Red team, 2026-12-04: 16 MB of lines each a fresh 8-part table path, unsigned,
+        cost the report 81 s and 5.9 GB (a MemoryError traceback under a 3 GB limit)."""
+        archive = self.tmp / "table-bomb"
+        archive.mkdir()
+        shutil.copy(self.oracle_run / "traces.jsonl", archive / "traces.jsonl")
+        (archive / "manifest.toml").write_text("".join(f"[{i:x}.a.b.c.d.e.f.g]\n" for i in range(600_000)))
+        start = time.process_time()
+        _, page = self.render(archive)
+        self.assertLess(time.process_time() - start, 30.0)
+        self.assertIn("manifest.toml could not be read: it may make 4,800,000 tables; at most 200,000 are read",
+                      page.text())
+
 
 class RescoringCost(ReportTestCase):
     """The reader decides what rescoring costs: a trace's own budget (up to 60 s) is not

@@ -205,6 +205,26 @@ class Validate(unittest.TestCase):
         (archive / "manifest.dsse.json").write_bytes(b"\xef\xbb\xbf{}")
         self.assertIn("byte order mark", validate_file(archive / "manifest.dsse.json")[0])
 
+    def test_a_manifest_of_many_tables_is_one_line_and_a_seal_never_writes_one(self):
+        """Red team, 2026-12-04: `audit validate` of 16 MB of fresh 8-part table headers
+        took 73 s and 5.9 GB, and exit 4 under a 3 GB limit."""
+        from unittest import mock
+
+        from audit._seal import SealRefused
+        from redaction_pressure.boundary import parse_bounds
+
+        bomb = fx.fresh_dir("table-bomb") / "manifest.toml"
+        bomb.parent.mkdir(parents=True, exist_ok=True)
+        bomb.write_text("".join(f"[{i:x}.a.b.c.d.e.f.g]\n" for i in range(600_000)))
+        code, out, err = run_cli("validate", str(bomb))
+        self.assertEqual(code, 1, err)
+        self.assertEqual(out.strip().splitlines(), [f"{bomb} the manifest is not read: it may make 4,800,000 tables; "
+                                                    f"at most 200,000 are read"])
+        with (mock.patch.object(parse_bounds, "MAX_TOML_ITEMS", 100),
+              self.assertRaisesRegex(SealRefused, "too many traces for one archive") as refused):
+            fx.seal_run(fx.dev_run())
+        self.assertIn("at most 100 are read: seal the run in parts", " ".join(refused.exception.reasons))
+
     def test_usage_errors(self):
         self.assertEqual(run_cli("validate", str(fx.root() / "nope.jsonl"))[0], 2)
         self.assertEqual(run_cli("validate", str(fx.root()))[0], 2)  # a directory with nothing to validate

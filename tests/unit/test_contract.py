@@ -21,6 +21,7 @@ SURFACE = {
     "DEFAULT_MAX_BUDGET_S": "float",
     "DEFAULT_MAX_CPU_S": "float",
     "InputFileError": "class",
+    "MAX_MANIFEST_BYTES": "int",
     "MAX_TRACES_BYTES": "int",
     "SplitProof": "class",
     "file_kind": "(path: 'Path') -> 'str | None'",
