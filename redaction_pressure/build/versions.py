@@ -1,7 +1,13 @@
 """Version strings that name behaviour. Bump one whenever its behaviour changes, in
 the same commit that updates the golden fingerprints in tests/unit/test_corpus.py."""
 
-ENVIRONMENT_VERSION = "0.21.0"
+ENVIRONMENT_VERSION = "0.21.1"
+# 0.21.1 (corpus, levels and reward unchanged): the system prompt states three rules a
+# review of honest replies (2026-12-04) found a model could trip without warning: in
+# `regex` an unescaped { before e, i, d or s opens fuzzy matching ("{s}", "${env:X}",
+# literal text to Python's `re`), so a literal { is written \{; a match that ends before
+# it starts (\K under (?r) can yield one) voids the reply, as the scanner always did; and
+# a repeat {m,m} costs as {m} does (the prompt said m+1, more than the guard charges).
 # 0.21.0 (corpus-v13; streams drawn as in corpus-v9): records survive the real tool
 # that reads their format, as a realism audit (2026-12-04) found two did not. A .pem
 # file planned with no value (a quiet held-out file, or any .pem of a stream that draws

@@ -112,8 +112,9 @@ else, from every record of the stream, shown or later.
 answer (the text after the last </think>) at most {MAX_REPLY_CHARS:,} characters, the \
 whole reply with its thinking at most {MAX_RAW_REPLY_CHARS:,}.
 - Refused before compiling: recursion and subroutine calls ((?R), (?1), (?&name)), \
-fuzzy matching ({{e<=1}}), \\K inside a lookaround, named lists (\\L<name>), the \
-LOCALE flag (?L), a lone surrogate (\\ud800-\\udfff), groups and sets nested deeper \
+fuzzy matching ({{e<=1}}; a {{ that no backslash escapes, before e, i, d or s, opens it, \
+as in {{s}} or ${{env:X}}: write a literal {{ as \\{{, "\\\\{{" in JSON), \\K inside a lookaround, \
+named lists (\\L<name>), the LOCALE flag (?L), a lone surrogate (\\ud800-\\udfff), groups and sets nested deeper \
 than {MAX_NESTING} levels (a parenthesis inside a set is a literal), a pattern whose \
 compiled size exceeds {MAX_COMPILED_COST:,} units, and rules whose compiled sizes \
 together exceed {MAX_REPLY_COST:,} units. A pattern costs {PATTERN_BASE_COST} units plus: 1 \
@@ -128,14 +129,15 @@ no cost for its | or its (?=)); a set 1 plus 1 per member \
 unescaped "-" right after a single character that is not its first member ([ab-] is 5, \
 [a-z0-9-] 4), and a set of one member costs as that member ([a-z] is 1; under full case \
 folding {FULL_FOLD_FACTOR}); a \
-repeat 1 plus its body's cost times m+1 for {{m,n}} or {{m,}} (once for * and ?, twice \
-for +), times m for {{m}} (once for {{0}}; {{1}} is its body alone), so nested repeats \
+repeat 1 plus its body's cost times m+1 for {{m,n}} with n above m or {{m,}} (once for * and ?, twice \
+for +), times m for {{m}} or {{m,m}} (once for {{0}}; {{1}} is its body alone), so nested repeats \
 multiply ([A-Za-z0-9]{{32}} is 129 units, (?:a{{100}}){{100}} about 10,000); under full \
 case folding ((?f) with (?i), or (?i) under (?V1)) a character, a backreference \
 (\\1, \\g<1>, (?P=n)), \\N{{...}} or \\p{{...}} costs {FULL_FOLD_FACTOR} units instead of 1 and a \
 set {FULL_FOLD_FACTOR + 1} per member. A refusal states the sizes.
 - At most {MAX_MATCHES:,} matches in the whole episode, all rules together \
-(zero-width matches count).
+(zero-width matches count); a match that ends before it starts (\\K under (?r) can \
+yield one) voids the reply too.
 - All matching of the episode shares one budget of {budget_s:g} seconds of CPU time \
 (compiling is not counted: the size limits bound it); running out of it scores zero. \
 A rule's lookarounds are tried in order at every position: a lookbehind with an \

@@ -530,6 +530,7 @@ class ReadersAgree(unittest.TestCase):
     def test_a_repeated_trace_is_read_once_and_named(self):
         run = self.spoiled()["repeated"]
         code, out, err = run_cli("rescore", run)
+        self.assertEqual(code, 1)
         self.assertIn("line 9 is the same trace as line 5", out + err)
         self.assertIn("line 2 trace 1 is the same trace as line 2", out + err)
         self.assertRegex(out + err, r"8/8 rewards reproduced, .*; 4 differ")

@@ -75,7 +75,7 @@ def _repeat(r: _Reader, body: int) -> int:
     r.take("?") or r.take("+")  # lazy, possessive: the same size
     if low == high == 1:  # {1} is its body
         return body
-    # {m,n} and {m,}: body m+1 times; {m}: m times; at least once
+    # {m,n} with n > m and {m,}: body m+1 times; {m} and {m,m}: m times; at least once
     times = max(1, low + (high is None or high > low))
     return 1 + times * body
 

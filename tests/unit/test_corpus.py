@@ -124,6 +124,10 @@ ROOT = Path(__file__).resolve().parents[2]
 # golden above holds one, and each holds; train 200 does and pins the new bytes, as
 # level 5 dev 40 does below (the only dev task of levels 1-5 with one: the records,
 # labels and oracles of every other dev 0..63 task hash as under corpus-v11).
+# Environment 0.21.1: every fingerprint here and in GOLDEN_LEVELS moved with the system
+# prompt's words alone (a literal { before e, i, d or s is written \{; a match that ends
+# before it starts voids the reply; {m,m} costs as {m}); with 0.21.0's prompt put back,
+# all eighteen are corpus-v13's values (records, labels, levels and reward unchanged).
 # Environment 0.20.2: every fingerprint here and in GOLDEN_LEVELS moved with the prompts'
 # words alone (the system prompt: labels follow only from what a rule can see, never a
 # checksum, and an exact answer within the limits exists; the policy sentence: email
@@ -141,15 +145,15 @@ ROOT = Path(__file__).resolve().parents[2]
 # dev 14 (three shown .pem files) and dev 29 (a shown INI file) do and pin the new bytes,
 # as level 2 train 77 and level 5 dev 40 do below.
 GOLDEN = {
-    ("dev", 0): "bee6e3ceb3dfba35f5544e0d0ce2a479c573866b938f8ca6c74b09fcfd19e610",
-    ("dev", 31): "c7ceca1fc2e6520ffc2f5deadd1c251abe6e0fee749240c33dadffbd6cf1326b",
-    ("dev", 63): "6ff53e017ed9817e20ae077431ed4b70672f9facad14b60898cf8ac9b0405d92",
-    ("train", 0): "bfe49f34a32e171c4e6a7f4c35c65600c101f6d499b9371b7eb9ba4cff0e2169",
-    ("train", 123456): "b082b5490dfe96066ae0ec0ea0d9a5e685dc97742a44950c6e8427ee479cdd50",
-    ("train", 3): "5e04fb12c2d193fa1a4ba6fceb7f09566da6727416db61a90dbe941358c445e7",
-    ("train", 200): "91d7d2f9a1c24e38c8d9f1881559e7224ade01048040f9a3df4deae2c87d5cd1",
-    ("dev", 14): "21f914760d8b5becdb0185e7f7a237de6c17aed3a4d803a775843f263c6ffd6c",
-    ("dev", 29): "555921822f1e2104699c937c93df27785297c5d683a8a2ce6574610ed8ceb1f9",
+    ("dev", 0): "fb2d41ad55f35e9349c5cc59155a229f05a9eba65a025850821e1dbc9088f1f4",
+    ("dev", 31): "2a4c4aad94f49ea593f80b3ebf2e38d1f61c71d8f2bf5cf4842ba24ec52642c5",
+    ("dev", 63): "c9061ab28ea1c1a1cfe7d970b3531ce255190fcf8cae58c6c6920fc2bb3a26a3",
+    ("train", 0): "32ba1caaf3131a42ba6809a9a08282178b9c49b043b13baa01e6dd715240e2a4",
+    ("train", 123456): "d0bf24f944c9e2703fbaf7ae329d75928ba7bd56ee4f15bd7dafc3453479d5e9",
+    ("train", 3): "d2a34eec634ac52a06418daafd9d1f56760671d69544287fce1819ad8709c4ad",
+    ("train", 200): "4c9d17548d83d903c427c12b5969ab284f8569a1938b115454065d282257b655",
+    ("dev", 14): "809e2ea6f09c11d66bbb4f92f115876a5db5d3f1d277c8ca2e868ccba92c6557",
+    ("dev", 29): "8e417ddf6bd3a303058a4d0e0f15a738166e975a626b1e30ecb8558ce7d4cf56",
 }
 
 
@@ -174,15 +178,15 @@ GOLDEN = {
 # files of comments only) and level 5 dev 40 (one shown) moved, each .pem now holding a
 # public block; every other golden here held.
 GOLDEN_LEVELS = {
-    (2, "dev", 0): "9aaca2a289240591b84529c9f5a96494eba2e606968627cda168051cd494bb23",
-    (2, "train", 77): "dd864327052a8650ef6ef7edec24ff7c4ee8e5e61f5a4ce8fbde6ec1c0a5af36",
-    (3, "dev", 0): "784475be7be53c86b692f65ccca0ec74b285608c5b8663a604da2b5067bab4c7",
-    (3, "train", 77): "3c9abb84f77ece8fc4dd2796fa0939729bf949f5afef660660cf1c10d76965e5",
-    (4, "dev", 0): "b306205044e7e8cba10858c8c8ec818e5652c4aebfef9eab5520b9d5381f8748",
-    (4, "train", 77): "852437b27de5fb1136adb4b083a331f1b184f72027043249e25754828a716fea",
-    (5, "dev", 0): "947544aecfd8d2fadde55014283e0766ced17052f46c4a89306bda67c8a34940",
-    (5, "train", 77): "c41b314125c00f79b0e4f8319317262ad1cb7b672f2e8ab7bdef1130c9711a5a",
-    (5, "dev", 40): "2484cae41817fe254d6f0a70ad9faadbfb8959e74ca87989197689370d43d09b",
+    (2, "dev", 0): "812f117c5b5bf0f39d09fcdfe088087230efd6ae42f7762e9aa2e74c299d927c",
+    (2, "train", 77): "fe1e743c5cac9b1dfc8d4c3cc65f46de4b0da63ea04f6cd1c6cbb5c82d1f5243",
+    (3, "dev", 0): "4b610ed2f547cf44fe691f6f205e2995896638fc6f33327ac6836e3c7d38f8f3",
+    (3, "train", 77): "373e30b893ae9767f4f41148e6402b31a4a44d8ff4978d589d15e71a2cbf7fe3",
+    (4, "dev", 0): "9956e25366d708e34b201fb442d5776102d607cd5ca2334003cd8ed492fac9ab",
+    (4, "train", 77): "401f3b00e4662993d5279020224a8d706e7895e698e3fb7b5286dcef188c61ad",
+    (5, "dev", 0): "80b54d1ef080d34359a14aedb1af09e24149a13337c64993150f2b85faf7f02f",
+    (5, "train", 77): "200ad3970f54c7640d3d353e73bdcdb525ba2f7c5302cd5bc2fdb0ee8d5a3b3f",
+    (5, "dev", 40): "926133b87b39bc426ec6065b028fe03a48cb65e4c3f56079fe4c0a30cdac3e24",
 }
 
 

@@ -359,6 +359,31 @@ class ErrorMessages(unittest.TestCase):
                 message = score_completion(TASK, text).errors[0].message
                 self.assertTrue(message.startswith(start), message)
 
+    def test_a_brace_regex_reads_as_fuzzy_says_how_to_write_a_literal_one(self):
+        """Red team of 2026-12-04: `re` reads "{s}" and "${env:X}" as literal text,
+        `regex` as fuzzy matching; the bare error ("expected }") gave no reason."""
+        self.assertIn("a { that no backslash escapes, before e, i, d or s, opens it", SYSTEM_PROMPT)
+        for pattern in (r"\${data.vault}", r"=\s*{secret}", r"\${env:TOKEN}", r"\w+{i}", "password={s}",
+                        r"x\\{d}"):
+            with self.subTest(pattern=pattern):
+                [error] = score_completion(TASK, reply([(pattern, "")])).errors
+                self.assertEqual(error.code, "invalid_regex")
+                self.assertTrue(error.message.endswith(guard.FUZZY_HINT), error.message)
+        for pattern in (r"\${data.vault}".replace("{", r"\{"), r"=\s*\{secret}", "a{3}", "[{]s", "x{"):
+            with self.subTest(pattern=pattern):
+                self.assertFalse(score_completion(TASK, reply([(pattern, "")])).errors)
+        self.assertNotIn(guard.FUZZY_HINT, score_completion(TASK, reply([("(zq9", "")])).errors[0].message)
+
+    def test_a_match_that_ends_before_it_starts_voids_as_stated(self):
+        self.assertIn("a match that ends before it starts (\\K under (?r) can yield one) voids the reply",
+                      SYSTEM_PROMPT)
+        text = "token=abc123 key=zz\n"
+        pattern = r"(?r)(?<=b)(?:\K(?>\K.)(?:a)?)*."
+        self.assertTrue(any(m.start() > m.end() for m in regex.finditer(pattern, text)))
+        self.assertTrue(any(m.start() > m.end() for r in TASK.heldout for m in regex.finditer(pattern, r.text)))
+        [error] = score_completion(TASK, reply([(pattern, "")])).errors
+        self.assertIn("a match ends before it starts", error.message)
+
     def test_rule_field_is_the_index_and_messages_count_from_one(self):
         errors = score_completion(TASK, reply([("zq9", ""), ("zq8", ""), ("(", "")])).errors
         self.assertEqual([(e.code, e.rule) for e in errors], [("invalid_regex", 2)])
