@@ -77,10 +77,15 @@ def uneven(traces: list[dict[str, Any]]) -> bool:
     return len(set(counts.values())) > 1
 
 
-def mean_note(rollouts: list[int]) -> str:
-    """`` (mean over tasks: …)`` after a mean whose coverage (rollouts per task index)
-    is uneven, else ""."""
-    return f" ({MEAN_OVER_TASKS})" if len(set(rollouts)) > 1 else ""
+def mean_note(manifest: dict[str, Any]) -> str:
+    """`` (mean over tasks: …)`` after a mean whose tasks hold uneven rollout counts,
+    else "". A task is an index at a level, as `summary_means` groups them (review,
+    2026-12-04: read from the run's coverage, which counts per index, the note named a
+    plain mean of a run mixing two levels uneven, and missed an uneven one): so the
+    counts are each level's coverage."""
+    levels = manifest.get("by_level") or [manifest]
+    counts = {n for entry in levels for n in entry["coverage"]["rollouts"]}
+    return f" ({MEAN_OVER_TASKS})" if len(counts) > 1 else ""
 
 
 def levels_of(traces: list[dict[str, Any]]) -> list[int]:

@@ -97,7 +97,7 @@ def verdict_line(report: Report) -> tuple[str, str]:
         u = m["summary"]["uncertainty"]["reward"]
         tail += f"; mean reward {m['summary']['mean_reward']:.4f}" + (
             f" ± {u['se']:.4f} (95% CI {u['ci95'][0]:.4f}–{u['ci95'][1]:.4f})" if "se" in u else "") + (
-            mean_note(m["coverage"]["rollouts"]))
+            mean_note(m))
     if tolerated:
         return (f"{head} — {'; '.join(tolerated)} (tolerated; --strict refuses it): every check that ran "
                 f"passed — {label}{tail}", "bold yellow")

@@ -27,7 +27,14 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from redaction_pressure.contract import DEFAULT_MAX_BUDGET_S, DEFAULT_MAX_CPU_S, printable, quiet_stdout, sane_streams
+from redaction_pressure.contract import (
+    DEFAULT_MAX_BUDGET_S,
+    DEFAULT_MAX_CPU_S,
+    printable,
+    quiet_stdout,
+    sane_streams,
+    scan_pool_setting_problem,
+)
 
 USAGE, INVALID, OK = 2, 1, 0
 UNFINISHED = 4  # not the input's doing: an output closed or full, an internal error
@@ -127,7 +134,7 @@ def _seal(args: argparse.Namespace) -> int:
     print(printable(f"evaluated: {describe_evaluated(m['evaluated'])}"))
     reward = s["uncertainty"]["reward"]
     pm = f" ± {reward['se']:.4f}" if "se" in reward else ""
-    print(f"mean reward {s['mean_reward']:.4f}{pm}{mean_note(m['coverage']['rollouts'])}; signed by key id "
+    print(f"mean reward {s['mean_reward']:.4f}{pm}{mean_note(m)}; signed by key id "
           f"{sealed.keyid}")
     return OK
 
@@ -233,6 +240,9 @@ def main(argv: list[str] | None = None) -> int:
     sane_streams()
     args = build_parser().parse_args(argv)
     try:
+        problem = scan_pool_setting_problem()  # a local setting is never a verdict on an archive
+        if problem:
+            raise _Usage(problem)
         command: Callable[[argparse.Namespace], int] = args.func
         return command(args)
     except _Usage as exc:

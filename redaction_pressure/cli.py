@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import errno
 import json
-import os
 import re
 import sys
 import tempfile
@@ -490,9 +489,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     if unread:
         # Red team, 2026-12-04: `rescore` failed a run with a line it could not read and
         # the report passed it, though the same reader read both.
-        print(f"NOT READ: {unread} line(s) or trace entries of the run were not read (the page says why at the top: "
-              "not a readable trace, or a copy of another); `redaction-pressure rescore` counts each as a difference",
-              file=sys.stderr)
+        print(f"NOT READ: {unread} problem(s) reading the run's traces (a line or entry not read, a copy of a "
+              "trace, a number too long to read: the page lists them at the top); `redaction-pressure rescore` "
+              "counts each as a difference", file=sys.stderr)
         return 1
     if not_checked:
         print(f"NOT CHECKED: {unchecked} episode(s) were not checked here (beyond --max-budget or --max-cpu, or on "
@@ -858,12 +857,10 @@ def _scan_workers_setting() -> None:
     """A bad ``$REDACTION_PRESSURE_SCAN_WORKERS`` is the user's setting, not a run's
     fault: a usage error before any command reads a run (red team, 2026-12-04: `rescore`
     called a genuine run "0/8 rewards reproduced", `report` printed a traceback)."""
-    from .scoring.scan_pool import WORKERS_ENV, pool_size
-    if os.environ.get(WORKERS_ENV, "").strip():
-        try:
-            pool_size()
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
+    from .scoring.scan_pool import setting_problem
+    problem = setting_problem()
+    if problem:
+        raise UsageError(problem)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -106,28 +106,31 @@ class Compared:
             evaluated, _ = evaluated_of(run.traces, run.runs)
             out[name] = {"path": str(run.path), "archive": run.archive, "verified": bool(v and v.verified),
                          "verification": None if v is None else v.how, "state": self.run_state(k),
-                         "rescored": _rescore_dict(self.rescores[k]),
+                         "rescored": _rescore_dict(self.rescores[k], run.problem_count),
                          "evaluated": evaluated, "traces": len(run.traces), "problems": run.problems}
         out["context"] = self.context()
         return out
 
 
-def _rescore_dict(o: Outcome | None) -> dict[str, Any] | None:
+def _rescore_dict(o: Outcome | None, unread: int) -> dict[str, Any] | None:
+    """``differ`` counts the problems reading the run (``reading_problems``) too, as
+    `rescore` counts them."""
     if o is None:
         return None
-    return {"reproduced": o.reproduced, "differ": o.difference_count, "not_checked": o.not_rescored_count,
+    return {"reproduced": o.reproduced, "differ": o.difference_count, "reading_problems": unread,
+            "not_checked": o.not_rescored_count,
             "failed_rollouts": o.failed_rollouts, "headline": o.headline()}
 
 
 def _differences(o: Outcome, unread: int) -> str:
-    """What a rescoring that did not reproduce found: rewards, and lines or entries not
-    read (each fed to the rescoring, so each counts once among its differences)."""
+    """What a rescoring that did not reproduce found: rewards, and problems reading the
+    run (each fed to the rescoring, so each counts once among its differences)."""
     rewards = o.difference_count - unread
     parts = [f"records {rewards} of {o.traces - o.failed_rollouts} reward(s) this build does not give (or cannot "
              "rescore)"] if rewards else []
     if unread:
-        parts.append(f"has {unread} line(s) or trace entries not read (copies of a trace, or not readable; each a "
-                     "difference to `rescore`)")
+        parts.append(f"has {unread} problem(s) reading it (a line or entry not read, a copy of a trace, a number too "
+                     "long to read; each a difference to `rescore`)")
     return " and ".join(parts)
 
 

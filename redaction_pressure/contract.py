@@ -36,7 +36,9 @@ What an auditor needs, by question:
   read from commitments and seeds, never from a label.
 - *How is rescoring run in parallel?* `configure_scan_pool`, `prestart_scan_pool`,
   `stop_scan_pool` and `available_cpus`: a process of `audit verify --jobs N` gives
-  itself one scan worker, so N jobs never run more than N scans. `fork_context` says
+  itself one scan worker, so N jobs never run more than N scans;
+  `scan_pool_setting_problem` says why the local scan-worker setting cannot be used
+  (a usage error, asked before a run is read, never a verdict on it). `fork_context` says
   whether job workers may be forked (else the work runs serially: a spawned child
   starts with the current directory on its path), and `scrub_environment` leaves a
   forked worker the minimal environment of a fresh one.
@@ -91,6 +93,7 @@ from .scoring.reward import WEIGHTS
 from .scoring.scan_pool import available_cpus
 from .scoring.scan_pool import prestart as prestart_scan_pool
 from .scoring.scan_pool import set_pool_size as configure_scan_pool
+from .scoring.scan_pool import setting_problem as scan_pool_setting_problem
 from .scoring.scan_pool import shutdown as stop_scan_pool
 from .scoring.scanner import DEFAULT_BUDGET_S
 from .scoring.score import Score, score_completion
@@ -170,6 +173,7 @@ __all__ = [
     "read_private_secret",
     "run_uncertainty",
     "sane_streams",
+    "scan_pool_setting_problem",
     "schema_dir",
     "score_completion",
     "scrub_environment",

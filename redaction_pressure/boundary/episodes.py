@@ -314,7 +314,7 @@ class EpisodeReader:
             elif self.traces >= self.max_traces:
                 if not self.left:
                     self.left, self._first_left = True, number
-            elif (first := self._first_copy(trace, number, k)) is not None:
+            elif not episode_failed and (first := self._first_copy(trace, number, k)) is not None:
                 self.problem(f"{self.where(number)}{f' trace {k}' if k else ''} is the same trace as "
                              f"{self.where(first[0])}{f' trace {first[1]}' if first[1] else ''} (`audit seal` "
                              "refuses a trace counted twice); it is not read")
@@ -326,7 +326,10 @@ class EpisodeReader:
         """Where an identical trace was read before, if one was (red team, 2026-12-04: a
         trace repeated 51 times was refused by `audit seal` and counted 51 times by
         `rescore` and the report). Identical means the same canonical JSON, as seal's
-        digest compares; a copy with a fresh id is another rollout, and counts."""
+        digest compares; a copy with a fresh id is another rollout, and counts. Only
+        rollouts that count are compared, as `audit seal --allow-failed` leaves a failed
+        Episode out before it looks for copies: a failed copy of a counted trace is a
+        failed rollout, and the counted one is read wherever it stands."""
         key = hashlib.sha256(json.dumps(trace, sort_keys=True, separators=(",", ":")).encode(
             "utf-8", "surrogatepass")).digest()
         first = self._seen.get(key)

@@ -1,7 +1,13 @@
 """Version strings that name behaviour. Bump one whenever its behaviour changes, in
 the same commit that updates the golden fingerprints in tests/unit/test_corpus.py."""
 
-ENVIRONMENT_VERSION = "0.21.1"
+ENVIRONMENT_VERSION = "0.21.2"
+# 0.21.2 (corpus, levels and reward unchanged): the brace sentence of 0.21.1 said a {
+# before e, i, d or s "opens" fuzzy matching, which a review (2026-12-04) found not
+# exactly true: a digit may open one too ({1<=e}), a { inside a set or starting a
+# repeat does not, and {2x} is literal text. It now says such a { "may be read as one",
+# outside a set and not starting a repeat, when e, i, d, s or a digit follows; the
+# compile error's hint is given only for an error about a fuzzy constraint.
 # 0.21.1 (corpus, levels and reward unchanged): the system prompt states three rules a
 # review of honest replies (2026-12-04) found a model could trip without warning: in
 # `regex` an unescaped { before e, i, d or s opens fuzzy matching ("{s}", "${env:X}",

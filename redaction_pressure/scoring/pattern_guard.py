@@ -113,22 +113,28 @@ class Refused(Exception):
 
 
 _SURROGATE = regex.compile("[\ud800-\udfff]")
-# A "{" that no backslash escapes, then a letter `regex` reads as a fuzzy error type:
-# Python's `re` reads "{s}" or "${env:X}" as literal text, `regex` as fuzzy matching.
-_FUZZY_OPENER = regex.compile(r"(?<![\\])(?:\\\\)*\{[eids]")
+# A "{" that no backslash escapes, then what may open a fuzzy constraint (an error type
+# e, i, d or s, or a digit of a cost, spaces between under (?x)): Python's `re` reads
+# "{s}" or "${env:X}" as literal text, `regex` as fuzzy matching.
+_FUZZY_OPENER = regex.compile(r"(?<![\\])(?:\\\\)*\{\s*[eids0-9]")
+# What `regex` says of a fuzzy constraint it could not read, and the guard of one it read.
+_FUZZY_ERRORS = ("fuzzy", "expected }")
 FUZZY_HINT = "(in `regex` a { before e, i, d or s opens fuzzy matching, as {e<=1} does: write a literal { as \\{)"
 
 
-def brace_hint(pattern: str) -> str:
-    """A hint to append to a refusal or compile error of ``pattern``: a model used to
-    `re` writes "{secret}" or "${env:TOKEN}" meaning literal braces, and the bare
-    error ("expected }") does not say why."""
-    return f" {FUZZY_HINT}" if _FUZZY_OPENER.search(pattern) else ""
+def brace_hint(pattern: str, message: str) -> str:
+    """A hint to append to ``message``, a refusal or compile error of ``pattern``: a
+    model used to `re` writes "{secret}" or "${env:TOKEN}" meaning literal braces, and
+    the bare error ("expected }") does not say why. Only for an error about a fuzzy
+    constraint, of a pattern with a brace that may open one."""
+    if any(e in message for e in _FUZZY_ERRORS) and _FUZZY_OPENER.search(pattern):
+        return f" {FUZZY_HINT}"
+    return ""
 
 
 def refusal(pattern: str, exc: Refused) -> str:
     """The error a reply gets for a refused pattern."""
-    return f"refused before compiling: {exc}" + (brace_hint(pattern) if "fuzzy" in str(exc) else "")
+    return f"refused before compiling: {exc}" + brace_hint(pattern, str(exc))
 
 
 def compile_error(pattern: str, exc: Exception) -> str:
@@ -136,7 +142,7 @@ def compile_error(pattern: str, exc: Exception) -> str:
     exception's type too when it is not `regex.error`: hostile input may reach any
     corner of the compiler), cut to 300 characters, then the brace hint."""
     what = str(exc) if isinstance(exc, regex.error) else f"{type(exc).__name__}: {exc}"
-    return f"does not compile: {what}"[:300] + brace_hint(pattern)
+    return f"does not compile: {what}"[:300] + brace_hint(pattern, what)
 # An inline flag group that may set VERBOSE: "(?" then flag letters (and V0/V1 digits,
 # "-") with an x among them. A superset of what `regex` reads as one (its flag sets
 # hold nothing else), so a real VERBOSE flag is never missed; "(?P<prefix>" is not one.

@@ -109,9 +109,26 @@ def pool_size() -> int:
     raw = os.environ.get(WORKERS_ENV, "").strip()
     if not raw:
         return available_cpus()
-    if not raw.isdigit() or not 1 <= int(raw) <= 256:
-        raise ValueError(f"${WORKERS_ENV} must be an integer in 1..256, got {raw[:32]!r}")
+    problem = _setting_problem(raw)
+    if problem:
+        raise ValueError(problem)
     return int(raw)
+
+
+def _setting_problem(raw: str) -> str | None:
+    # ASCII digits only: int() reads "²" or Arabic-Indic digits, or refuses them at length
+    if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= 256:
+        return f"${WORKERS_ENV} must be an integer in 1..256, got {raw[:32]!r}"
+    return None
+
+
+def setting_problem() -> str | None:
+    """Why ``$REDACTION_PRESSURE_SCAN_WORKERS`` cannot size a scan pool, or None. Every
+    command asks before it reads a run, so a bad local setting is a usage error, never
+    a verdict on the run (red team, 2026-12-04: `rescore` called a genuine run "0/8
+    rewards reproduced", and `audit verify --jobs 1` failed a genuine archive)."""
+    raw = os.environ.get(WORKERS_ENV, "").strip()
+    return _setting_problem(raw) if raw else None
 
 
 class _Forked:

@@ -112,9 +112,11 @@ else, from every record of the stream, shown or later.
 answer (the text after the last </think>) at most {MAX_REPLY_CHARS:,} characters, the \
 whole reply with its thinking at most {MAX_RAW_REPLY_CHARS:,}.
 - Refused before compiling: recursion and subroutine calls ((?R), (?1), (?&name)), \
-fuzzy matching ({{e<=1}}; a {{ that no backslash escapes, before e, i, d or s, opens it, \
-as in {{s}} or ${{env:X}}: write a literal {{ as \\{{, "\\\\{{" in JSON), \\K inside a lookaround, \
-named lists (\\L<name>), the LOCALE flag (?L), a lone surrogate (\\ud800-\\udfff), groups and sets nested deeper \
+fuzzy matching ({{e<=1}}; a {{ that no backslash escapes, outside a set and not starting \
+a repeat such as {{2,5}}, may be read as one when e, i, d, s or a digit follows it, as in \
+{{s}}, ${{env:X}} or {{1<=e}}, and is then refused or does not compile: write a literal {{ \
+as \\{{, "\\\\{{" in JSON), \\K inside a lookaround, named lists (\\L<name>), the \
+LOCALE flag (?L), a lone surrogate (\\ud800-\\udfff), groups and sets nested deeper \
 than {MAX_NESTING} levels (a parenthesis inside a set is a literal), a pattern whose \
 compiled size exceeds {MAX_COMPILED_COST:,} units, and rules whose compiled sizes \
 together exceed {MAX_REPLY_COST:,} units. A pattern costs {PATTERN_BASE_COST} units plus: 1 \

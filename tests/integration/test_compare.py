@@ -252,7 +252,7 @@ class Refusals(unittest.TestCase):
         # unscored one and the lines not read are differences, and the exit status 1.
         self.assertEqual(code, 1, err)
         self.assertIn("run directory, not sealed; rescored here: NOT REPRODUCED, the run records 2 of 6 reward(s) "
-                      "this build does not give (or cannot rescore) and has 3 line(s) or trace entries not read", out)
+                      "this build does not give (or cannot rescore) and has 3 problem(s) reading it", out)
         self.assertIn("4 tasks paired (28 only in A: not compared); skipped 2 unscored trace(s) in B (e.g. its "
                       "recorded scores are malformed: rewards.recall.score is missing or not a number in [0, 1]", out)
         self.assertIn("3 problem(s) reading it, e.g. traces.jsonl line 5 is not JSON", out)
@@ -293,6 +293,7 @@ class Refusals(unittest.TestCase):
         # rescored as `rescore` rescores it: every trace, the unusable ones (and the lines
         # holding numbers too long to read) differences, not only what the figures count
         self.assertEqual((got["a"]["rescored"]["reproduced"], got["a"]["rescored"]["differ"]), (26, 9))
+        self.assertEqual(got["a"]["rescored"]["reading_problems"], 3)  # numbers too long to read
         self.assertEqual(run_cli("rescore", b)[1].splitlines()[-1].split(";")[:2],
                          ["26/32 rewards reproduced, mean 0.169 recorded, 0.169 recomputed over the 27 rescored",
                           " 9 differ"])
@@ -539,13 +540,38 @@ class ReadersAgree(unittest.TestCase):
         """Red team, 2026-12-04: with $REDACTION_PRESSURE_SCAN_WORKERS=0 `rescore` called
         a genuine run "0/8 rewards reproduced", `compare` NOT REPRODUCED, `report` a
         traceback."""
+        from audit.cli import main as audit_main
         from redaction_pressure.scoring.scan_pool import WORKERS_ENV
 
         base = fx.dev_run()
-        for value in ("0", "-1", "abc", "1e3", "x" * 200):
-            for argv in (("rescore", base), ("compare", base, base), ("report", base, "--out", fx.fresh_dir("p"))):
+        archive, public = fx.seal_run(base), fx.keys("owner")[1]
+        for value in ("0", "-1", "abc", "1e3", "x" * 200, "\u00b2" * 300):
+            for argv in (("rescore", base), ("compare", base, base), ("report", base, "--out", fx.fresh_dir("p")),
+                         ("audit", "verify", archive, "--public-key", public, "--jobs", "1")):
                 with self.subTest(value=value[:8], command=argv[0]), fx.env_var(WORKERS_ENV, value):
-                    code, out, err = run_cli(*argv)
+                    if argv[0] == "audit":  # review, 2026-12-04: verify --jobs 1 failed a genuine archive
+                        out, err = io.StringIO(), io.StringIO()
+                        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                            code = audit_main([str(a) for a in argv[1:]])
+                        code, out, err = code, out.getvalue(), err.getvalue()
+                    else:
+                        code, out, err = run_cli(*argv)
                     self.assertEqual((code, out), (2, ""), err)
                     self.assertIn(f"${WORKERS_ENV} must be an integer in 1..256", err)
                     self.assertLess(len(err), 200)
+
+    def test_a_failed_copy_of_a_trace_leaves_the_counted_one_read(self):
+        """Review, 2026-12-04: a trace in a failed Episode on line 1 and the same trace in
+        its honest Episode on line 2 was sealed whole by `seal --allow-failed` and lost to
+        every unsealed reader ("the same trace as line 1")."""
+        def failed_copy_first(episodes):
+            failed = json.loads(json.dumps(episodes[0]))
+            failed["ok"] = False
+            episodes.insert(0, failed)
+
+        run = fx.tampered_run(fx.dev_run(), failed_copy_first)
+        code, out, err = run_cli("rescore", run)
+        self.assertEqual(code, 0, out + err)
+        self.assertIn("8/8 rewards reproduced", out)
+        self.assertIn("1 failed rollout", out)
+        self.assertNotIn("the same trace", out + err)

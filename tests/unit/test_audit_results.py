@@ -231,6 +231,21 @@ class MixedLevels(Case):
         self.assertCheck(report, "summary", FAILED, "by_level: level 2's figures are not its traces'")
 
 
+    def test_the_uneven_note_counts_rollouts_per_task_at_its_level(self):
+        """Review, 2026-12-04: the note read the run's coverage (rollouts per index), so a
+        run holding indices 0-3 once at each of two levels was called uneven, and one
+        with index 0 twice at level 1 and index 1 once at each level was not."""
+        from audit._manifest import MEAN_OVER_TASKS, mean_note
+
+        self.assertEqual(mean_note(fx.manifest_of(fx.seal_run(self.mixed))), "")
+        even_keys = {"coverage": {"rollouts": [2, 2, 2, 2]},
+                     "by_level": [{"coverage": {"rollouts": [1, 1, 1, 1]}}, {"coverage": {"rollouts": [1, 1, 1, 1]}}]}
+        uneven_keys = {"coverage": {"rollouts": [2, 2]},
+                       "by_level": [{"coverage": {"rollouts": [2, 1]}}, {"coverage": {"rollouts": [1]}}]}
+        self.assertEqual(mean_note(even_keys), "")
+        self.assertEqual(mean_note(uneven_keys), f" ({MEAN_OVER_TASKS})")
+
+
 def _padded(episodes: list[dict], task: int, copies: int = 50) -> None:
     """``copies`` more rollouts of the Episode of dev task ``task``: genuine copies, each
     with fresh Episode and trace ids and the same run id, appended to the file."""

@@ -62,6 +62,7 @@ SURFACE = {
     "private_commitment": "(secret: 'bytes') -> 'str'",
     "private_seed": "(secret: 'bytes', index: 'int') -> 'int'",
     "read_private_secret": "(env_var: 'str' = 'REDACTION_PRESSURE_PRIVATE_SEED') -> 'bytes'",
+    "scan_pool_setting_problem": "() -> 'str | None'",
     "schema_dir": "() -> 'Path'",
     "score_completion": None,  # checked below against the top-level API
     "source_digest": "() -> 'str'",

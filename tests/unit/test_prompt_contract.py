@@ -362,9 +362,9 @@ class ErrorMessages(unittest.TestCase):
     def test_a_brace_regex_reads_as_fuzzy_says_how_to_write_a_literal_one(self):
         """Red team of 2026-12-04: `re` reads "{s}" and "${env:X}" as literal text,
         `regex` as fuzzy matching; the bare error ("expected }") gave no reason."""
-        self.assertIn("a { that no backslash escapes, before e, i, d or s, opens it", SYSTEM_PROMPT)
+        self.assertIn("may be read as one when e, i, d, s or a digit follows it", SYSTEM_PROMPT)
         for pattern in (r"\${data.vault}", r"=\s*{secret}", r"\${env:TOKEN}", r"\w+{i}", "password={s}",
-                        r"x\\{d}"):
+                        r"x\\{d}", "x{1<=e<=2}", "a{0<e<2}", "(?x)x{ s}"):
             with self.subTest(pattern=pattern):
                 [error] = score_completion(TASK, reply([(pattern, "")])).errors
                 self.assertEqual(error.code, "invalid_regex")
@@ -372,7 +372,11 @@ class ErrorMessages(unittest.TestCase):
         for pattern in (r"\${data.vault}".replace("{", r"\{"), r"=\s*\{secret}", "a{3}", "[{]s", "x{"):
             with self.subTest(pattern=pattern):
                 self.assertFalse(score_completion(TASK, reply([(pattern, "")])).errors)
-        self.assertNotIn(guard.FUZZY_HINT, score_completion(TASK, reply([("(zq9", "")])).errors[0].message)
+        # Review, 2026-12-04: only errors about a fuzzy constraint get the hint.
+        for pattern in ("(zq9", r"\N{e}", "(?x)(zq9 # {s}", "[{s](zq9"):
+            with self.subTest(pattern=pattern):
+                [error] = score_completion(TASK, reply([(pattern, "")])).errors
+                self.assertNotIn(guard.FUZZY_HINT, error.message)
 
     def test_a_match_that_ends_before_it_starts_voids_as_stated(self):
         self.assertIn("a match that ends before it starts (\\K under (?r) can yield one) voids the reply",
