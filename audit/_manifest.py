@@ -31,6 +31,7 @@ from typing import Any
 import tomli_w
 
 from redaction_pressure.contract import (
+    MEAN_OVER_TASKS,
     class_summary,
     coverage_of,
     evaluated_of,
@@ -52,7 +53,6 @@ BUILD_KEYS = ("environment_version", "corpus_version", "reward_schema_version", 
 TASK_KEYS = ("split", "split_commitment", "task_index", "task_params", "task_id", "task_seed")
 DEFAULT_LEVEL = 1
 _MEANS = ("traces", "mean_reward", "mean_recall", "mean_precision", "clean_rate", "invalid")
-MEAN_OVER_TASKS = "mean over tasks: each task's rollouts averaged first"
 
 
 class ManifestError(Exception):

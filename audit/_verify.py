@@ -63,6 +63,7 @@ from redaction_pressure.contract import (
     DEFAULT_MAX_BUDGET_S,
     DEFAULT_MAX_CPU_S,
     MAX_TRACES_BYTES,
+    MEAN_OVER_TASKS,
     Allowance,
     build_identity,
     describe_evaluated,
@@ -88,7 +89,6 @@ from ._labels import (
 )
 from ._manifest import (
     MANIFEST_NAME,
-    MEAN_OVER_TASKS,
     ManifestError,
     build_part,
     episode_runs,

@@ -24,7 +24,8 @@ What an auditor needs, by question:
 - *What does the run add up to?* `SPLIT_LABELS` and `summary_means`: the one
   order-independent (``math.fsum``) mean of a set of traces, over their tasks (each
   task's rollouts averaged first, so every task weighs the same), used by the CLI and the
-  manifest alike; `run_uncertainty` (standard errors and 95% intervals clustered by task,
+  manifest alike, and `MEAN_OVER_TASKS`, the words every reader shows beside such a mean
+  when the tasks' rollout counts are uneven; `run_uncertainty` (standard errors and 95% intervals clustered by task,
   with a seeded bootstrap: the same bytes everywhere), `class_summary` (leaks and damage
   by class), `level_summaries` (each level of a run that mixes them), `coverage_of` and
   `coverage_label` (which tasks of the standard evaluation, `STANDARD_EVALUATIONS`, a
@@ -97,7 +98,7 @@ from .scoring.scan_pool import setting_problem as scan_pool_setting_problem
 from .scoring.scan_pool import shutdown as stop_scan_pool
 from .scoring.scanner import DEFAULT_BUDGET_S
 from .scoring.score import Score, score_completion
-from .scoring.summary import SPLIT_LABELS, summary_means
+from .scoring.summary import MEAN_OVER_TASKS, SPLIT_LABELS, summary_means
 from .task.splits import (
     PRIVATE_SIZE,
     PrivateSeedError,
@@ -130,6 +131,7 @@ __all__ = [
     "LEVELS",
     "MAX_MANIFEST_BYTES",
     "MAX_TRACES_BYTES",
+    "MEAN_OVER_TASKS",
     "MIN_TRACE_BYTES",
     "PRIVATE_SIZE",
     "PUBLIC_SPLITS",

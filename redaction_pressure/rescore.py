@@ -47,7 +47,7 @@ from .boundary.launch import fork_context, scrub_environment
 from .build.identity import build_identity
 from .results.labels import disagreement
 from .results.recorded import METRICS, Copies, score_copies
-from .results.stats import Estimate, estimates
+from .results.stats import Estimate, estimates, task_mean
 from .scoring.allowance import DEFAULT_MAX_CPU_S, Allowance
 from .scoring.scan_pool import available_cpus
 from .scoring.score import Score, score_completion
@@ -140,8 +140,8 @@ class Outcome:
             # recorded mean of none is no figure: review of 2026-12-04 printed 0.000).
             rescored = len(self.recorded)
             if rescored:
-                text += (f", mean {self._estimate(self.recorded).mean:.3f} recorded, "
-                         f"{self._estimate(self.recomputed).mean:.3f} recomputed{self._uneven()}")
+                text += (f", mean {task_mean(list(self._by_task(self.recorded).values())):.3f} recorded, "
+                         f"{task_mean(list(self._by_task(self.recomputed).values())):.3f} recomputed{self._uneven()}")
                 if rescored < scored:
                     text += f" over the {rescored} rescored"
             n = self.difference_count
@@ -164,13 +164,18 @@ class Outcome:
                      f"CHECKED: {self.unproven_why.rstrip('.')})")
         return text
 
-    def _estimate(self, rewards: list[float]) -> Estimate:
-        """The mean of ``rewards`` over tasks (each task weighs the same, whatever its
-        rollouts) with its standard error, clustered by task (`results.stats`)."""
-        clusters: dict[tuple[int, int], list[list[float]]] = {}
+    def _by_task(self, rewards: list[float]) -> dict[tuple[int, int], list[float]]:
+        """``rewards`` grouped by their traces' tasks, for means over tasks (each task
+        weighs the same, whatever its rollouts: `results.stats.task_mean`)."""
+        groups: dict[tuple[int, int], list[float]] = {}
         for key, reward in zip(self.tasks, rewards, strict=True):
-            clusters.setdefault(key, []).append([reward])
-        return estimates(clusters, ("reward",))["reward"]
+            groups.setdefault(key, []).append(reward)
+        return groups
+
+    def _estimate(self, rewards: list[float]) -> Estimate:
+        """The mean over tasks with its standard error, clustered by task (`estimates`
+        draws the bootstrap too: only where the error is shown)."""
+        return estimates({k: [[r] for r in g] for k, g in self._by_task(rewards).items()}, ("reward",))["reward"]
 
     def _uneven(self) -> str:
         return f" ({MEAN_OVER_TASKS})" if len(set(Counter(self.tasks).values())) > 1 else ""

@@ -119,7 +119,8 @@ _SURROGATE = regex.compile("[\ud800-\udfff]")
 _FUZZY_OPENER = regex.compile(r"(?<![\\])(?:\\\\)*\{\s*[eids0-9]")
 # What `regex` says of a fuzzy constraint it could not read, and the guard of one it read.
 _FUZZY_ERRORS = ("fuzzy", "expected }")
-FUZZY_HINT = "(in `regex` a { before e, i, d or s opens fuzzy matching, as {e<=1} does: write a literal { as \\{)"
+FUZZY_HINT = ("(in `regex` a { before e, i, d, s or a digit may open fuzzy matching, as {e<=1} does: write a "
+              "literal { as \\{)")
 
 
 def brace_hint(pattern: str, message: str) -> str:
@@ -143,6 +144,8 @@ def compile_error(pattern: str, exc: Exception) -> str:
     corner of the compiler), cut to 300 characters, then the brace hint."""
     what = str(exc) if isinstance(exc, regex.error) else f"{type(exc).__name__}: {exc}"
     return f"does not compile: {what}"[:300] + brace_hint(pattern, what)
+
+
 # An inline flag group that may set VERBOSE: "(?" then flag letters (and V0/V1 digits,
 # "-") with an x among them. A superset of what `regex` reads as one (its flag sets
 # hold nothing else), so a real VERBOSE flag is never missed; "(?P<prefix>" is not one.

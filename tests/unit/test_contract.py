@@ -22,6 +22,7 @@ SURFACE = {
     "DEFAULT_MAX_CPU_S": "float",
     "InputFileError": "class",
     "MAX_MANIFEST_BYTES": "int",
+    "MEAN_OVER_TASKS": "str",
     "MAX_TRACES_BYTES": "int",
     "SplitProof": "class",
     "file_kind": "(path: 'Path') -> 'str | None'",
