@@ -1,7 +1,16 @@
 """Version strings that name behaviour. Bump one whenever its behaviour changes, in
 the same commit that updates the golden fingerprints in tests/unit/test_corpus.py."""
 
-ENVIRONMENT_VERSION = "0.21.2"
+ENVIRONMENT_VERSION = "0.21.3"
+# 0.21.3 (corpus, levels and reward unchanged): a review of the contract (2026-12-04)
+# found two sentences of the system prompt not exactly true. "JSON allows no comments"
+# read as if a // line before the object in its fence voided it, while the object in
+# the text is read as prose around it is: it now says so (inside the object a comment
+# or trailing comma voids it). "a lone surrogate (\ud800-\udfff)" read as the regex
+# escape, which is allowed: it now names the unpaired JSON escape. The validator now
+# does what the list "refused before compiling" says: \L<name> is refused by the guard
+# (regex's parser failed it as "undefined named list", a compile error), and so is a
+# scoped (?L:...), which was accepted.
 # 0.21.2 (corpus, levels and reward unchanged): the brace sentence of 0.21.1 said a {
 # before e, i, d or s "opens" fuzzy matching, which a review (2026-12-04) found not
 # exactly true: a digit may open one too ({1<=e}), a { inside a set or starting a

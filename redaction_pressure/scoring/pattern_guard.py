@@ -11,8 +11,9 @@ megabytes within two seconds.
 So each pattern is first *parsed* with `regex`'s own parser (linear in the pattern,
 which the schema caps at `MAX_PATTERN_CHARS` characters) and its parse tree is walked:
 
-- recursion and subroutine calls, fuzzy matching, and ``\\K`` inside a lookaround
-  (which yields matches that end before they start) are refused;
+- recursion and subroutine calls, fuzzy matching, ``\\K`` inside a lookaround
+  (which yields matches that end before they start), named lists (``\\L<name>``, met
+  as the parser reads them) and the LOCALE flag, global or scoped, are refused;
 - the compiled size is bounded, in the units `regex`'s compiler builds: every node
   costs 1, a literal string its length, a set its members, a node under full case
   folding 105 times that. A counted repeat ``{m,n}`` is built as ``m`` copies of its
@@ -413,8 +414,22 @@ def literal_clauses(node: Any) -> list[tuple[str, ...]]:
     return out
 
 
+_LOCALE_REFUSED = "the LOCALE flag (?L) is refused: it makes matching depend on the machine's locale"
+_NAMED_LISTS_REFUSED = r"named lists (\L<name>) are refused: a reply cannot supply their contents"
+
+
+class _NoNamedLists(dict[str, Any]):
+    """The parse info's named-list arguments: none, and asking for one refuses the
+    pattern. `regex`'s parser looks a ``\\L<name>`` up here as it reads it, and with an
+    empty dict it fails with "undefined named list", a compile error; the system prompt
+    names \\L<name> among what is refused before compiling, so that is what a reply gets."""
+
+    def __contains__(self, name: object) -> bool:
+        raise Refused(_NAMED_LISTS_REFUSED)
+
+
 def _info(flags: int, char_type: int) -> Any:
-    info = _regex_core.Info(flags, char_type, {})
+    info = _regex_core.Info(flags, char_type, _NoNamedLists())
     info.guess_encoding = regex.UNICODE  # as regex.compile sets it for str patterns (\R reads it)
     return info
 
@@ -463,7 +478,7 @@ def _build(pattern: str, parsed: Any, source: Any, info: Any) -> regex.Pattern[s
     parsed = parsed.pack_characters(info)
     req_offset, req_chars, req_flags = core._get_required_string(parsed, info.flags)
     if info.named_lists_used:
-        raise Refused(r"named lists (\L<name>) are refused: a reply cannot supply their contents")
+        raise Refused(_NAMED_LISTS_REFUSED)
     core._check_group_features(info, parsed)
     code = parsed.compile(reverse)
     ref = info.call_refs.get((0, reverse, fuzzy))
@@ -558,6 +573,9 @@ def _bounded(pattern: str, parsed: Any, source: Any, info: Any) -> Compiled:
         raise Refused(f"its compiled size is {size}; the limit is {MAX_COMPILED_COST:,} (a counted repeat "
                       f"{{m,n}} builds its body m+1 times, nested repeats multiply, a set costs 1 plus 1 per "
                       f"member, full case folding costs {FULL_FOLD_FACTOR}x)")
+    if info.inline_locale or info.flags & regex.LOCALE:
+        # Scoped too: (?L:...) sets LOCALE for its group, and the prompt refuses the flag.
+        raise Refused(_LOCALE_REFUSED)
     runs: list[str] = []
     _literal_runs(parsed, runs)
     if _SINGLE_PARSE:
@@ -568,7 +586,7 @@ def _bounded(pattern: str, parsed: Any, source: Any, info: Any) -> Compiled:
         finally:
             _regex_main._locale_sensitive.pop((str, pattern), None)
     if compiled.flags & regex.LOCALE:
-        raise Refused("the LOCALE flag (?L) is refused: it makes matching depend on the machine's locale")
+        raise Refused(_LOCALE_REFUSED)
     return Compiled(compiled, cost, max(runs, key=len, default=""))
 
 

@@ -55,7 +55,8 @@ One JSON object, in a ```json fenced block:
 - Patterns are JSON strings: write every backslash twice ("\\\\d", "\\\\b", "\\\\."); \
 a single "\\b" or "\\f" is JSON for a backspace or form-feed character, not a regex \
 escape; a ' needs no backslash ("\\'" is not JSON) and a " needs one (\\"). JSON allows no comments and no \
-trailing commas.
+trailing commas inside the object (a comment or prose before or after it, in its fence \
+or not, is not part of the answer).
 - Which text is read: only what follows the last </think> (a reply that holds <think> \
 and no </think> has no answer, as verifiers reads it: never write either tag in prose, \
 before or after your answer); in it, {ANSWER_CHOICE}. A later block that is not valid \
@@ -116,7 +117,8 @@ fuzzy matching ({{e<=1}}; a {{ that no backslash escapes, outside a set and not 
 a repeat such as {{2,5}}, may be read as one when e, i, d, s or a digit follows it, as in \
 {{s}}, ${{env:X}} or {{1<=e}}, and is then refused or does not compile: write a literal {{ \
 as \\{{, "\\\\{{" in JSON), \\K inside a lookaround, named lists (\\L<name>), the \
-LOCALE flag (?L), a lone surrogate (\\ud800-\\udfff), groups and sets nested deeper \
+LOCALE flag (?L), a lone surrogate character (an unpaired JSON "\\ud800"-"\\udfff" escape; the regex \
+escape "\\\\ud800" is allowed), groups and sets nested deeper \
 than {MAX_NESTING} levels (a parenthesis inside a set is a literal), a pattern whose \
 compiled size exceeds {MAX_COMPILED_COST:,} units, and rules whose compiled sizes \
 together exceed {MAX_REPLY_COST:,} units. A pattern costs {PATTERN_BASE_COST} units plus: 1 \

@@ -124,6 +124,10 @@ ROOT = Path(__file__).resolve().parents[2]
 # golden above holds one, and each holds; train 200 does and pins the new bytes, as
 # level 5 dev 40 does below (the only dev task of levels 1-5 with one: the records,
 # labels and oracles of every other dev 0..63 task hash as under corpus-v11).
+# Environment 0.21.3: every fingerprint here and in GOLDEN_LEVELS moved with two
+# phrases of the system prompt alone (a comment or prose around the object is not part
+# of the answer; a lone surrogate is an unpaired JSON escape); records, labels, levels
+# and reward unchanged.
 # Environment 0.21.2: every fingerprint moved again with the brace sentence's words
 # alone (a { "may be read as" fuzzy matching, digits too); records, labels, levels and
 # reward unchanged.
@@ -148,15 +152,15 @@ ROOT = Path(__file__).resolve().parents[2]
 # dev 14 (three shown .pem files) and dev 29 (a shown INI file) do and pin the new bytes,
 # as level 2 train 77 and level 5 dev 40 do below.
 GOLDEN = {
-    ("dev", 0): "f6529b61fbecc6271ab5013b7ab302611fe4b1d7b843371f4f8f40905cc5fd97",
-    ("dev", 31): "2c1d9f8f81803cfc0cc0bc95505d46d91ba0cca7fc320fcf8be0a1c6f92bf552",
-    ("dev", 63): "bb3675fb759e35d018944ef282843ee657620de40615d65003e1126d0cd7db57",
-    ("train", 0): "b956d06401c4d46ac186f3d02f59317ac8af7faf614a820cfbe3ec2f6c3f3160",
-    ("train", 123456): "e3e9ba855f2ea6e381d42a57d9dcf23c7b8460b3f7bd4794864c57c34319ff9f",
-    ("train", 3): "e2869f6e28d87faa632147f2651a773d5397e9644a9379e802669de9e40af675",
-    ("train", 200): "7c2823845a4efa4c712088129dd941cc81a0ce806cc9383ef87350e11330acba",
-    ("dev", 14): "95461a96206569a7cb3872c75eda9ee4e86b61ad52c7bcb205d8165bfa5d5632",
-    ("dev", 29): "bbd0e54233ae9bc95f93d35a751b21212f2b2a0973d2af1f3e02daa96ed74bb5",
+    ("dev", 0): "2d8624f098253286c34854b438c521d99d446c0c17ca46408cb282742b901384",
+    ("dev", 31): "73253aa09b6d16fd1b3a45e4595825a2cfecfe2d548573a2e96307e4f0dcf287",
+    ("dev", 63): "fa031e32243d86abc0040b3a8b521005a2eab943d1a1467c8f03a5759dce5888",
+    ("train", 0): "2f575f0a7a093fe887c287f4a4e8d9fd88dba5d0e1890e7675e16454fcaf8493",
+    ("train", 123456): "d0b4cfdc438a033e0c15fe29e0b6566b2dcabd3d15e621dbc87b8106386097ce",
+    ("train", 3): "b68a32c40fd24b57b43774d62241449051c0067c623e588b08f9f6543b1e17fa",
+    ("train", 200): "f96845bf3702578974f9e8944aa0b3e0b303843d40a00d6139fe6542aeddc922",
+    ("dev", 14): "bf064a78ae1b0767f2d665ab511f3dd6809466ba3d817f74d5142d78a04fef13",
+    ("dev", 29): "0b40567f937e7a8a5a25053a6a1396c8163dbffe0c70837110f4be8272820ed3",
 }
 
 
@@ -181,15 +185,15 @@ GOLDEN = {
 # files of comments only) and level 5 dev 40 (one shown) moved, each .pem now holding a
 # public block; every other golden here held.
 GOLDEN_LEVELS = {
-    (2, "dev", 0): "3ca18ffb45acb43fb896f96ade66d92e24fcf4d6c6c2e48b6b4bfe143c92bc8a",
-    (2, "train", 77): "aac33c3a07fc671882386023abeafa4f8c5f9bc6ce589332adad3d9cd3e2c335",
-    (3, "dev", 0): "621b214a27538de7210b57e67ef9f780bdb30f542396d347f6981acf8ade6d07",
-    (3, "train", 77): "bd6f5426caa95657b6a00dfe96ee0081b27462a5b1e95c8429331dd537f1d7d2",
-    (4, "dev", 0): "64fbe10d0b9961258b65f16cce280c12934ef11306bb3ad6ea40a96a6da9bff2",
-    (4, "train", 77): "4d1cb30ba6ab53a4b79db8fcc3f7aef30fc8f4914eaed46db86a69dc2f76c08d",
-    (5, "dev", 0): "ceec6dee89603fd37c1b1f9df6fc97bab1f956c4bacfea51d72661aff3949ed9",
-    (5, "train", 77): "6d79d259f2c19cca730236f1e7df52eedc024d54ff86e5e9978b134a71964c83",
-    (5, "dev", 40): "fbbae37f2df26b1cdc632f5c07b13d263686e412489bda95ccba7b3db39981da",
+    (2, "dev", 0): "20c7b647dfb0aa248c7d7dac7cd7b1ef93233c4594090e28f4ccf1fcb5ad9899",
+    (2, "train", 77): "9aba792c214eded4213ff33e38720354f1537a69cc8500c0fe8b2f4377eafed7",
+    (3, "dev", 0): "76d5c04b3d0e08f369d5151b9f8ff873aed6a5f319530307b54d6918816a7b1b",
+    (3, "train", 77): "f7527210da690bf3d1996ae9f96f5296b5d1a654bee1d944d5ecdb9c957b08c1",
+    (4, "dev", 0): "03a7c65ba4d64de8b4b23de0e1bb8c17be9ef588938ba07aa99ea05464b5b092",
+    (4, "train", 77): "afc12e192ed8a8829e8c95d559f3f9b390e98c6014e7fabdfd62baa9ec9f9714",
+    (5, "dev", 0): "10ea75aea049bab213cfd886c3462d794ab2914cfd87ad81456a4f7f121428c4",
+    (5, "train", 77): "89d2ef5198735adf3ab380daf5ab32b83e887c1718c9957ab1559e2207264e69",
+    (5, "dev", 40): "bbe2aa880170eab1560a53f87e811173e4d2b573220f3e9b956e4a67cd90ab72",
 }
 
 

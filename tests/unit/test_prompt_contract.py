@@ -194,11 +194,51 @@ class StatedLimitsAreTheValidators(unittest.TestCase):
         self.assertEqual(system_prompt(2.0), SYSTEM_PROMPT)
 
     def test_the_refused_constructs_named_are_refused(self):
-        for pattern in ("a(?R)?b", "(a)(?1)", "(?<n>a)(?&n)", "(?:abc){e<=1}", r"(?=a\K)b", r"\L<names>", "(?L)a",
+        """Each construct the prompt lists under "Refused before compiling" is refused
+        with that reason, not a compile error. Review of 2026-12-04: \\L<name> failed in
+        regex's parser ("undefined named list", "does not compile") before the guard's
+        own check, and a scoped (?L:...) was accepted though the prompt refuses the flag."""
+        for pattern in ("a(?R)?b", "(a)(?1)", "(?<n>a)(?&n)", "(?:abc){e<=1}", r"(?=a\K)b", r"\L<names>",
+                        r"(?i)a\L<w>b", r"(?x) (?:x | \L<names>)+", "(?L)a", "a(?L)", "(?L:a)b", "\ud800",
                         "(" * (guard.MAX_NESTING + 1) + "a" + ")" * (guard.MAX_NESTING + 1)):
             with self.subTest(pattern=pattern):
-                self.assertEqual([e.code for e in score_completion(TASK, reply([(pattern, "")])).errors],
-                                 ["invalid_regex"])
+                errors = score_completion(TASK, reply([(pattern, "")])).errors
+                self.assertEqual([e.code for e in errors], ["invalid_regex"])
+                self.assertTrue(errors[0].message.startswith("rule 1: refused before compiling: "), errors[0].message)
+        self.assertIn(r"named lists (\L<name>) are refused",
+                      score_completion(TASK, reply([(r"\L<names>", "")])).errors[0].message)
+        # what is not a named list or a lone surrogate is not refused as one
+        for pattern in (r"\\L<names>", r"\ud800", "[\ud83d\ude00]", "(?i:a)(?a:b)"):
+            with self.subTest(pattern=pattern):
+                self.assertEqual(score_completion(TASK, reply([(pattern, "")])).errors, ())
+        self.assertIn('a lone surrogate character (an unpaired JSON "\\ud800"-"\\udfff" escape; the regex escape '
+                      '"\\\\ud800" is allowed)', SYSTEM_PROMPT)
+
+    def test_text_around_the_object_is_not_part_of_it(self):
+        """Review of 2026-12-04: a // line before the object inside its ```json fence was
+        read (the object in the text, as prose around it is), though the prompt said only
+        "JSON allows no comments". The object is what must be JSON; the prompt now says a
+        comment or prose before or after it, in its fence or not, is not part of the
+        answer, while a comment inside the object voids it as stated."""
+        self.assertIn("JSON allows no comments and no trailing commas inside the object (a comment or prose before "
+                      "or after it, in its fence or not, is not part of the answer)", SYSTEM_PROMPT)
+        rules = [("ghp_[A-Za-z0-9]{36}", "[REDACTED]"), ("(?<=PASSWORD=)\\S+", "")]
+        obj = json.dumps(json.loads(reply(rules)), indent=2)
+        draft = "```json\n" + reply(rules[:1]) + "\n```\n"
+        for name, text in (("// before, fenced", "```json\n// final answer\n" + obj + "\n```"),
+                           ("# before, fenced", "```json\n# final answer\n" + obj + "\n```"),
+                           ("/* */ before, fenced", "```json\n/* final */\n" + obj + "\n```"),
+                           ("// after, same line", "```json\n" + obj + "  // done\n```"),
+                           ("prose after, fenced", "```json\n" + obj + "\nThese cover the token.\n```"),
+                           ("// before, bare", "// final answer\n" + obj),
+                           ("after a draft", draft + "```json\n// final answer\n" + obj + "\n```")):
+            with self.subTest(text=name):
+                self.assertEqual(parse_reply(text), ([Rule(p, r) for p, r in rules], []))
+        inside = "```json\n" + obj.replace('"rules": [', '"rules": [ // the rules', 1) + "\n```"
+        found, errors = parse_reply(inside)
+        self.assertEqual((found, [e.code for e in errors]), ([], ["malformed_json"]))
+        self.assertIn("JSON has no comments", errors[0].message)
+        self.assertEqual(parse_reply(draft + inside)[0], [Rule(*rules[0])])  # the draft, as the prompt says
 
     def test_the_prompt_says_how_rules_apply_and_what_a_label_covers(self):
         for phrase in ("Rules run in order", "as the rules before it left it", "Inserted [REDACTED] markers are never "
