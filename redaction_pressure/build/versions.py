@@ -1,7 +1,19 @@
 """Version strings that name behaviour. Bump one whenever its behaviour changes, in
 the same commit that updates the golden fingerprints in tests/unit/test_corpus.py."""
 
-ENVIRONMENT_VERSION = "0.21.3"
+ENVIRONMENT_VERSION = "0.22.0"
+# 0.22.0 (corpus-v14; streams drawn as in corpus-v9): filler lines say what their
+# readers expect, as a realism audit (2026-12-04) found five did not, each in every
+# file of its kind or most: a .env's header and its NODE_ENV, and a tfvars file's
+# header, `environment` and `tags`, name one app and environment (731 of 1,088 and 773
+# of 1,147 disagreed over dev 0..63 and train 0..299 at levels 1-5); an sshd client
+# connects from an ephemeral port (every one was a service's: 80, 5432, 8443); an access
+# log's 204 has no body; a psycopg2 error names Postgres's port 5432 (88% named another);
+# a GitLab job log holds no "Job N finished in Nms" line, which no runner writes (233
+# files named two job ids). Only those files' own draws changed (each record draws from
+# its own stream): 7,588 of 43,680 records moved, in 1,075 of 1,820 tasks; `induce`
+# (0.9794 / 0.9901 / 0.9952 / 0.9950 / 1.0000) and the oracle (1.0) score every dev level
+# as on 0.21.3.
 # 0.21.3 (corpus, levels and reward unchanged): a review of the contract (2026-12-04)
 # found two sentences of the system prompt not exactly true. "JSON allows no comments"
 # read as if a // line before the object in its fence voided it, while the object in
@@ -143,7 +155,9 @@ ENVIRONMENT_VERSION = "0.21.3"
 # drawn once per stream, so the value a stream tests is the one it shows (corpus-v6 drew
 # it per record: Stripe's sample secret key was tested in streams that showed only its
 # publishable sample, and induce and a model reply both removed it).
-CORPUS_VERSION = "corpus-v13"
+CORPUS_VERSION = "corpus-v14"
+# corpus-v14 (environment 0.22.0): filler lines agree with their file and their reader
+# (see 0.22.0 above); streams keep corpus-v9's draws and every other record's draws.
 # corpus-v13 (environment 0.21.0): every .pem holds a block, an app's INI file no lone %
 # (see 0.21.0 above); streams keep corpus-v9's draws and every other record's draws, so
 # a stream that holds neither such file holds the records, labels and oracles it held.

@@ -56,14 +56,17 @@ FIELDS: dict[str, Callable[[Rng], str]] = {
     "path": lambda r: r.choice(_PATHS),
     "method": lambda r: r.choice(("GET", "POST", "PUT")),
     "status": lambda r: r.choice(("200", "201", "204", "301", "401", "403", "404", "500")),
+    # an access log's status beside its body's bytes: a 204 has no body (RFC 9110, 15.3.5)
+    "sent_status": lambda r: r.choice(("200", "201", "301", "401", "403", "404", "500")),
     "ua": lambda r: r.choice(_UAS),
     "short": lambda r: r.chars(HEX, 12),
     # a version-4 UUID (RFC 9562: version nibble 4, variant 10xx)
     "uuid": lambda r: (f"{r.chars(HEX, 8)}-{r.chars(HEX, 4)}-4{r.chars(HEX, 3)}-{r.choice('89ab')}{r.chars(HEX, 3)}-"
                        f"{r.chars(HEX, 12)}"),
+    # a client's source port, from Linux's ephemeral range (net.ipv4.ip_local_port_range)
+    "eport": lambda r: str(r.between(32768, 60999)),
     "pid": lambda r: r.chars(DIGITS[1:], 1) + r.chars(DIGITS, r.between(2, 4)),
     "hex40": lambda r: r.chars(HEX, 40),
-    "job": lambda r: str(r.between(1000000, 9999999)),
     "runner": lambda r: r.choice(("14.9.1", "16.11.2", "17.4.0")),
     "tf_version": lambda r: r.choice(("1.5.7", "1.7.5", "1.9.8")),
     "digits21": lambda r: r.chars(DIGITS[1:], 1) + r.chars(DIGITS, 20),
@@ -140,10 +143,10 @@ TEMPLATES: tuple[Template, ...] = (
                       ("region", "{region}", False), ("log_level", "{level}", False)),
              sections=_SECTIONS),
     Template("http_access_log", "lines", "lower", _hosts(_KV),
-             kv=(('{ip} - - [{clf}] "GET /{path}?{k}={v} HTTP/1.1" {status} {n} "-" "{ua}"', "url"),
-                 ('{ip} - - [{clf}] "{method} /{path} HTTP/1.1" {status} {n} "-" "{ua}" {k}="{v}"', "dquote")),
-             fillers=('{ip} - - [{clf}] "GET /{path} HTTP/1.1" {status} {n} "-" "{ua}"',
-                      '{ip} - - [{clf}] "{method} /{path}?page={small} HTTP/1.1" {status} {n} "-" "{ua}" rt={ms}')),
+             kv=(('{ip} - - [{clf}] "GET /{path}?{k}={v} HTTP/1.1" {sent_status} {n} "-" "{ua}"', "url"),
+                 ('{ip} - - [{clf}] "{method} /{path} HTTP/1.1" {sent_status} {n} "-" "{ua}" {k}="{v}"', "dquote")),
+             fillers=('{ip} - - [{clf}] "GET /{path} HTTP/1.1" {sent_status} {n} "-" "{ua}"',
+                      '{ip} - - [{clf}] "{method} /{path}?page={small} HTTP/1.1" {sent_status} {n} "-" "{ua}" rt={ms}')),
     Template("shell_history", "lines", "upper", _hosts(_KV, _SHELL),
              kv=(("export {k}={v}", "shell"), ("export {k}='{v}'", "squote")),
              fillers=("cd ~/src/{app}", "git pull --rebase origin main", "kubectl get pods -n {env}",
@@ -166,7 +169,7 @@ TEMPLATES: tuple[Template, ...] = (
                      ('  File "/srv/{app}/retry.py", line {ms}, in wrapper', "    return fn(*args, **kwargs)",
                       "  Locals:")),
              footer=("sqlalchemy.exc.OperationalError: (psycopg2.OperationalError) connection to "
-                     "server at \"{host}\", port {port} failed: timeout expired",),
+                     "server at \"{host}\", port 5432 failed: timeout expired",),
              fillers=("    attempt = {small}", "    elapsed_ms = {ms}", "    pool_size = {small}",
                       "    host = '{host}'")),
     Template("ci_log", "lines", "upper", _hosts(_KV, _SHELL),
@@ -187,7 +190,7 @@ TEMPLATES: tuple[Template, ...] = (
                  ('{syslog_ts} {host} {app}[{pid}]: {k}="{v}" rejected by upstream', "dquote")),
              fillers=("{syslog_ts} {host} {app}[{pid}]: listening on :{port}",
                       "{syslog_ts} {host} systemd[1]: Started {app}.service.",
-                      "{syslog_ts} {host} sshd[{pid}]: Accepted publickey for {user} from {ip} port {port}")),
+                      "{syslog_ts} {host} sshd[{pid}]: Accepted publickey for {user} from {ip} port {eport}")),
     Template("pem_file", "lines", "lower", _hosts(_BLOCK),
              header=("# {app} TLS material, {date}",),
              fillers=("# owner: {user}", ""),
@@ -212,7 +215,7 @@ TEMPLATES: tuple[Template, ...] = (
              footer=("Cleaning up project directory and file based variables", "Job succeeded"),
              fillers=("$ make build", "$ go test ./... -count=1", "Fetching changes with git depth set to 20...",
                       "Uploading artifacts for successful job", "Checking out {short} as detached HEAD (ref is main)...",
-                      "Job {job} finished in {ms}ms"),
+                      "Executing \"step_script\" stage of the job script"),
              shell="$ {v}"),
 )
 

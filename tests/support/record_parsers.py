@@ -309,7 +309,9 @@ def consistency_problems(record: Any) -> list[str]:
     times go back, an access-log line that is not in combined format, a logfmt line
     that is not key=value pairs, a build step past its total, a typed ``echo "..."``
     the shell would expand, a traceback frame naming a local twice, a JavaScript file
-    mixing ES module and CommonJS exports, a YAML file naming two apps in its header."""
+    mixing ES module and CommonJS exports, a YAML file naming two apps in its header, a
+    .env or tfvars file naming two environments or apps, an sshd client on a service's
+    port, a 204 with a body, a line a GitLab runner does not write, psycopg2 off 5432."""
     text, template, problems = record.text, record.template, []
     lines = text.splitlines()
     if template in _TIMES:
@@ -342,12 +344,51 @@ def consistency_problems(record: Any) -> list[str]:
         live = [ln for ln in lines if not ln.startswith("//")]
         if any(ln.startswith("export ") for ln in live) and any(ln.startswith("module.exports") for ln in live):
             problems.append("js_source: ES module exports and module.exports in one file")
+    if template in ("dotenv", "terraform"):
+        problems += _one_app_problems(template, text)
+    if template == "syslog":
+        problems += [f"syslog: sshd names a client port {m.group(1)} outside the ephemeral range" for ln in lines
+                     if (m := _SSHD_PORT.search(ln)) and not 32768 <= int(m.group(1)) <= 65535]
+    if template == "http_access_log":
+        problems += [f"a 204 response with a body: {ln[:80]!r}" for ln in lines if (m := _STATUS_BYTES.search(ln))
+                     and m.group(1) == "204" and m.group(2) not in ("0", "-")]
+    if template == "gitlab_ci_log":
+        problems += [f"gitlab_ci_log: not a runner's line: {ln[:60]!r}" for ln in lines if _NOT_GITLAB.match(ln)]
+    if template == "stack_trace":
+        problems += [f"stack_trace: psycopg2 at port {m.group(1)}" for ln in lines if (m := _PG_PORT.search(ln))
+                     and m.group(1) != "5432"]
     if template == "yaml_config":
         head = "\n".join(lines[:4])
         apps = set(re.findall(r"^# (\S+)\.yaml$|^  name: (\S+)$|^  image: \S+/([^/:]+):", head, re.M))
         named = {a for group in apps for a in group if a}
         if len(named) != 1:
             problems.append(f"yaml_config: the header names {sorted(named)}")
+    return problems
+
+
+# A realism audit (2026-12-04) read corpus-v13's filler lines as their readers would: an
+# sshd client port was a service's (80, 5432), a 204 carried a body, a GitLab job log
+# said "Job 1464831 finished in 608ms" (twice, with two ids), a psycopg2 error named
+# Redis's port, and a .env or tfvars header named another environment than its values.
+_SSHD_PORT = re.compile(r"sshd\[\d+\]: Accepted \S+ for \S+ from \S+ port (\d+)")
+_STATUS_BYTES = re.compile(r'^\S+ \S+ \S+ \[[^\]]+\] "[^"]*" (\d{3}) (\d+|-) ')
+_NOT_GITLAB = re.compile(r"^Job \d+ ")
+_PG_PORT = re.compile(r"\(psycopg2\.OperationalError\) connection to server at \S+ port (\d+) failed")
+_ONE_APP = {"dotenv": (r"^# (\S+) — environment for (\w+)$", r"^(?:export )?NODE_ENV=['\"]?(\w+)"),
+            "terraform": (r"^# terraform\.tfvars for (\S+) \((\w+)\)$", r'^environment = "(\w+)"')}
+
+
+def _one_app_problems(template: str, text: str) -> list[str]:
+    """A file's header, its environment setting and its tags name one app and environment."""
+    head_re, env_re = _ONE_APP[template]
+    head = re.search(head_re, text, re.M)
+    if head is None:
+        return []
+    app, env = head.groups()
+    problems = [f"{template}: the header says {env}, a setting {m.group(1)}" for m in re.finditer(env_re, text, re.M)
+                if m.group(1) != env]
+    problems += [f"{template}: the header names {app}, the tags {m.group(1)}"
+                 for m in re.finditer(r'^tags = \{ team = "([^"]+)"', text, re.M) if m.group(1) != app]
     return problems
 
 

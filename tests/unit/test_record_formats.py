@@ -96,6 +96,25 @@ class RealParsers(unittest.TestCase):
             "js_source": "export const A = 1;\nconst B = 2;\nmodule.exports = { B };\n",
             "yaml_config": "# billing.yaml\nservice:\n  name: ledger\n  image: ghcr.io/acme/billing:1.2.3\n",
         }
+        # ... and corpus-v13 in each of these (a realism audit, 2026-12-04): its own lines
+        broken_v13 = {
+            "dotenv": "# ledger — environment for production\nNODE_ENV='dev'\n",
+            "terraform": '# terraform.tfvars for reports (staging)\nregion = "eu-west-1"\nenvironment = "production"\n',
+            "syslog": "Mar  1 10:00:01 h sshd[215]: Accepted publickey for deploy from 10.7.3.1 port 5432\n",
+            "http_access_log": '1.2.3.4 - - [01/Mar/2026:10:00:00 +0000] "GET /x HTTP/1.1" 204 13740 "-" "curl"\n',
+            "gitlab_ci_log": "$ make build\nJob 2316789 finished in 384ms\nJob succeeded\n",
+            "stack_trace": "Traceback (most recent call last):\nsqlalchemy.exc.OperationalError: "
+                           '(psycopg2.OperationalError) connection to server at "db", port 6379 failed: timeout\n',
+        }
+        tags = '# terraform.tfvars for reports (staging)\ntags = { team = "ledger", managed_by = "terraform" }\n'
+        for template, text in [*broken_v13.items(), ("terraform", tags)]:
+            with self.subTest(template=template, text=text[:40]):
+                self.assertTrue(consistency_problems(Record(text, template, (), ())), template)
+        fixed = {"dotenv": "# ledger — environment for dev\nexport NODE_ENV=dev\n",
+                 "syslog": "Mar  1 10:00:01 h sshd[215]: Accepted publickey for deploy from 10.7.3.1 port 51234\n",
+                 "http_access_log": '1.2.3.4 - - [01/Mar/2026:10:00:00 +0000] "GET /x HTTP/1.1" 204 0 "-" "curl"\n'}
+        for template, text in fixed.items():  # and passes the same file written as its reader expects
+            self.assertEqual(consistency_problems(Record(text, template, (), ())), [], template)
         for template, text in broken.items():
             with self.subTest(template=template):
                 self.assertTrue(consistency_problems(Record(text, template, (), ())), template)
