@@ -65,9 +65,21 @@ def _read(path: Path) -> bytes:
         raise KeyFileError(f"cannot read key file {path}: {exc.strerror or exc}") from None
 
 
+def _one_block(path: Path, data: bytes) -> bytes:
+    """``data`` if it holds exactly one PEM block. The loader reads the first block and
+    ignores the rest, so a file of two keys (a keyring made with ``cat``, a key put in
+    front of the published one) would pin, or sign with, only its first key while the
+    user believes either may be the one used: which key is meant must never be a guess."""
+    blocks = sum(1 for line in data.splitlines() if line.lstrip().startswith(b"-----BEGIN "))
+    if blocks > 1:
+        raise KeyFileError(f"{path} holds {blocks} PEM blocks; a key file holds exactly one key (only the first "
+                           f"would be used, so which key is meant is ambiguous): give one key per file")
+    return data
+
+
 def load_private_key(path: Path) -> Ed25519PrivateKey:
     try:
-        key = serialization.load_pem_private_key(_read(path), password=None)
+        key = serialization.load_pem_private_key(_one_block(path, _read(path)), password=None)
     except (ValueError, TypeError, UnsupportedAlgorithm) as exc:
         raise KeyFileError(f"{path} is not an unencrypted PEM private key: {exc}") from None
     if not isinstance(key, Ed25519PrivateKey):
@@ -77,7 +89,7 @@ def load_private_key(path: Path) -> Ed25519PrivateKey:
 
 def load_public_key(path: Path) -> Ed25519PublicKey:
     try:
-        key = serialization.load_pem_public_key(_read(path))
+        key = serialization.load_pem_public_key(_one_block(path, _read(path)))
     except (ValueError, TypeError, UnsupportedAlgorithm) as exc:
         raise KeyFileError(f"{path} is not a PEM public key: {exc}") from None
     if not isinstance(key, Ed25519PublicKey):

@@ -200,6 +200,24 @@ class Keys(unittest.TestCase):
                 load_public_key(Path(tmp) / "missing.pem")
 
 
+    def test_a_key_file_of_two_keys_is_refused_not_read_as_its_first(self):
+        # red team, 2026-12-04: a file of two public keys pinned its first one silently
+        # (an archive of the second key's holder then failed as "another key sealed
+        # it"); two private keys signed with the first.
+        with tempfile.TemporaryDirectory() as tmp:
+            a_priv, a_pub, a_kid = keygen(Path(tmp) / "a")
+            b_priv, b_pub, _ = keygen(Path(tmp) / "b")
+            noted = Path(tmp) / "noted.pem"  # text around one block is still one key
+            noted.write_bytes(b"# the lab's key\n" + a_pub.read_bytes() + b"trailing note\n")
+            self.assertEqual(keyid(load_public_key(noted)), a_kid)
+            for name, parts, load in (("pubs.pem", (a_pub, b_pub), load_public_key),
+                                      ("privs.pem", (a_priv, b_priv), load_private_key)):
+                both = Path(tmp) / name
+                both.write_bytes(b"".join(p.read_bytes() for p in parts))
+                with self.subTest(name), self.assertRaisesRegex(KeyFileError, "holds 2 PEM blocks"):
+                    load(both)
+
+
 class Canonical(unittest.TestCase):
     def test_canonical_form(self):
         self.assertEqual(canonical_json({"b": [1, 0.5, "\u00e9\U0001f600"], "a": None}),
