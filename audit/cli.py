@@ -110,7 +110,10 @@ def _seal(args: argparse.Namespace) -> int:
         raise _Usage(str(exc)) from None
     except MemberError as exc:
         raise _Usage(f"cannot seal {args.run_dir}: {exc}") from None
-    except OSError as exc:  # a full disk, a file size limit, a read-only mount
+    except OSError as exc:  # a full disk, a file size limit, a read-only mount; or a path that cannot be used
+        out = Path(args.out)
+        if exc.filename is not None and Path(exc.filename) != out and out not in Path(exc.filename).parents:
+            raise _Usage(f"cannot use {exc.filename}: {exc.strerror or exc}") from None
         raise _Usage(f"cannot write the archive into {args.out}: {exc.strerror or exc}") from None
     except SealRefused as exc:
         _err(f"refusing to seal: {exc.summary}")
@@ -258,6 +261,12 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:
         if os.environ.get("AUDIT_DEBUG"):
             raise
+        if isinstance(exc, OSError) and exc.filename is not None:
+            # a path given that the system refuses to look at (a name too long, a directory
+            # on the way that may not be searched): a usage error, as a missing one is;
+            # before, exit 4, "internal error"
+            _err(f"cannot use {exc.filename}: {exc.strerror or exc}")
+            return USAGE
         _err(f"internal error: {type(exc).__name__}: {exc} (set AUDIT_DEBUG=1 for a traceback); this says "
              "nothing about the input")
         return UNFINISHED

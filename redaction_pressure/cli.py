@@ -467,7 +467,10 @@ def cmd_report(args: argparse.Namespace) -> int:
     except RunError as exc:
         raise UsageError(str(exc)) from None
     except OSError as exc:
-        raise UsageError(f"cannot write {out}: {exc}") from None
+        # a failure at a path the report reads is not one of writing its page
+        named = Path(exc.filename) if exc.filename is not None else None
+        reading = named is not None and any(named == p or p in named.parents for p in reads)
+        raise UsageError(path_problem(exc) if reading else f"cannot write {out}: {exc.strerror or exc}") from None
     failed = bool(args.public_key or args.verdict) and verification.state == NOT_VERIFIED
     verified = bool(args.public_key) and verification.verified
     not_checked = not verified and (unchecked or not established)
@@ -884,11 +887,22 @@ def main(argv: list[str] | None = None) -> int:
         return status
     except OSError as exc:
         if exc.errno not in _OUTPUT_FAILURES:
-            raise
+            if exc.filename is None:
+                raise
+            # A path the command was given that the system refuses to look at (a name
+            # too long, a directory on the way it may not search): before, `rescore` and
+            # `compare` printed a traceback and exited 1, their code for a difference.
+            print(f"redaction-pressure: error: {printable(path_problem(exc))}", file=sys.stderr)
+            return 2
         # The output failed (a full disk, /dev/full): one line, and nothing left to flush.
         quiet_stdout()
         print(f"redaction-pressure: error: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
         return 1
+
+
+def path_problem(exc: OSError) -> str:
+    """One line for an OSError about a path: the path and the system's reason."""
+    return f"cannot use {exc.filename}: {exc.strerror or exc}"
 
 
 _OUTPUT_FAILURES = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG})

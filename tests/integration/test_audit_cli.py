@@ -80,6 +80,7 @@ class ExitCodes(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
 
     def test_usage_errors_are_2(self):
+        long, never = fx.root() / ("x" * 300), fx.root() / "never"
         cases = [
             (("verify", self.archive), None),                                         # no --public-key
             (("verify", fx.root() / "missing", "--public-key", self.pub), None),       # no archive
@@ -87,6 +88,9 @@ class ExitCodes(unittest.TestCase):
             (("verify", self.private_archive, "--public-key", self.pub, "--private-seed-env", "RP_UNSET_VAR"), None),
             (("verify", self.private_archive, "--public-key", self.pub, "--private-seed-env", fx.SECRET_ENV),
              {fx.SECRET_ENV: "too-short"}),
+            # a path the system will not look at (red team, 2026-12-04: exit 4, "internal error")
+            (("verify", long, "--public-key", self.pub), None),
+            (("seal", long, "--key", fx.keys("owner")[0], "--out", never), None),
             (("frobnicate",), None),
         ]
         for i, (argv, env) in enumerate(cases):
@@ -95,6 +99,11 @@ class ExitCodes(unittest.TestCase):
                 r = run(*argv, env_extra=env)
                 self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
                 self.assertNotIn("Traceback", r.stderr)
+        for argv in (c[0] for c in cases if long in c[0]):
+            r = fx.audit_in_process(*argv)
+            self.assertIn(f"cannot use {long}", r.stderr)
+            self.assertIn("File name too long", r.stderr)
+        self.assertFalse(never.exists())
         r = fx.audit_in_process("verify", self.private_archive, "--public-key", self.pub, "--private-seed-env",
                              fx.SECRET_ENV, env_extra={fx.SECRET_ENV: "too-short"})
         self.assertIn("at least 32 characters", r.stderr)

@@ -106,6 +106,28 @@ class UsageErrors(unittest.TestCase):
                 self.assertEqual(len(err.getvalue().strip().splitlines()), 1, err.getvalue())
                 self.assertIn(needle, err.getvalue())
 
+    def test_a_path_the_system_refuses_is_one_line_not_a_traceback(self):
+        """Red team, 2026-12-04: a path the system will not look at (a name past NAME_MAX,
+        a directory on the way that may not be searched) made `rescore` and `compare`
+        print a traceback and exit 1, their code for a difference, and `report` say it
+        could not write its page; `eval --out` printed a traceback."""
+        long = str(Path(self.tmp.name) / ("x" * 300))  # ENAMETOOLONG at the first stat, for any user
+        cases = (["rescore", long], ["report", long], ["report", long, "--out", str(Path(self.tmp.name) / "p.html")],
+                 ["compare", long, str(self.existing)], ["compare", str(self.existing), long],
+                 ["eval", "-n", "1", "--out", long])
+        for args in cases:
+            with self.subTest(args=args[:2]):
+                err = io.StringIO()
+                with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+                    code = main(args)
+                self.assertEqual(code, 2, err.getvalue())
+                self.assertEqual(len(err.getvalue().strip().splitlines()), 1, err.getvalue())
+                self.assertIn(f"cannot use {long}: File name too long", err.getvalue())
+                self.assertNotIn("cannot write", err.getvalue())
+        p = run("rescore", long)  # through the entry point too
+        self.assertEqual(p.returncode, 2, p.stderr)
+        no_traceback(self, p)
+
     def test_bad_run_directories(self):
         cases = [(["--out", str(self.file)], "is an existing file"),
                  (["--out", str(self.file / "run")], "is a file, not a directory"),
