@@ -467,10 +467,13 @@ def cmd_report(args: argparse.Namespace) -> int:
     except RunError as exc:
         raise UsageError(str(exc)) from None
     except OSError as exc:
-        # a failure at a path the report reads is not one of writing its page
+        # writing the page fails at its name or its temporary file beside it; a failure at
+        # a path the report reads, or anywhere else, names that path
         named = Path(exc.filename) if exc.filename is not None else None
         reading = named is not None and any(named == p or p in named.parents for p in reads)
-        raise UsageError(path_problem(exc) if reading else f"cannot write {out}: {exc.strerror or exc}") from None
+        writing = named is None or (not reading and named.parent == out.parent)
+        raise UsageError(f"cannot write {out}: {exc.strerror if named else exc}" if writing
+                         else path_problem(exc)) from None
     failed = bool(args.public_key or args.verdict) and verification.state == NOT_VERIFIED
     verified = bool(args.public_key) and verification.verified
     not_checked = not verified and (unchecked or not established)
