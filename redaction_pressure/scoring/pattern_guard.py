@@ -377,6 +377,32 @@ def _literal_runs(node: Any, runs: list[str]) -> None:
         runs.append("".join(run))
 
 
+def _folded_runs(node: Any, runs: list[str]) -> None:
+    """`_literal_runs` read ignoring case: runs of ASCII literal characters, matched
+    exactly or ignoring case, lowercased. In an ASCII text a match needs each run in
+    the text lowercased: an ASCII character matches another ignoring case only as its
+    other case (the Kelvin sign or a long s match k and s, but they are not ASCII), and
+    a non-ASCII pattern character ends a run. The scanner reads them only in ASCII
+    texts, so a key matched ignoring case (``(?i:db_password)``) skips texts without it."""
+    items = node.items if isinstance(node, _regex_core.Sequence) else [node]
+    run: list[str] = []
+    for item in items:
+        if (type(item) is _regex_core.Character and item.positive and not item.zerowidth
+                and item.value < 128):
+            run.append(chr(item.value).lower())
+            continue
+        if run:
+            runs.append("".join(run))
+            run = []
+        if isinstance(item, _regex_core.Sequence):
+            _folded_runs(item, runs)
+        elif type(item) in (_regex_core.Group, _regex_core.Atomic) or (
+                type(item) is _regex_core.LookAround and item.positive):
+            _folded_runs(item.subpattern, runs)
+    if run:
+        runs.append("".join(run))
+
+
 def literal_clauses(node: Any) -> list[tuple[str, ...]]:
     """What every match needs in the searched text, as clauses: each clause holds
     literals one of which the text contains. `_literal_runs` gives one-literal
@@ -502,6 +528,11 @@ class Compiled(NamedTuple):
     pattern: regex.Pattern[str]
     cost: int
     required: str  # a literal every match needs in the text ("" if none is known)
+    # a literal every match needs in an ASCII text lowercased ("" if none is known or it
+    # says no more than ``required``): `_folded_runs`
+    folded: str = ""
+    # the rest of its `literal_clauses`: every match needs one literal of each in the text
+    clauses: tuple[tuple[str, ...], ...] = ()
 
 
 _CACHE_COST_LIMIT = 200_000  # bounds the memory the cache can hold, whatever replies say
@@ -555,16 +586,18 @@ def clear_cache() -> None:
 @with_headroom
 def compile_bounded(pattern: str) -> Compiled:
     """Compiles ``pattern`` only if it is bounded; returns it with its cost bound and a
-    required literal (the scanner skips texts that lack it, saving a regex call: on
-    short records the per-call cost of `timeout` dominates). Raises `Refused`, or what
+    required literal and the other literals every match needs (the scanner skips texts
+    that lack one, saving a regex call: on short records the per-call cost of `timeout`
+    dominates, and a rule led by a lookbehind costs a test at every position). Raises `Refused`, or what
     `regex` raises for a bad pattern, and never takes long."""
     if not pattern.isascii() and _SURROGATE.search(pattern):
         raise Refused("the pattern contains a lone surrogate (an unpaired \\ud800-\\udfff code point)")
     return _bounded(pattern, *_parse(pattern))
 
 
-def _bounded(pattern: str, parsed: Any, source: Any, info: Any) -> Compiled:
-    """`compile_bounded` after parsing."""
+def _bounded(pattern: str, parsed: Any, source: Any, info: Any,
+             clauses: list[tuple[str, ...]] | None = None) -> Compiled:
+    """`compile_bounded` after parsing (``clauses``: its `literal_clauses`, when read)."""
     cost = PATTERN_BASE_COST + _cost(parsed, MAX_COMPILED_COST - PATTERN_BASE_COST)
     if cost > MAX_COMPILED_COST:
         # Counted again without stopping early, so the message says how much to cut.
@@ -578,6 +611,10 @@ def _bounded(pattern: str, parsed: Any, source: Any, info: Any) -> Compiled:
         raise Refused(_LOCALE_REFUSED)
     runs: list[str] = []
     _literal_runs(parsed, runs)
+    folded: list[str] = []
+    _folded_runs(parsed, folded)
+    if clauses is None:
+        clauses = literal_clauses(parsed)  # before _build, which rewrites the tree
     if _SINGLE_PARSE:
         compiled = _build(pattern, parsed, source, info)
     else:
@@ -587,7 +624,10 @@ def _bounded(pattern: str, parsed: Any, source: Any, info: Any) -> Compiled:
             _regex_main._locale_sensitive.pop((str, pattern), None)
     if compiled.flags & regex.LOCALE:
         raise Refused(_LOCALE_REFUSED)
-    return Compiled(compiled, cost, max(runs, key=len, default=""))
+    required = max(runs, key=len, default="")
+    lowered = max(folded, key=len, default="")
+    rest = tuple(dict.fromkeys(c for c in clauses if c != (required,) and "" not in c))
+    return Compiled(compiled, cost, required, lowered if len(lowered) > len(required) else "", rest)
 
 
 _share_trusted = False
@@ -612,7 +652,7 @@ def compile_trusted(pattern: str) -> tuple[regex.Pattern[str], list[tuple[str, .
     clauses = literal_clauses(parsed)
     if _share_trusted and _SINGLE_PARSE and (pattern.isascii() or not _SURROGATE.search(pattern)):
         try:
-            compiled = _bounded(pattern, parsed, source, info)
+            compiled = _bounded(pattern, parsed, source, info, clauses)
         except Refused:  # over a reply's bound (a joined oracle rule may be): compiled afresh below
             parsed, source, info = _parse(pattern)
         else:

@@ -35,6 +35,8 @@ class CompiledRule:
     pattern: regex.Pattern[str]
     replacement: str
     required: str = ""  # a literal every match needs; texts without it are skipped
+    folded: str = ""  # a literal every match needs in an ASCII text lowercased; those without it are skipped
+    clauses: tuple[tuple[str, ...], ...] = ()  # literals one of each a match needs; texts without are skipped
 
 
 @dataclass
@@ -45,15 +47,26 @@ class ScanResult:
     errors: list[RedactionError]
 
 
+_NOT_ASCII = "\x80"  # (by identity) a text that is not ASCII, where case-folded literals say nothing
+
+
 class _Record:
     """One record's current text, its segments, and the source intervals removed so far."""
 
-    __slots__ = ("removed", "segments", "text")
+    __slots__ = ("_lowered", "removed", "segments", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.segments: list[tuple[int, int]] = [(0, len(text))] if text else []
         self.removed: list[tuple[int, int]] = []
+        self._lowered: str | None = None  # the text lowercased when ASCII, else _NOT_ASCII; None: not read yet
+
+    def lacks(self, folded: str) -> bool:
+        """Whether the text is ASCII and lacks ``folded`` (lowercase) ignoring case: then
+        no match of a rule that needs it can be in it (`pattern_guard._folded_runs`)."""
+        if self._lowered is None:
+            self._lowered = self.text.lower() if self.text.isascii() else _NOT_ASCII
+        return self._lowered is not _NOT_ASCII and folded not in self._lowered
 
     def splice(self, spans: list[tuple[int, int]], repl: str) -> None:
         old: list[tuple[int, int]] = self.segments
@@ -90,6 +103,7 @@ class _Record:
         take(len(self.text), True)
         pieces.append(self.text[prev:])
         self.text, self.segments = "".join(pieces), new
+        self._lowered = None
 
 
 def scan(rules: list[CompiledRule], texts: list[str], deadline: float,
@@ -101,10 +115,13 @@ def scan(rules: list[CompiledRule], texts: list[str], deadline: float,
     matches = 0
     errors: list[RedactionError] = []
     for i, rule in enumerate(rules):
-        finditer, repl, required = rule.pattern.finditer, rule.replacement, rule.required
+        finditer, repl, required, folded = rule.pattern.finditer, rule.replacement, rule.required, rule.folded
+        clauses = rule.clauses
         backwards = bool(rule.pattern.flags & regex.REVERSE)  # (?r) yields matches right to left
         for record in records:
-            if required and required not in record.text:
+            # Texts a match cannot be in: they lack a literal every match needs.
+            if (required and required not in record.text) or (folded and record.lacks(folded)) \
+                    or (clauses and not all(any(map(record.text.__contains__, c)) for c in clauses)):
                 continue
             remaining = deadline - clock()
             if remaining <= 0:

@@ -58,7 +58,7 @@ def _compile(rules: Sequence[tuple[str, str]]) -> tuple[list[CompiledRule], list
     total_cost = 0
     for i, (source, replacement) in enumerate(rules):
         try:
-            pattern, cost, required = compile_cached(source)
+            pattern, cost, required, folded, clauses = compile_cached(source)
         except Refused as exc:
             errors.append(rule_error("invalid_regex", i, refusal(source, exc)))
             continue
@@ -71,7 +71,7 @@ def _compile(rules: Sequence[tuple[str, str]]) -> tuple[list[CompiledRule], list
                                      f"{total_cost:,} units of compiled size (this rule {cost:,}); the limit for "
                                      f"the reply's rules together is {MAX_REPLY_COST:,}"))
             break
-        compiled.append(CompiledRule(pattern, replacement, required))
+        compiled.append(CompiledRule(pattern, replacement, required, folded, clauses))
     return compiled, errors
 
 

@@ -14,7 +14,10 @@ from redaction_pressure.scoring.scanner import CompiledRule, scan
 
 ATOMS = ["a", "b+", "a|b", "(?<=a)b", "(?=b)", "", r"\w", "[ab]{2}", "c*", r"\[", "E", "D]",
          "(?<=R)E", r"\s", "-", "b(?=-)", "$", "^a", ".", "a?b?", "ab", "(?i)ab", "(?:ba)", "(?!ab)",
-         "(?<=ab)", "(?i:a)b", r"a\Kb", r"\R", "(a)", "(?>ab)", "(?r)ab", "a(?i)b", "RED"]
+         "(?<=ab)", "(?i:a)b", r"a\Kb", r"\R", "(a)", "(?>ab)", "(?r)ab", "a(?i)b", "RED",
+         # literals matched ignoring case (a Kelvin sign or a long s in the text matches
+         # k or s), and branches of literals: the literals the scanner skips texts by
+         "(?i:red)", "(?i:sk)", "(?<=(?i:ks))a", "(?:ab|cd)", "(?:RE|Da)+", "(?i:ab|k)c", "(?fi)ss"]
 
 
 def reference(rules, texts):
@@ -40,7 +43,7 @@ def reference(rules, texts):
 
 patterns = st.lists(st.sampled_from(ATOMS), min_size=1, max_size=3).map("".join)
 rules = st.lists(st.tuples(patterns, st.sampled_from(["", "[REDACTED]", "R"])), max_size=6)
-texts = st.lists(st.text(alphabet="abc-[]RED \n", max_size=30), min_size=1, max_size=4)
+texts = st.lists(st.text(alphabet="abc-[]RED \nkKsS\u212a\u017f\u00df", max_size=30), min_size=1, max_size=4)
 
 
 class AgainstReference(unittest.TestCase):
@@ -49,8 +52,8 @@ class AgainstReference(unittest.TestCase):
     def test_same_output_and_same_removed_characters(self, rule_list, text_list):
         compiled = []
         for p, r in rule_list:
-            c = compile_bounded(p)  # with its required literal: skipped texts must not differ
-            compiled.append(CompiledRule(c.pattern, r, c.required))
+            c = compile_bounded(p)  # with the literals it needs: skipped texts must not differ
+            compiled.append(CompiledRule(c.pattern, r, c.required, c.folded, c.clauses))
         got = scan(compiled, text_list, time.perf_counter() + 10)
         want_texts, want_removed = reference(rule_list, text_list)
         if got.errors:  # replacements can grow text geometrically; the cap must stop that
@@ -63,6 +66,21 @@ class AgainstReference(unittest.TestCase):
                 text = regex.sub(p, r.replace("\\", "\\\\"), text)
             self.assertEqual(got.outputs[i], text)
         self.assertEqual(got.removed, want_removed)
+
+    def test_literals_a_match_needs(self):
+        """What the scanner skips texts by (the property test above checks the skips
+        change nothing): a key matched ignoring case, a branch of literals."""
+        c = compile_bounded(r"(?<=(?<![A-Za-z0-9_-])(?i:db_password)[\"']?\s*[:=]\s*)[0-9a-f]{20}")
+        self.assertEqual((c.required, c.folded), ("", "db_password"))
+        c = compile_bounded(r"[a-z0-9-]+\.(?:internal|lan|corp)(?![a-z])")
+        self.assertEqual((c.required, c.clauses), (".", (("internal", "lan", "corp"),)))
+        rule = CompiledRule(c.pattern, "", c.required, c.folded, c.clauses)
+        got = scan([rule], ["db.internal", "DB_PASSWORD=x", "a.lan"], time.perf_counter() + 10)
+        self.assertEqual(got.outputs, ["", "DB_PASSWORD=x", ""])
+        c = compile_bounded(r"(?i:db_password)=(x)")
+        rule = CompiledRule(c.pattern, "", c.required, c.folded, c.clauses)
+        got = scan([rule], ["DB_PASSWORD=x", "db_pas\u017fword=x", "db_pass=x"], time.perf_counter() + 10)
+        self.assertEqual(got.outputs, ["", "", "db_pass=x"])  # the long s matches s ignoring case
 
     def test_reverse_patterns(self):
         c = compile_bounded("(?r)aba|b")
