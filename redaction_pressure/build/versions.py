@@ -11,9 +11,16 @@ ENVIRONMENT_VERSION = "0.22.0"
 # log's 204 has no body; a psycopg2 error names Postgres's port 5432 (88% named another);
 # a GitLab job log holds no "Job N finished in Nms" line, which no runner writes (233
 # files named two job ids). Only those files' own draws changed (each record draws from
-# its own stream): 7,588 of 43,680 records moved, in 1,075 of 1,820 tasks; `induce`
-# (0.9794 / 0.9901 / 0.9952 / 0.9950 / 1.0000) and the oracle (1.0) score every dev level
-# as on 0.21.3.
+# its own stream): 7,588 of 43,680 records moved, in 1,075 of 1,820 tasks. Then two
+# more the audit left: a CI log's "Step N/9" lines ran back or repeated a step (132 and
+# 35 of 1,649 files), and now count up (the drawn numbers sorted and spread, no draw
+# changed); a traceback wrote an "  Locals:" line under each frame, which no Python
+# prints, and now is what `traceback` prints with capture_locals=True (Python 3.10 and
+# 3.13, run): each frame's locals as `    name = repr` under its source line, sorted by
+# name (all 1,818 tracebacks). Those moved 1,985 more records (167 CI logs, 1,818
+# tracebacks) in 375 tasks, no label's value changed: against 0.21.3, 7,977 of 43,680
+# records in 1,135 of 1,820 tasks. `induce` (0.9794 / 0.9901 / 0.9952 / 0.9950 / 1.0000)
+# and the oracle (1.0) score every dev level as on 0.21.3.
 # 0.21.3 (corpus, levels and reward unchanged): a review of the contract (2026-12-04)
 # found two sentences of the system prompt not exactly true. "JSON allows no comments"
 # read as if a // line before the object in its fence voided it, while the object in

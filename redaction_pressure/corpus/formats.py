@@ -747,6 +747,37 @@ def _clocked(out: Out, r: Rng) -> Out:
 
 
 _LOCAL = re.compile(r" +([^ =]+) = ")
+_STEP = re.compile(r"^\x01+ Step (\d+)/(\d+) : ")  # a CI log's build step, its time not yet placed
+
+
+def _steps_in_order(lines: list[tuple[str, Labels]]) -> list[tuple[str, Labels]]:
+    """A build's "Step N/M" lines numbered as a runner prints them, each above the one
+    before (each number was drawn on its own until corpus-v14's last fix: 132 of 1,649
+    CI logs over dev 0..63 and train 0..299 at levels 1-5 counted back, 35 more showed
+    a step twice, which no runner prints).
+    The drawn numbers are kept, sorted, each raised past the one before and lowered
+    under the total where needed: no draw changes, so nothing else in the file moves."""
+    at = [(i, m) for i, (text, _) in enumerate(lines) if (m := _STEP.search(text))]
+    if len(at) < 2:
+        return lines
+    total = int(at[0][1].group(2))
+    if len(at) > total or any(int(m.group(2)) != total or lines[i][1] for i, m in at):  # pragma: no cover
+        raise AssertionError("a build's steps cannot be numbered in order")
+    numbers = sorted(int(m.group(1)) for _, m in at)
+    for k in range(1, len(numbers)):
+        numbers[k] = max(numbers[k], numbers[k - 1] + 1)
+    for k in range(len(numbers) - 1, -1, -1):
+        numbers[k] = min(numbers[k], total - (len(numbers) - 1 - k))
+    out = list(lines)
+    for (i, m), number in zip(at, numbers, strict=True):
+        text = lines[i][0]
+        out[i] = (f"{text[:m.start(1)]}{number}{text[m.end(1):]}", lines[i][1])
+    return out
+
+
+def _by_name(frame: list[tuple[str, Labels]]) -> list[tuple[str, Labels]]:
+    """A frame's locals sorted by name, as `traceback` prints them with captured locals."""
+    return sorted(frame, key=lambda line: m.group(1) if (m := _LOCAL.match(line[0])) else line[0])
 
 
 def _frames(lines: list[tuple[str, Labels]]) -> list[list[tuple[str, Labels]]]:
@@ -815,12 +846,12 @@ def write_lines(template: Template, items: list[Item], r: Rng, world: World) -> 
             lines.append(_fill(r.choice(template.fillers), r, world, fixed))
     out = Out()
     _header(template, out, r, world, fixed)
-    lines = r.shuffled(lines)
+    lines = _steps_in_order(r.shuffled(lines))
     if template.frames:  # a traceback: outermost frame first, each with its locals
         frames = _frames(lines)
         for depth in range(len(frames) - 1, -1, -1):  # the last frame stands for any further out
             out.line(*_fill(_lines(template.frames[min(depth, len(template.frames) - 1)]), r, world, fixed))
-            for text, labels in frames[depth]:
+            for text, labels in _by_name(frames[depth]):
                 out.line(text, labels)
     else:
         for text, labels in lines:

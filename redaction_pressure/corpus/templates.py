@@ -94,8 +94,8 @@ class Template:
     block_indent: str = ""
     shell: str | None = None
     # A traceback's frames, innermost first (the last repeats, a retry decorator's, for
-    # any further out): each frame's lines, then its locals (a local's name once per
-    # frame, so a repeated name goes one frame out).
+    # any further out): each frame's lines, then its locals sorted by name (a local's
+    # name once per frame, so a repeated name goes one frame out).
     frames: tuple[tuple[str, ...], ...] = ()
     required: str = ""  # a context the template exists for: a stream using it draws a family of it
     capacity: int = 1000  # family values one record holds at most (a service-account file holds one key)
@@ -162,12 +162,13 @@ TEMPLATES: tuple[Template, ...] = (
     Template("stack_trace", "lines", "lower", _hosts(_KV),
              kv=(("    {k} = '{v}'", "squote"),),
              header=("Traceback (most recent call last):",),
+             # as `traceback` prints an exception with capture_locals=True (`python -m
+             # unittest --locals`): each frame's locals under its source line, no header
              frames=(('  File "/srv/{app}/db.py", line {ms}, in connect',
-                      "    engine = create_engine(settings.database_url, pool_size=pool_size)", "  Locals:"),
-                     ('  File "/srv/{app}/settings.py", line {ms}, in load', "    return connect(settings)", "  Locals:"),
-                     ('  File "/srv/{app}/app.py", line {ms}, in startup', "    db = load()", "  Locals:"),
-                     ('  File "/srv/{app}/retry.py", line {ms}, in wrapper', "    return fn(*args, **kwargs)",
-                      "  Locals:")),
+                      "    engine = create_engine(settings.database_url, pool_size=pool_size)"),
+                     ('  File "/srv/{app}/settings.py", line {ms}, in load', "    return connect(settings)"),
+                     ('  File "/srv/{app}/app.py", line {ms}, in startup', "    db = load()"),
+                     ('  File "/srv/{app}/retry.py", line {ms}, in wrapper', "    return fn(*args, **kwargs)")),
              footer=("sqlalchemy.exc.OperationalError: (psycopg2.OperationalError) connection to "
                      "server at \"{host}\", port 5432 failed: timeout expired",),
              fillers=("    attempt = {small}", "    elapsed_ms = {ms}", "    pool_size = {small}",

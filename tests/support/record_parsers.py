@@ -25,6 +25,7 @@ import json
 import re
 import shlex
 import tomllib
+import warnings
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any
@@ -307,8 +308,9 @@ def _logfmt_problems(line: str) -> list[str]:
 def consistency_problems(record: Any) -> list[str]:
     """What a real reader of the file would trip on beyond its syntax: a log whose
     times go back, an access-log line that is not in combined format, a logfmt line
-    that is not key=value pairs, a build step past its total, a typed ``echo "..."``
-    the shell would expand, a traceback frame naming a local twice, a JavaScript file
+    that is not key=value pairs, a build step past its total or not after the one
+    before, a typed ``echo "..."`` the shell would expand, a traceback not laid out as
+    `traceback` prints one or a frame naming a local twice, a JavaScript file
     mixing ES module and CommonJS exports, a YAML file naming two apps in its header, a
     .env or tfvars file naming two environments or apps, an sshd client on a service's
     port, a 204 with a body, a line a GitLab runner does not write, psycopg2 off 5432."""
@@ -326,12 +328,17 @@ def consistency_problems(record: Any) -> list[str]:
     if template == "logfmt":
         problems += [p for ln in lines for p in _logfmt_problems(ln)]
     if template == "ci_log":
-        problems += [f"ci_log: step {m.group(0)!r}" for ln in lines if (m := _STEP.search(ln))
-                     and int(m.group(1)) > int(m.group(2))]
+        steps = [(int(m.group(1)), int(m.group(2))) for ln in lines if (m := _STEP.search(ln))]
+        problems += [f"ci_log: step {n}/{total}" for n, total in steps if n > total]
+        if any(b <= a for (a, _), (b, _) in itertools.pairwise(steps)):  # a runner prints each step once, in order
+            problems.append(f"ci_log: steps out of order: {[n for n, _ in steps]}")
+        if len({total for _, total in steps}) > 1:
+            problems.append(f"ci_log: steps of two totals: {sorted({total for _, total in steps})}")
     if template == "gitlab_ci_log":
         problems += [f"the shell would expand {m.group(1)[:60]!r}" for ln in lines if (m := _ECHO.match(ln))
                      and any(c in m.group(1) for c in "$`!")]
     if template == "stack_trace":
+        problems += _traceback_problems(lines)
         frame: list[str] = []
         for ln in lines:
             if ln.startswith("  File "):
@@ -389,6 +396,62 @@ def _one_app_problems(template: str, text: str) -> list[str]:
                 if m.group(1) != env]
     problems += [f"{template}: the header names {app}, the tags {m.group(1)}"
                  for m in re.finditer(r'^tags = \{ team = "([^"]+)"', text, re.M) if m.group(1) != app]
+    return problems
+
+
+# What CPython's traceback module prints for an exception with its frames' locals
+# (``TracebackException(..., capture_locals=True)``, as ``python -m unittest --locals``
+# shows a failure): per frame its File line and source line, then each local as
+# ``    name = repr(value)``, sorted by name, under no header: Python 3.10's and 3.13's
+# layout, run (3.11 and 3.12 put a caret line under some source lines; the corpus
+# writes none). corpus-v14 before this wrote an "  Locals:" line under each frame,
+# which no Python prints, and its locals in drawn order. A value the corpus writes is a
+# literal, so its repr reads back through `ast.literal_eval`.
+_TB_HEAD = "Traceback (most recent call last):"
+_TB_FILE = re.compile(r'^  File "[^"]+", line \d+, in [A-Za-z_<][\w<>]*$')
+_TB_SOURCE = re.compile(r"^    \S")
+_TB_EXCEPTION = re.compile(r"^[A-Za-z_][\w.]*(?:: .+)?$")
+
+
+def _is_repr(value: str) -> bool:
+    """Whether ``value`` is what ``repr`` prints for the value it reads back as."""
+    try:
+        with warnings.catch_warnings():  # an invalid escape ("\d") warns, then reads as itself
+            warnings.simplefilter("ignore")
+            return repr(ast.literal_eval(value)) == value
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return False
+
+
+def _traceback_problems(lines: list[str]) -> list[str]:
+    """Lines out of the layout of `traceback`'s output with captured locals."""
+    if not lines or lines[0] != _TB_HEAD:
+        return [f"stack_trace: the first line is not {_TB_HEAD!r}"]
+    problems: list[str] = []
+    i, frames = 1, 0
+    while i < len(lines) and lines[i].startswith("  File "):
+        frames += 1
+        if not _TB_FILE.match(lines[i]):
+            problems.append(f"stack_trace: not a frame's File line: {lines[i][:80]!r}")
+        if i + 1 >= len(lines) or not _TB_SOURCE.match(lines[i + 1]):
+            problems.append(f"stack_trace: a frame with no source line after {lines[i][:80]!r}")
+        i += 2
+        names = []
+        while i < len(lines) and (m := _LOCAL.match(lines[i])):
+            if not _is_repr(value := lines[i][m.end():]):
+                problems.append(f"stack_trace: {m.group(1)} = {value[:60]!r} is not a repr")
+            names.append(m.group(1))
+            i += 1
+        if names != sorted(names):
+            problems.append(f"stack_trace: a frame's locals are not sorted by name: {names}")
+        if i < len(lines) and not lines[i].startswith("  File ") and i != len(lines) - 1:
+            problems.append(f"stack_trace: a line traceback does not print: {lines[i][:80]!r}")
+            while i < len(lines) - 1 and not lines[i].startswith("  File "):
+                i += 1
+    if not frames:
+        problems.append("stack_trace: no frame")
+    if i != len(lines) - 1 or not _TB_EXCEPTION.match(lines[-1]):
+        problems.append(f"stack_trace: the last line is not the exception: {lines[-1][:80]!r}")
     return problems
 
 

@@ -107,10 +107,29 @@ class RealParsers(unittest.TestCase):
                            '(psycopg2.OperationalError) connection to server at "db", port 6379 failed: timeout\n',
         }
         tags = '# terraform.tfvars for reports (staging)\ntags = { team = "ledger", managed_by = "terraform" }\n'
-        for template, text in [*broken_v13.items(), ("terraform", tags)]:
+        # ... and corpus-v14 before its last fix in each of these (its own lines): a CI log's
+        # steps counting back or repeating, a traceback's "Locals:" header, unsorted locals
+        head = "Traceback (most recent call last):\n"
+        frame = '  File "/srv/a/db.py", line 12, in connect\n    engine = create_engine(url)\n'
+        exception = "RuntimeError: timeout expired\n"
+        broken_v14 = [
+            ("ci_log", "2026-03-01T10:00:01.000Z Step 6/9 : RUN make build\n"
+                       "2026-03-01T10:00:05.000Z Step 5/9 : RUN make build\n"),
+            ("ci_log", "2026-03-01T10:00:01.000Z Step 3/9 : RUN make build\n"
+                       "2026-03-01T10:00:05.000Z Step 3/9 : RUN make build\n"),
+            ("stack_trace", f"{head}{frame}  Locals:\n    attempt = 1\n{exception}"),
+            ("stack_trace", f"{head}{frame}    host = 'db'\n    attempt = 1\n{exception}"),
+            ("stack_trace", f"{head}{frame}    path = 'C:\\Users'\n{exception}"),
+        ]
+        for template, text in [*broken_v13.items(), ("terraform", tags), *broken_v14]:
             with self.subTest(template=template, text=text[:40]):
                 self.assertTrue(consistency_problems(Record(text, template, (), ())), template)
-        fixed = {"dotenv": "# ledger — environment for dev\nexport NODE_ENV=dev\n",
+        fixed = {"ci_log": "2026-03-01T10:00:01.000Z Step 3/9 : RUN make build\n"
+                           "2026-03-01T10:00:05.000Z Step 5/9 : RUN make build\n",
+                 # as Python 3.10 and 3.13 print such a frame with capture_locals=True (run)
+                 "stack_trace": f"{head}{frame}    attempt = 1\n"
+                                f"    host = 'db'\n    path = 'C:\\\\Users'\n{exception}",
+                 "dotenv": "# ledger — environment for dev\nexport NODE_ENV=dev\n",
                  "syslog": "Mar  1 10:00:01 h sshd[215]: Accepted publickey for deploy from 10.7.3.1 port 51234\n",
                  "http_access_log": '1.2.3.4 - - [01/Mar/2026:10:00:00 +0000] "GET /x HTTP/1.1" 204 0 "-" "curl"\n'}
         for template, text in fixed.items():  # and passes the same file written as its reader expects
