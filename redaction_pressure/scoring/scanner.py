@@ -120,14 +120,18 @@ def scan(rules: list[CompiledRule], texts: list[str], deadline: float,
         backwards = bool(rule.pattern.flags & regex.REVERSE)  # (?r) yields matches right to left
         for record in records:
             # Texts a match cannot be in: they lack a literal every match needs.
-            if (required and required not in record.text) or (folded and record.lacks(folded)) \
-                    or (clauses and not all(any(map(record.text.__contains__, c)) for c in clauses)):
+            if (required and required not in record.text) or (folded and record.lacks(folded)):
                 continue
             remaining = deadline - clock()
             if remaining <= 0:
                 errors.append(rule_error("budget_exhausted", i, f"the episode's {budget}regex time budget (CPU time) "
                                          "ran out before this rule had run on every record"))
                 break
+            # A branch's literals are searched one by one, up to 4,096 characters of them a
+            # rule, in text that replacements can grow to 100 KB: after the deadline check,
+            # so rules that skip every record cannot spend CPU past the budget unchecked.
+            if clauses and not all(any(map(record.text.__contains__, c)) for c in clauses):
+                continue
             try:
                 # The timeout bounds the whole iteration, not each match; islice stops a
                 # stream of matches at the episode's cap (zero-width ones included).

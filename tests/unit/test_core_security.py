@@ -3,6 +3,7 @@ refused before compilation, fast and without memory growth."""
 
 from __future__ import annotations
 
+import itertools
 import resource
 import time
 import unittest
@@ -72,6 +73,34 @@ class RuntimeBudget(unittest.TestCase):
         rules = [(r"AKIA[0-9A-Z]{16}", "[REDACTED]")] * 5 + [(HOSTILE_RUNTIME[1], "")]
         s, _ = self.assert_interrupted(rules, 0.4)
         self.assertEqual((s.errors[0].code, s.errors[0].rule), ("timeout", 5))
+
+    def test_rules_that_skip_every_record_stay_within_the_budget(self):
+        """Review of fc15520: a rule whose every match needs one literal of a branch skips
+        a record lacking them all, found by searching the record for each literal; that
+        ran before the deadline check, so 13 rules of ~1,000 literals over records grown
+        by [REDACTED] markers spent 0.95 s of CPU on a 0.1 s budget with no error."""
+        texts = "".join(r.text for r in TASK.heldout)
+        letters = sorted({c for c in texts if c.isalnum()}, key=texts.count, reverse=True)[:10]
+        absent = (w for k in (2, 3, 4) for w in map("".join, itertools.product(letters, repeat=k)) if w not in texts)
+        branch: list[str] = []
+        for word in absent:
+            if len(branch) * 5 > 4_000:
+                break
+            branch.append(word)
+        pattern = "(?:" + "|".join(branch) + ")"
+        self.assertEqual(compile_bounded(pattern).clauses, (tuple(branch),))  # skipped by its literals
+        grow: list[str] = []  # a marker before each of the most frequent characters, under the match cap
+        for c in sorted(set(texts), key=texts.count, reverse=True):
+            if sum(map(texts.count, grow)) + texts.count(c) < 9_000:
+                grow.append(c)
+        grown = "(?=[" + "".join(map(regex.escape, grow)) + "])"
+        s, elapsed, _ = score_with_cost(TASK, reply([(grown, "[REDACTED]")] + [(pattern, "")] * 13),
+                                        budget_s=0.1)
+        self.assertEqual([e.code for e in s.errors], ["budget_exhausted"])
+        self.assertLessEqual(elapsed, 0.1 + SLACK_S)
+        # and the deadline is read before the search: a spent budget is one, whatever the rule
+        s = score_completion(TASK, reply([(pattern, "")]), budget_s=1e-9)
+        self.assertEqual([e.code for e in s.errors], ["budget_exhausted"])
 
     def test_budget_exhausted(self):
         # no required literal, so the scanner calls regex (and finds the budget spent)
