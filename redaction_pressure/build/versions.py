@@ -18,9 +18,19 @@ ENVIRONMENT_VERSION = "0.22.0"
 # prints, and now is what `traceback` prints with capture_locals=True (Python 3.10 and
 # 3.13, run): each frame's locals as `    name = repr` under its source line, sorted by
 # name (all 1,818 tracebacks). Those moved 1,985 more records (167 CI logs, 1,818
-# tracebacks) in 375 tasks, no label's value changed: against 0.21.3, 7,977 of 43,680
-# records in 1,135 of 1,820 tasks. `induce` (0.9794 / 0.9901 / 0.9952 / 0.9950 / 1.0000)
-# and the oracle (1.0) score every dev level as on 0.21.3.
+# tracebacks) in 375 tasks, no label's value changed. Then two more: every build step
+# read "Step N/9 : RUN make build" (step 1 too) and "Successfully built" stood anywhere
+# (after step 1/9, or with no step shown); now each step prints its instruction of one
+# nine-step Dockerfile (FROM python:3.12-slim ... CMD), and "Successfully built" only
+# after step 9/9 (another is that id's "---> <id>" line: 842 files); and a traceback
+# frame lacked the arguments its source line reads (`connect` read settings and
+# pool_size, `load` settings, the retry wrapper args, fn and kwargs), which `traceback`
+# prints among the locals: now there, an object as `<settings.Settings object at
+# 0x7f...>` (its address fixed by the file, draw-free). Text only, no draw changed:
+# 3,100 more records moved (1,282 CI logs, 1,818 tracebacks) in 474 tasks, no label's
+# value changed: against 0.21.3, 9,092 of 43,680 records in 1,172 of 1,820 tasks.
+# `induce` (0.9794 / 0.9901 / 0.9952 / 0.9950 / 1.0000) and the oracle (1.0) score
+# every dev level as on 0.21.3.
 # 0.21.3 (corpus, levels and reward unchanged): a review of the contract (2026-12-04)
 # found two sentences of the system prompt not exactly true. "JSON allows no comments"
 # read as if a // line before the object in its fence voided it, while the object in

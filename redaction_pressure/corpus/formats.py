@@ -28,6 +28,7 @@ configparser strict, python-dotenv, python-hcl2 and a duplicate check, shlex, as
 
 from __future__ import annotations
 
+import hashlib
 import re
 import string
 from collections.abc import Callable, Sequence
@@ -747,7 +748,14 @@ def _clocked(out: Out, r: Rng) -> Out:
 
 
 _LOCAL = re.compile(r" +([^ =]+) = ")
-_STEP = re.compile(r"^\x01+ Step (\d+)/(\d+) : ")  # a CI log's build step, its time not yet placed
+_STEP = re.compile(r"^\x01+ Step (\d+)/(\d+) : (.*)$")  # a CI log's build step, its time not yet placed
+_ADDR = re.compile(r"\{addr:(\w+)\}")
+_BUILT = re.compile(r"^(\x01+ )Successfully built (\S+)$")
+# The Dockerfile a CI log's `docker build` runs, its instruction per step, as the legacy
+# builder prints each ("Step 4/9 : RUN pip install ..."): a service's usual nine.
+_DOCKERFILE = ("FROM python:3.12-slim", "WORKDIR /app", "COPY requirements.txt .",
+               "RUN pip install --no-cache-dir -r requirements.txt", "COPY . .", "RUN make build",
+               "ENV PYTHONUNBUFFERED=1", "EXPOSE 8080", 'CMD ["python", "-m", "app"]')
 
 
 def _steps_in_order(lines: list[tuple[str, Labels]]) -> list[tuple[str, Labels]]:
@@ -756,22 +764,63 @@ def _steps_in_order(lines: list[tuple[str, Labels]]) -> list[tuple[str, Labels]]
     CI logs over dev 0..63 and train 0..299 at levels 1-5 counted back, 35 more showed
     a step twice, which no runner prints).
     The drawn numbers are kept, sorted, each raised past the one before and lowered
-    under the total where needed: no draw changes, so nothing else in the file moves."""
+    under the total where needed: no draw changes, so nothing else in the file moves.
+    Each step then prints its own instruction of `_DOCKERFILE` (all read "RUN make
+    build" before), and "Successfully built <id>" stands only after the last step (it
+    came after step 1/9 too): one drawn elsewhere, or in a file that shows no last
+    step, is that id's "---> <id>" line, which the builder prints after each step.
+    Text only, no draw changes."""
     at = [(i, m) for i, (text, _) in enumerate(lines) if (m := _STEP.search(text))]
-    if len(at) < 2:
-        return lines
-    total = int(at[0][1].group(2))
-    if len(at) > total or any(int(m.group(2)) != total or lines[i][1] for i, m in at):  # pragma: no cover
-        raise AssertionError("a build's steps cannot be numbered in order")
-    numbers = sorted(int(m.group(1)) for _, m in at)
-    for k in range(1, len(numbers)):
-        numbers[k] = max(numbers[k], numbers[k - 1] + 1)
-    for k in range(len(numbers) - 1, -1, -1):
-        numbers[k] = min(numbers[k], total - (len(numbers) - 1 - k))
     out = list(lines)
-    for (i, m), number in zip(at, numbers, strict=True):
-        text = lines[i][0]
-        out[i] = (f"{text[:m.start(1)]}{number}{text[m.end(1):]}", lines[i][1])
+    last = None  # the last step's line, if the file shows it
+    if at:
+        total = int(at[0][1].group(2))
+        if (len(at) > total or total != len(_DOCKERFILE)
+                or any(int(m.group(2)) != total or lines[i][1] for i, m in at)):  # pragma: no cover
+            raise AssertionError("a build's steps cannot be numbered in order")
+        numbers = sorted(int(m.group(1)) for _, m in at)
+        for k in range(1, len(numbers)):
+            numbers[k] = max(numbers[k], numbers[k - 1] + 1)
+        for k in range(len(numbers) - 1, -1, -1):
+            numbers[k] = min(numbers[k], total - (len(numbers) - 1 - k))
+        for (i, m), number in zip(at, numbers, strict=True):
+            text = lines[i][0]
+            out[i] = (f"{text[:m.start(1)]}{number}/{total} : {_DOCKERFILE[number - 1]}", lines[i][1])
+            if number == total:
+                last = i
+    built = [i for i, (text, _) in enumerate(lines) if _BUILT.match(text)]
+    keep = built[-1] if built and last is not None and built[-1] > last else None
+    for i in built:
+        if i != keep:
+            m = _BUILT.match(lines[i][0])
+            assert m is not None and not lines[i][1]
+            out[i] = (f"{m.group(1)}---> {m.group(2)}", lines[i][1])
+    return out
+
+
+def _address(seed: str, key: str) -> str:
+    """An object's address as CPython prints it on 64-bit Linux (heap memory near
+    0x7f..., 16-byte aligned): fixed by the file and the object, so no draw moves."""
+    h = int.from_bytes(hashlib.blake2b(f"{key}\0{seed}".encode(), digest_size=8).digest(), "big")
+    return f"0x7f{h % 16 ** 9:09x}0"
+
+
+def _arguments(template: Template, index: int, depth: int, frame: list[tuple[str, Labels]],
+               seed: str) -> list[tuple[str, Labels]]:
+    """The frame's arguments its source line reads, among its locals as `traceback`
+    prints them (corpus-v14 before its last fix left them out: `connect` read
+    ``settings`` and ``pool_size`` and printed neither) where no drawn local has the
+    name. One object one address per file (``settings`` is passed on from `load` to
+    `connect`); a repeated frame's own (a further wrapper's ``fn``) by its depth."""
+    if index >= len(template.frame_arguments):
+        return []
+    names = {m.group(1) for text, _ in frame if (m := _LOCAL.match(text))}
+    out: list[tuple[str, Labels]] = []
+    for text in template.frame_arguments[index]:
+        m = _LOCAL.match(text)
+        assert m is not None
+        if m.group(1) not in names:
+            out.append((_ADDR.sub(lambda a: _address(seed, f"{a.group(1)}@{depth - index}"), text), []))
     return out
 
 
@@ -849,9 +898,11 @@ def write_lines(template: Template, items: list[Item], r: Rng, world: World) -> 
     lines = _steps_in_order(r.shuffled(lines))
     if template.frames:  # a traceback: outermost frame first, each with its locals
         frames = _frames(lines)
+        seed = "\n".join([fixed["app"], *(text for text, _ in lines)])
         for depth in range(len(frames) - 1, -1, -1):  # the last frame stands for any further out
-            out.line(*_fill(_lines(template.frames[min(depth, len(template.frames) - 1)]), r, world, fixed))
-            for text, labels in _by_name(frames[depth]):
+            index = min(depth, len(template.frames) - 1)
+            out.line(*_fill(_lines(template.frames[index]), r, world, fixed))
+            for text, labels in _by_name(frames[depth] + _arguments(template, index, depth, frames[depth], seed)):
                 out.line(text, labels)
     else:
         for text, labels in lines:

@@ -97,6 +97,11 @@ class Template:
     # any further out): each frame's lines, then its locals sorted by name (a local's
     # name once per frame, so a repeated name goes one frame out).
     frames: tuple[tuple[str, ...], ...] = ()
+    # Each frame's arguments its source line reads, as `traceback` prints them among
+    # the locals (a frame's own arguments are locals): written where the frame's drawn
+    # locals name none of that name; {addr:NAME} is an object's address, one per file
+    # and NAME (draw-free: `formats._address`).
+    frame_arguments: tuple[tuple[str, ...], ...] = ()
     required: str = ""  # a context the template exists for: a stream using it draws a family of it
     capacity: int = 1000  # family values one record holds at most (a service-account file holds one key)
     # A file that is its blocks (a .pem: OpenSSL reads nothing from one without): one
@@ -169,6 +174,13 @@ TEMPLATES: tuple[Template, ...] = (
                      ('  File "/srv/{app}/settings.py", line {ms}, in load', "    return connect(settings)"),
                      ('  File "/srv/{app}/app.py", line {ms}, in startup', "    db = load()"),
                      ('  File "/srv/{app}/retry.py", line {ms}, in wrapper', "    return fn(*args, **kwargs)")),
+             # connect(settings, pool_size=5), load(settings), startup(), and a retry
+             # decorator's wrapper(*args, **kwargs) around startup (fn, a free variable,
+             # is among f_locals too; functools.wraps gives each wrapper startup's name)
+             frame_arguments=(("    pool_size = 5", "    settings = <settings.Settings object at {addr:settings}>"),
+                              ("    settings = <settings.Settings object at {addr:settings}>",),
+                              (),
+                              ("    args = ()", "    fn = <function startup at {addr:fn}>", "    kwargs = {}")),
              footer=("sqlalchemy.exc.OperationalError: (psycopg2.OperationalError) connection to "
                      "server at \"{host}\", port 5432 failed: timeout expired",),
              fillers=("    attempt = {small}", "    elapsed_ms = {ms}", "    pool_size = {small}",

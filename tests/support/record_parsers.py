@@ -293,6 +293,14 @@ _LOGFMT_PAIR = re.compile(r'[A-Za-z_][A-Za-z0-9_.-]*=(?:"(?:[^"\\]|\\.)*"|[^\s"=
 _LOCAL = re.compile(r"^    ([A-Za-z_][A-Za-z0-9_]*) = ")
 _ECHO = re.compile(r'^\$ echo "([^"]*)" >> \.env$')  # a value written to a file (not "$VAR" on purpose)
 _STEP = re.compile(r"Step (\d+)/(\d+) ")
+# A `docker build` step as the legacy builder prints it: "Step N/M : <instruction args>",
+# the Dockerfile's instruction for that step; a Dockerfile's first is FROM (or an ARG
+# before it), and "Successfully built <id>" ends the build, after its last step.
+_DOCKER_STEP = re.compile(r" Step (\d+)/(\d+) : (\S+)")
+_DOCKER_INSTRUCTIONS = frozenset({"FROM", "ARG", "WORKDIR", "COPY", "ADD", "RUN", "ENV", "EXPOSE", "CMD",
+                                  "ENTRYPOINT", "USER", "LABEL", "VOLUME", "HEALTHCHECK", "SHELL",
+                                  "STOPSIGNAL", "ONBUILD"})
+_DOCKER_BUILT = re.compile(r" Successfully built [0-9a-f]+$")
 
 
 def _logfmt_problems(line: str) -> list[str]:
@@ -334,6 +342,7 @@ def consistency_problems(record: Any) -> list[str]:
             problems.append(f"ci_log: steps out of order: {[n for n, _ in steps]}")
         if len({total for _, total in steps}) > 1:
             problems.append(f"ci_log: steps of two totals: {sorted({total for _, total in steps})}")
+        problems += _docker_build_problems(lines)
     if template == "gitlab_ci_log":
         problems += [f"the shell would expand {m.group(1)[:60]!r}" for ln in lines if (m := _ECHO.match(ln))
                      and any(c in m.group(1) for c in "$`!")]
@@ -411,6 +420,10 @@ _TB_HEAD = "Traceback (most recent call last):"
 _TB_FILE = re.compile(r'^  File "[^"]+", line \d+, in [A-Za-z_<][\w<>]*$')
 _TB_SOURCE = re.compile(r"^    \S")
 _TB_EXCEPTION = re.compile(r"^[A-Za-z_][\w.]*(?:: .+)?$")
+# The repr of an object with none of its own (`object.__repr__`) and of a function: a
+# frame's arguments (a Settings object, a wrapper's fn), address as CPython prints it.
+_OBJECT_REPR = re.compile(r"^<(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w* object at 0x[0-9a-f]+>$")
+_FUNCTION_REPR = re.compile(r"^<function [A-Za-z_]\w*(?:\.(?:[A-Za-z_]\w*|<locals>))* at 0x[0-9a-f]+>$")
 
 
 def _is_repr(value: str) -> bool:
@@ -423,6 +436,19 @@ def _is_repr(value: str) -> bool:
         return False
 
 
+def _read_names(source: str) -> set[str] | None:
+    """The names a frame's source line reads that must be the frame's locals: every
+    loaded name but one only called (``create_engine``, ``connect``: a module's global,
+    which `traceback` does not print); None if the line is not Python."""
+    try:
+        tree = ast.parse(source.strip())
+    except SyntaxError:
+        return None
+    called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    return {node.id for node in ast.walk(tree)
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and id(node) not in called}
+
+
 def _traceback_problems(lines: list[str]) -> list[str]:
     """Lines out of the layout of `traceback`'s output with captured locals."""
     if not lines or lines[0] != _TB_HEAD:
@@ -433,17 +459,23 @@ def _traceback_problems(lines: list[str]) -> list[str]:
         frames += 1
         if not _TB_FILE.match(lines[i]):
             problems.append(f"stack_trace: not a frame's File line: {lines[i][:80]!r}")
+        read: set[str] | None = set()
         if i + 1 >= len(lines) or not _TB_SOURCE.match(lines[i + 1]):
             problems.append(f"stack_trace: a frame with no source line after {lines[i][:80]!r}")
+        elif (read := _read_names(lines[i + 1])) is None:
+            problems.append(f"stack_trace: a source line that is not Python: {lines[i + 1][:80]!r}")
         i += 2
         names = []
         while i < len(lines) and (m := _LOCAL.match(lines[i])):
-            if not _is_repr(value := lines[i][m.end():]):
+            value = lines[i][m.end():]
+            if not (_is_repr(value) or _OBJECT_REPR.match(value) or _FUNCTION_REPR.match(value)):
                 problems.append(f"stack_trace: {m.group(1)} = {value[:60]!r} is not a repr")
             names.append(m.group(1))
             i += 1
         if names != sorted(names):
             problems.append(f"stack_trace: a frame's locals are not sorted by name: {names}")
+        if missing := sorted((read or set()) - set(names)):  # its arguments are locals, printed too
+            problems.append(f"stack_trace: a frame's source line reads {missing}, not among its locals")
         if i < len(lines) and not lines[i].startswith("  File ") and i != len(lines) - 1:
             problems.append(f"stack_trace: a line traceback does not print: {lines[i][:80]!r}")
             while i < len(lines) - 1 and not lines[i].startswith("  File "):
@@ -452,6 +484,31 @@ def _traceback_problems(lines: list[str]) -> list[str]:
         problems.append("stack_trace: no frame")
     if i != len(lines) - 1 or not _TB_EXCEPTION.match(lines[-1]):
         problems.append(f"stack_trace: the last line is not the exception: {lines[-1][:80]!r}")
+    return problems
+
+
+def _docker_build_problems(lines: list[str]) -> list[str]:
+    """A `docker build` no Dockerfile prints: a step that names no instruction, a first
+    step that is not FROM (corpus-v14 before its last fix printed "RUN make build" at
+    every step), or "Successfully built" twice, before the last step or with none shown
+    (it followed step 1/9)."""
+    problems: list[str] = []
+    last = None  # where the last step (M/M) is
+    for k, ln in enumerate(lines):
+        if not (m := _DOCKER_STEP.search(ln)):
+            continue
+        number, total, instruction = int(m.group(1)), int(m.group(2)), m.group(3)
+        if instruction not in _DOCKER_INSTRUCTIONS:
+            problems.append(f"ci_log: step {number}/{total} runs no Dockerfile instruction: {instruction!r}")
+        elif number == 1 and instruction not in ("FROM", "ARG"):
+            problems.append(f"ci_log: a Dockerfile's first step is FROM, not {instruction}")
+        if number == total:
+            last = k
+    built = [k for k, ln in enumerate(lines) if _DOCKER_BUILT.search(ln)]
+    if len(built) > 1:
+        problems.append(f"ci_log: {len(built)} 'Successfully built' lines for one build")
+    if built and (last is None or built[0] < last):
+        problems.append("ci_log: 'Successfully built' before the build's last step")
     return problems
 
 

@@ -160,13 +160,18 @@ ROOT = Path(__file__).resolve().parents[2]
 # and a traceback is laid out as `traceback` prints captured locals (no "Locals:" line,
 # each frame's locals sorted by name). Dev 0 (a CI log whose steps counted back) and
 # train 0 and 3 (tracebacks) moved again; dev 63's five CI logs were in order and held.
+# Then each build step prints its own Dockerfile instruction ("Step 1/9 : FROM ...", all
+# read "RUN make build"), "Successfully built" only after step 9/9 (else that id's
+# "---> <id>" line), and a traceback frame's locals hold the arguments its source line
+# reads (settings, pool_size; a wrapper's args, fn, kwargs): no draw changed. Dev 0 and
+# 63 (CI logs) and train 0 and 3 (tracebacks) moved again; the others hold neither.
 GOLDEN = {
-    ("dev", 0): "a42696a3885a79dcfcd82257f14df8b684fe868bf4436ba04aaea4bb397f8abd",
+    ("dev", 0): "f2ac13b405e4e21cac6ed6cd5a815cbabf3ba51c207d9d9ef2a618ead013bb81",
     ("dev", 31): "a61f7eba376d582af6d4c80ddb86c2733cee7bdfbda0a9b76e9b382324fc4bbb",
-    ("dev", 63): "fa031e32243d86abc0040b3a8b521005a2eab943d1a1467c8f03a5759dce5888",
-    ("train", 0): "ddad02cd8ec0e2bb9cd3149d771e463dcae2213db23750a558701f37d2de71f0",
+    ("dev", 63): "17e5cc866d5173b43a2b31b378c17be72d9277e013f80238347421711633738d",
+    ("train", 0): "78ea28d3c9ed33c997638e12c1922632f4f442b3d64c2b28de45439871688fb5",
     ("train", 123456): "e9090e7aeda369848a2687e2fbd3c405198d03a6d6257802aa3a7b77ffd9d5e6",
-    ("train", 3): "ed5a325616d94a77eb3fbc139e0b64ba0f5a7f5959d6a0249949cfb7d6cc75e6",
+    ("train", 3): "9b5ba12b5cc60d12ef3f26febbb1a97344993901ad1562fdf31e671b23e268c7",
     ("train", 200): "f96845bf3702578974f9e8944aa0b3e0b303843d40a00d6139fe6542aeddc922",
     ("dev", 14): "362f53669317b978982b0c8eba884aa09f209f2643ec8ad7193cbb7664d95a06",
     ("dev", 29): "0b40567f937e7a8a5a25053a6a1396c8163dbffe0c70837110f4be8272820ed3",
@@ -196,12 +201,13 @@ GOLDEN = {
 # corpus-v14 (environment 0.22.0): level 2 dev 0 and train 77, level 3 dev 0 and train 77
 # and level 4 dev 0 hold a file of a changed kind and moved; level 4 train 77 and level 5
 # dev 0, train 77 and dev 40 held. Then CI steps in order and tracebacks in `traceback`'s
-# layout: level 3 train 77 (four tracebacks) moved again; the others hold neither.
+# layout: level 3 train 77 (four tracebacks) moved again; the others hold neither. Then
+# Dockerfile steps and traceback frames' arguments: level 3 train 77 moved again, alone.
 GOLDEN_LEVELS = {
     (2, "dev", 0): "dd2b674631a79101ebfbaa5f397d3bacd7ae287bd700f5b227a0175ff3f5e459",
     (2, "train", 77): "dc84d5cae2eaea8288cf81cd8388254374fda31fa0abbd5db9692b0a643cf715",
     (3, "dev", 0): "1c9cc69110aaa1343f52c4ed91ba05760a395b1dbe43f1baf6a429bf301c2fcd",
-    (3, "train", 77): "fdd4d444572445cf08694dfaf2b4f7cd7cefbf85af38417a391f81daf58431e5",
+    (3, "train", 77): "b7305fe12bb337e94f5cc6f1210c1024dbffc71a47042398fb2fc4824a73b03b",
     (4, "dev", 0): "28f7866a4f6625e413b0f99a93db216578fd5dfd7e7c15105c22eb9f13ba05ff",
     (4, "train", 77): "afc12e192ed8a8829e8c95d559f3f9b390e98c6014e7fabdfd62baa9ec9f9714",
     (5, "dev", 0): "10ea75aea049bab213cfd886c3462d794ab2914cfd87ad81456a4f7f121428c4",

@@ -121,14 +121,46 @@ class RealParsers(unittest.TestCase):
             ("stack_trace", f"{head}{frame}    host = 'db'\n    attempt = 1\n{exception}"),
             ("stack_trace", f"{head}{frame}    path = 'C:\\Users'\n{exception}"),
         ]
+        # ... and in these before its second fix: every step "RUN make build" (step 1 too),
+        # "Successfully built" before the last step or twice, a frame's arguments that its
+        # source line reads missing from its locals, a value that only looks like a repr
+        broken_v14 += [
+            ("ci_log", "2026-03-01T10:00:01.000Z Step 1/9 : RUN make build\n"),
+            ("ci_log", "2026-03-01T10:00:01.000Z Step 2/9 : make build\n"),
+            ("ci_log", "2026-03-01T10:00:01.000Z Step 1/9 : FROM python:3.12-slim\n"
+                       "2026-03-01T10:00:05.000Z Successfully built 54e32d46e4a1\n"),
+            ("ci_log", "2026-03-01T10:00:01.000Z Successfully built 54e32d46e4a1\n"
+                       "2026-03-01T10:00:05.000Z Step 9/9 : CMD [\"python\", \"-m\", \"app\"]\n"),
+            ("ci_log", "2026-03-01T10:00:01.000Z Step 9/9 : CMD [\"python\", \"-m\", \"app\"]\n"
+                       "2026-03-01T10:00:02.000Z Successfully built 54e32d46e4a1\n"
+                       "2026-03-01T10:00:05.000Z Successfully built 90ccceeaf88e\n"),
+            ("stack_trace", f"{head}{frame}    attempt = 1\n{exception}"),
+            ("stack_trace", f'{head}  File "/srv/a/settings.py", line 9, in load\n    return connect(settings)\n'
+                            f"    attempt = 1\n{exception}"),
+            ("stack_trace", f"{head}{frame}    url = <settings.Settings object at 0x7f3c9a2b1d9>>\n{exception}"),
+            ("stack_trace", f"{head}{frame}    url = <Settings at 0x7f3c9a2b1d90>\n{exception}"),
+            ("stack_trace", f'{head}  File "/srv/a/db.py", line 12, in connect\n    engine = create_engine(url\n'
+                            f"    url = 'x'\n{exception}"),
+        ]
         for template, text in [*broken_v13.items(), ("terraform", tags), *broken_v14]:
             with self.subTest(template=template, text=text[:40]):
                 self.assertTrue(consistency_problems(Record(text, template, (), ())), template)
-        fixed = {"ci_log": "2026-03-01T10:00:01.000Z Step 3/9 : RUN make build\n"
-                           "2026-03-01T10:00:05.000Z Step 5/9 : RUN make build\n",
-                 # as Python 3.10 and 3.13 print such a frame with capture_locals=True (run)
-                 "stack_trace": f"{head}{frame}    attempt = 1\n"
-                                f"    host = 'db'\n    path = 'C:\\\\Users'\n{exception}",
+        fixed = {"ci_log": "2026-03-01T10:00:01.000Z Step 3/9 : COPY requirements.txt .\n"
+                           "2026-03-01T10:00:05.000Z Step 5/9 : COPY . .\n"
+                           "2026-03-01T10:00:07.000Z Step 9/9 : CMD [\"python\", \"-m\", \"app\"]\n"
+                           "2026-03-01T10:00:08.000Z ---> 90ccceeaf88e\n"
+                           "2026-03-01T10:00:09.000Z Successfully built 54e32d46e4a1\n",
+                 # as Python 3.11.7 prints such frames with capture_locals=True, its caret
+                 # lines left out (run): each frame's arguments, a wrapper's fn (a free
+                 # variable; functools.wraps names it startup) but no global it calls
+                 "stack_trace": f'{head}  File "/srv/a/retry.py", line 4, in wrapper\n'
+                                "    return fn(*args, **kwargs)\n    args = ()\n"
+                                "    fn = <function startup at 0x7f3c9a2b1e60>\n    kwargs = {}\n"
+                                '  File "/srv/a/settings.py", line 9, in load\n    return connect(settings)\n'
+                                "    settings = <settings.Settings object at 0x7f3c9a2b1d90>\n"
+                                f"{frame}    attempt = 1\n"
+                                f"    host = 'db'\n    path = 'C:\\\\Users'\n    url = 'postgresql://db/app'\n"
+                                f"{exception}",
                  "dotenv": "# ledger — environment for dev\nexport NODE_ENV=dev\n",
                  "syslog": "Mar  1 10:00:01 h sshd[215]: Accepted publickey for deploy from 10.7.3.1 port 51234\n",
                  "http_access_log": '1.2.3.4 - - [01/Mar/2026:10:00:00 +0000] "GET /x HTTP/1.1" 204 0 "-" "curl"\n'}
