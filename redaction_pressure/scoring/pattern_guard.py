@@ -353,33 +353,14 @@ def _cost(node: Any, budget: int, in_lookaround: bool = False) -> int:
     return total
 
 
-def _literal_runs(node: Any, runs: list[str]) -> None:
+def _literal_runs(node: Any, runs: list[str], folded: bool = False) -> None:
     """Collects runs of case-sensitive literal characters that every match needs in
     the searched text: consecutive characters of the top-level sequence, of plain
     groups inside it and of positive lookarounds (which see the same text). Repeats,
-    branches, conditionals and fuzzy items are not entered."""
-    items = node.items if isinstance(node, _regex_core.Sequence) else [node]
-    run: list[str] = []
-    for item in items:
-        if (type(item) is _regex_core.Character and item.positive and not item.zerowidth
-                and item.case_flags == _regex_core.NOCASE):
-            run.append(chr(item.value))
-            continue
-        if run:
-            runs.append("".join(run))
-            run = []
-        if isinstance(item, _regex_core.Sequence):
-            _literal_runs(item, runs)
-        elif type(item) in (_regex_core.Group, _regex_core.Atomic) or (
-                type(item) is _regex_core.LookAround and item.positive):
-            _literal_runs(item.subpattern, runs)
-    if run:
-        runs.append("".join(run))
+    branches, conditionals and fuzzy items are not entered.
 
-
-def _folded_runs(node: Any, runs: list[str]) -> None:
-    """`_literal_runs` read ignoring case: runs of ASCII literal characters, matched
-    exactly or ignoring case, lowercased. In an ASCII text a match needs each run in
+    ``folded``: the runs read ignoring case instead, of ASCII literal characters matched
+    exactly or ignoring case, lowercased. In an ASCII text a match needs each such run in
     the text lowercased: an ASCII character matches another ignoring case only as its
     other case (the Kelvin sign or a long s match k and s, but they are not ASCII), and
     a non-ASCII pattern character ends a run. The scanner reads them only in ASCII
@@ -388,17 +369,17 @@ def _folded_runs(node: Any, runs: list[str]) -> None:
     run: list[str] = []
     for item in items:
         if (type(item) is _regex_core.Character and item.positive and not item.zerowidth
-                and item.value < 128):
-            run.append(chr(item.value).lower())
+                and (item.value < 128 if folded else item.case_flags == _regex_core.NOCASE)):
+            run.append(chr(item.value).lower() if folded else chr(item.value))
             continue
         if run:
             runs.append("".join(run))
             run = []
         if isinstance(item, _regex_core.Sequence):
-            _folded_runs(item, runs)
+            _literal_runs(item, runs, folded)
         elif type(item) in (_regex_core.Group, _regex_core.Atomic) or (
                 type(item) is _regex_core.LookAround and item.positive):
-            _folded_runs(item.subpattern, runs)
+            _literal_runs(item.subpattern, runs, folded)
     if run:
         runs.append("".join(run))
 
@@ -529,7 +510,7 @@ class Compiled(NamedTuple):
     cost: int
     required: str  # a literal every match needs in the text ("" if none is known)
     # a literal every match needs in an ASCII text lowercased ("" if none is known or it
-    # says no more than ``required``): `_folded_runs`
+    # says no more than ``required``): `_literal_runs` with folded
     folded: str = ""
     # the rest of its `literal_clauses`: every match needs one literal of each in the text
     clauses: tuple[tuple[str, ...], ...] = ()
@@ -611,8 +592,8 @@ def _bounded(pattern: str, parsed: Any, source: Any, info: Any,
         raise Refused(_LOCALE_REFUSED)
     runs: list[str] = []
     _literal_runs(parsed, runs)
-    folded: list[str] = []
-    _folded_runs(parsed, folded)
+    caseless: list[str] = []
+    _literal_runs(parsed, caseless, folded=True)
     if clauses is None:
         clauses = literal_clauses(parsed)  # before _build, which rewrites the tree
     if _SINGLE_PARSE:
@@ -625,7 +606,7 @@ def _bounded(pattern: str, parsed: Any, source: Any, info: Any,
     if compiled.flags & regex.LOCALE:
         raise Refused(_LOCALE_REFUSED)
     required = max(runs, key=len, default="")
-    lowered = max(folded, key=len, default="")
+    lowered = max(caseless, key=len, default="")
     rest = tuple(dict.fromkeys(c for c in clauses if c != (required,) and "" not in c))
     return Compiled(compiled, cost, required, lowered if len(lowered) > len(required) else "", rest)
 

@@ -63,7 +63,7 @@ class _Record:
 
     def lacks(self, folded: str) -> bool:
         """Whether the text is ASCII and lacks ``folded`` (lowercase) ignoring case: then
-        no match of a rule that needs it can be in it (`pattern_guard._folded_runs`)."""
+        no match of a rule that needs it can be in it (`pattern_guard._literal_runs`, folded)."""
         if self._lowered is None:
             self._lowered = self.text.lower() if self.text.isascii() else _NOT_ASCII
         return self._lowered is not _NOT_ASCII and folded not in self._lowered
