@@ -98,6 +98,11 @@ def _keygen(args: argparse.Namespace) -> int:
     return OK
 
 
+def _cannot_use(exc: OSError) -> str:
+    """A path the system refused, and why: a usage error, never a verdict."""
+    return f"cannot use {exc.filename}: {exc.strerror or exc}"
+
+
 def _seal(args: argparse.Namespace) -> int:
     from ._files import MemberError
     from ._keys import KeyFileError, load_private_key
@@ -113,7 +118,7 @@ def _seal(args: argparse.Namespace) -> int:
     except OSError as exc:  # a full disk, a file size limit, a read-only mount; or a path that cannot be used
         out = Path(args.out)
         if exc.filename is not None and Path(exc.filename) != out and out not in Path(exc.filename).parents:
-            raise _Usage(f"cannot use {exc.filename}: {exc.strerror or exc}") from None
+            raise _Usage(_cannot_use(exc)) from None
         raise _Usage(f"cannot write the archive into {args.out}: {exc.strerror or exc}") from None
     except SealRefused as exc:
         _err(f"refusing to seal: {exc.summary}")
@@ -265,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
             # a path given that the system refuses to look at (a name too long, a directory
             # on the way that may not be searched): a usage error, as a missing one is;
             # before, exit 4, "internal error"
-            _err(f"cannot use {exc.filename}: {exc.strerror or exc}")
+            _err(_cannot_use(exc))
             return USAGE
         _err(f"internal error: {type(exc).__name__}: {exc} (set AUDIT_DEBUG=1 for a traceback); this says "
              "nothing about the input")
